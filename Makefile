@@ -1,0 +1,39 @@
+# The two commands of the README: `make demo` and `make test`.
+# Each creates .venv from requirements.lock first when it is missing or stale.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+# nbgrader calls `alembic` by name, so the environment's bin/ leads PATH.
+export PATH := $(BIN):$(PATH)
+unexport PYTHONPATH
+
+.PHONY: demo test prove release sync lock clean-demo
+
+$(VENV)/installed.stamp: requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	touch $@
+
+demo: $(VENV)/installed.stamp
+	$(BIN)/python -m gradekit demo
+
+test: $(VENV)/installed.stamp
+	$(BIN)/python -m pytest
+
+prove: $(VENV)/installed.stamp
+	$(BIN)/python -m gradekit prove
+
+release: $(VENV)/installed.stamp
+	$(BIN)/python -m gradekit release
+
+sync: $(VENV)/installed.stamp
+	$(BIN)/python -m gradekit sync
+
+lock: $(VENV)/installed.stamp
+	$(BIN)/python -m pip install --quiet -r requirements.in
+	{ sed -n '1,2p' requirements.lock; $(BIN)/python -m pip freeze --exclude pip --exclude setuptools --exclude wheel | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
+
+clean-demo:
+	rm -rf submitted autograded/*/ feedback gradebook.db grades.csv demo-report

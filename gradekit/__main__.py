@@ -1,0 +1,5 @@
+import sys
+
+from gradekit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,28 @@
+"""The misconception catalog (solutions/misconceptions.toml)."""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+
+from gradekit.course import REPO_ROOT
+
+CATALOG_FILE = REPO_ROOT / "solutions" / "misconceptions.toml"
+
+
+@dataclasses.dataclass(frozen=True)
+class Misconception:
+    id: str
+    title: str
+    belief: str
+    diagnosis: str
+
+
+def load_catalog(path: Path = CATALOG_FILE) -> dict[str, Misconception]:
+    entries = tomllib.loads(Path(path).read_text())["misconception"]
+    catalog: dict[str, Misconception] = {}
+    for entry in entries:
+        if entry["id"] in catalog:
+            raise ValueError(f"misconception {entry['id']!r} is catalogued twice")
+        catalog[entry["id"]] = Misconception(**entry)
+    return catalog

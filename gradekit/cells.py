@@ -1,0 +1,95 @@
+"""Notebook cells: nbgrader's cell metadata and answer cells rendered from reference functions."""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from typing import Callable, Iterable
+
+import nbformat
+
+BEGIN_SOLUTION = "### BEGIN SOLUTION"
+END_SOLUTION = "### END SOLUTION"
+BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
+END_HIDDEN = "### END HIDDEN TESTS"
+
+
+def function_source(function: Callable, name: str | None = None) -> str:
+    """The source of `function` without its decorators, renamed to `name` when given."""
+    source = textwrap.dedent(inspect.getsource(function))
+    definition = ast.parse(source).body[0]
+    lines = source.splitlines()[definition.lineno - 1 :]
+    if name is not None:
+        lines[0] = lines[0].replace(f"def {function.__name__}(", f"def {name}(", 1)
+    return "\n".join(lines)
+
+
+def answer_source(function: Callable) -> str:
+    """The function as its answer cell holds it: signature and docstring, then the body between solution markers."""
+    lines = function_source(function).splitlines()
+    definition = ast.parse("\n".join(lines)).body[0]
+    first = definition.body[0]
+    has_docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
+    split = first.end_lineno if has_docstring else first.lineno - 1
+    head, body = lines[:split], lines[split:]
+    indent = body[0][: len(body[0]) - len(body[0].lstrip())]
+    return "\n".join([*head, indent + BEGIN_SOLUTION, *body, indent + END_SOLUTION])
+
+
+def join_functions(sources: Iterable[str]) -> str:
+    return "\n\n\n".join(sources)
+
+
+def _nbgrader(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None) -> dict:
+    meta = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def markdown_cell(grade_id: str, source: str):
+    """A read-only lesson text cell."""
+    return nbformat.v4.new_markdown_cell(
+        source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True)
+    )
+
+
+def setup_cell(grade_id: str, source: str):
+    """A read-only code cell (imports, helpers) that nbgrader restores before grading."""
+    return nbformat.v4.new_code_cell(
+        source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True)
+    )
+
+
+def answer_cell(grade_id: str, source: str):
+    return nbformat.v4.new_code_cell(
+        source, metadata=_nbgrader(grade_id, grade=False, solution=True, locked=False)
+    )
+
+
+def test_cell(grade_id: str, points: float, source: str):
+    return nbformat.v4.new_code_cell(
+        source, metadata=_nbgrader(grade_id, grade=True, solution=False, locked=True, points=points)
+    )
+
+
+def free_response_cell(grade_id: str, points: float, source: str):
+    """A manually graded markdown answer."""
+    return nbformat.v4.new_markdown_cell(
+        source, metadata=_nbgrader(grade_id, grade=True, solution=True, locked=False, points=points)
+    )
+
+
+def grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def cells_by_grade_id(notebook) -> dict:
+    return {grade_id(cell): cell for cell in notebook.cells if grade_id(cell)}

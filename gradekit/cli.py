@@ -1,0 +1,74 @@
+"""The course tooling's command line: a thin layer over the library."""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from gradekit.course import load_course
+from gradekit.grading import default_jobs
+from gradekit.manifest import load_manifest
+
+
+def _prove(args) -> int:
+    from gradekit.proof import run_proof
+    from gradekit.report import proof_matrix
+
+    course, manifest = load_course(), load_manifest()
+    with tempfile.TemporaryDirectory(prefix="gradekit-proof-") as scratch:
+        root = Path(args.workdir).resolve() if args.workdir else Path(scratch)
+        result = run_proof(course, manifest, root, args.jobs)
+        print(proof_matrix(manifest, result.subjects, result.grades))
+    print()
+    for violation in result.violations:
+        print(f"VIOLATION {violation}")
+    verdict = "holds" if result.ok else "FAILS"
+    print(f"proof {verdict}: {len(result.subjects)} submissions, {len(result.violations)} violations")
+    return 0 if result.ok else 1
+
+
+def _release(args) -> int:
+    from gradekit.workspace import build_release
+
+    print(f"release written to {build_release(load_course())}")
+    return 0
+
+
+def _sync(args) -> int:
+    from gradekit.sync import sync_answers
+
+    changed = sync_answers(load_course(), load_manifest())
+    print("\n".join(f"rewrote {name}" for name in changed) or "answer cells already match the reference")
+    return 0
+
+
+def _demo(args) -> int:
+    from gradekit.demo import run_demo
+
+    return run_demo(load_course(), load_manifest())
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="gradekit", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+    prove = commands.add_parser("prove", help="autograde the reference, blank stubs and negative controls; check the matrix")
+    prove.add_argument("--jobs", type=int, default=default_jobs(), help="parallel nbgrader runs (default: cores)")
+    prove.add_argument("--workdir", help="keep the proof's course directory here instead of a temporary one")
+    prove.set_defaults(run=_prove)
+    release = commands.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
+    release.set_defaults(run=_release)
+    sync = commands.add_parser("sync", help="rewrite the answer cells of source/ from the reference solutions")
+    sync.set_defaults(run=_sync)
+    demo = commands.add_parser("demo", help="release, grade a demo cohort, export grades and feedback, print a table")
+    demo.set_defaults(run=_demo)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Static agreement between the manifest, the source notebooks, the catalog and the controls.
+
+Each function returns a list of problems (empty when all agree), so the proof
+harness can report them all at once and tests can assert on them.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from gradekit.cells import answer_source, cells_by_grade_id, join_functions
+from gradekit.diagnoses import TAG
+from gradekit.manifest import Manifest
+from gradekit.solutions import NegativeControl, reference_function
+
+
+def source_notebook(source_dir: Path, name: str):
+    return nbformat.read(source_dir / f"{name}.ipynb", as_version=4)
+
+
+def notebook_problems(manifest: Manifest, source_dir: Path) -> list[str]:
+    """Every manifest cell exists in its notebook with the right role and points, and nothing is graded unlisted."""
+    problems = []
+    listed = {entry.name for entry in manifest.notebooks}
+    on_disk = {p.stem for p in source_dir.glob("*.ipynb")}
+    problems += [f"{n}.ipynb is in source/ but not in the manifest" for n in sorted(on_disk - listed)]
+    problems += [f"{n}.ipynb is in the manifest but not in source/" for n in sorted(listed - on_disk)]
+    for name in sorted(listed & on_disk):
+        problems += _cell_problems(manifest, name, cells_by_grade_id(source_notebook(source_dir, name)))
+    return problems
+
+
+def _cell_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str]:
+    problems = []
+    expected_tests = {t.cell: t.points for t in manifest.test_cells_of(notebook)}
+    for exercise in manifest.exercises_of(notebook):
+        meta = cells.get(exercise.answer_cell, {}).get("metadata", {}).get("nbgrader", {})
+        if not meta.get("solution") or meta.get("grade"):
+            problems.append(f"{notebook}: {exercise.answer_cell} is not an autograded answer cell")
+    for cell_id, cell in cells.items():
+        meta = cell.metadata.nbgrader
+        if meta.get("grade") and cell.cell_type == "code":
+            if cell_id not in expected_tests:
+                problems.append(f"{notebook}: test cell {cell_id} is graded but not in the manifest")
+            elif float(meta.get("points", 0)) != expected_tests[cell_id]:
+                problems.append(
+                    f"{notebook}: {cell_id} is worth {meta.get('points')} points, the manifest says {expected_tests[cell_id]}"
+                )
+    for cell_id in expected_tests:
+        if cell_id not in cells:
+            problems.append(f"{notebook}: the manifest lists {cell_id}, the notebook has no such cell")
+    return problems
+
+
+def answer_drift(manifest: Manifest, source_dir: Path) -> list[str]:
+    """Answer cells whose text differs from the one rendered from the reference module."""
+    problems = []
+    for entry in manifest.notebooks:
+        cells = cells_by_grade_id(source_notebook(source_dir, entry.name))
+        for exercise in manifest.exercises_of(entry.name):
+            expected = rendered_answer(manifest, entry.name, exercise.functions)
+            actual = cells.get(exercise.answer_cell, {}).get("source")
+            if actual != expected:
+                problems.append(
+                    f"{entry.name}: {exercise.answer_cell} differs from {entry.reference}; run `python -m gradekit sync`"
+                )
+    return problems
+
+
+def rendered_answer(manifest: Manifest, notebook: str, functions: tuple[str, ...]) -> str:
+    return join_functions(answer_source(reference_function(manifest, notebook, f)) for f in functions)
+
+
+def catalog_problems(manifest: Manifest, catalog: dict, controls: tuple[NegativeControl, ...], source_dir: Path) -> list[str]:
+    """Ids resolve in the catalog; every declared target is proven by a control that fails that cell."""
+    problems = []
+    targets = {t.cell: set(t.targets) for e in manifest.exercises for t in e.tests}
+    for cell, ids in targets.items():
+        problems += [f"{cell} targets {m!r}, which is not in the catalog" for m in sorted(ids - catalog.keys())]
+    for control in controls:
+        if control.misconception not in catalog:
+            problems.append(f"control {control.name} names unknown misconception {control.misconception!r}")
+        for cell in control.fails:
+            if control.misconception not in targets.get(cell, set()):
+                problems.append(f"control {control.name} fails {cell}, which does not target {control.misconception!r}")
+    proven = {(cell, c.misconception) for c in controls for cell in c.fails}
+    for cell, ids in targets.items():
+        problems += [f"{cell} targets {m!r} but no negative control proves it" for m in sorted(ids) if (cell, m) not in proven]
+    for entry in manifest.notebooks:
+        named = set(_named_in_tests(source_notebook(source_dir, entry.name)))
+        problems += [f"{entry.name} names {m!r}, which is not in the catalog" for m in sorted(named - catalog.keys())]
+    return problems
+
+
+# Test cells name misconceptions as quoted ids of three or more hyphenated words.
+_QUOTED_ID = re.compile(r"[\"']([a-z0-9]+(?:-[a-z0-9]+){2,})[\"']")
+
+
+def _named_in_tests(notebook) -> list[str]:
+    tests = [c.source for c in notebook.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+    return [m for source in tests for m in TAG.findall(source) + _QUOTED_ID.findall(source)]

@@ -1,0 +1,67 @@
+"""The course as nbgrader_config.py describes it: the only place course settings live."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from traitlets.config.loader import PyFileConfigLoader
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CONFIG_FILE = REPO_ROOT / "nbgrader_config.py"
+
+
+@dataclasses.dataclass(frozen=True)
+class Course:
+    """Where one course directory lives and how nbgrader is told about it."""
+
+    root: Path
+    course_id: str
+    assignment_id: str
+    db_url: str
+    exchange_root: Path
+    cell_timeout: int
+
+    @property
+    def source_dir(self) -> Path:
+        return self.root / "source" / self.assignment_id
+
+    @property
+    def release_dir(self) -> Path:
+        return self.root / "release" / self.assignment_id
+
+    @property
+    def submitted_dir(self) -> Path:
+        return self.root / "submitted"
+
+    @property
+    def autograded_dir(self) -> Path:
+        return self.root / "autograded"
+
+    @property
+    def feedback_dir(self) -> Path:
+        return self.root / "feedback"
+
+    def at(self, root: Path) -> "Course":
+        """The same course in another directory, with its own SQLite gradebook."""
+        root = Path(root).resolve()
+        return dataclasses.replace(self, root=root, db_url=sqlite_url(root))
+
+
+def sqlite_url(root: Path) -> str:
+    return f"sqlite:///{Path(root) / 'gradebook.db'}"
+
+
+def load_course(config_file: Path = CONFIG_FILE) -> Course:
+    """Read the course settings from nbgrader's own configuration file."""
+    config_file = Path(config_file).resolve()
+    config = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
+    directory = config.CourseDirectory
+    root = Path(directory.root)
+    return Course(
+        root=root,
+        course_id=directory.course_id,
+        assignment_id=config.CourseKit.assignment_id,
+        db_url=directory.db_url if "db_url" in directory else sqlite_url(root),
+        exchange_root=Path(config.Exchange.root),
+        cell_timeout=int(config.Execute.timeout),
+    )

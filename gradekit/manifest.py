@@ -1,0 +1,84 @@
+"""The exercise manifest (solutions/manifest.toml): one place that says what is graded and how."""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+
+from gradekit.course import REPO_ROOT
+
+MANIFEST_FILE = REPO_ROOT / "solutions" / "manifest.toml"
+
+
+@dataclasses.dataclass(frozen=True)
+class TestCell:
+    __test__ = False  # a manifest record, not a pytest class
+
+    cell: str
+    points: float
+    targets: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Exercise:
+    notebook: str
+    answer_cell: str
+    functions: tuple[str, ...]
+    tests: tuple[TestCell, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class NotebookEntry:
+    name: str
+    section: str
+    title: str
+    reference: str
+    controls: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Manifest:
+    assignment: str
+    notebooks: tuple[NotebookEntry, ...]
+    exercises: tuple[Exercise, ...]
+
+    def notebook(self, name: str) -> NotebookEntry:
+        for entry in self.notebooks:
+            if entry.name == name:
+                return entry
+        raise KeyError(f"notebook {name!r} is not in the manifest")
+
+    def exercises_of(self, notebook: str) -> tuple[Exercise, ...]:
+        return tuple(e for e in self.exercises if e.notebook == notebook)
+
+    def test_cells_of(self, notebook: str) -> tuple[TestCell, ...]:
+        return tuple(t for e in self.exercises_of(notebook) for t in e.tests)
+
+    def exercise_defining(self, notebook: str, function: str) -> Exercise:
+        for exercise in self.exercises_of(notebook):
+            if function in exercise.functions:
+                return exercise
+        raise KeyError(f"no exercise of {notebook} defines {function!r}")
+
+    def points_of(self, notebook: str) -> float:
+        return sum(t.points for t in self.test_cells_of(notebook))
+
+
+def load_manifest(path: Path = MANIFEST_FILE) -> Manifest:
+    data = tomllib.loads(Path(path).read_text())
+    notebooks = tuple(NotebookEntry(**entry) for entry in data["notebook"])
+    exercises = tuple(_exercise(entry) for entry in data["exercise"])
+    return Manifest(assignment=data["assignment"], notebooks=notebooks, exercises=exercises)
+
+
+def _exercise(entry: dict) -> Exercise:
+    tests = tuple(
+        TestCell(cell=t["cell"], points=float(t["points"]), targets=tuple(t.get("targets", ())))
+        for t in entry["tests"]
+    )
+    return Exercise(
+        notebook=entry["notebook"],
+        answer_cell=entry["answer_cell"],
+        functions=tuple(entry["functions"]),
+        tests=tests,
+    )

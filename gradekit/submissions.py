@@ -1,0 +1,80 @@
+"""Synthetic submissions built from the release notebooks: reference, blank stubs, negative controls."""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from gradekit.cells import cells_by_grade_id, function_source, join_functions
+from gradekit.course import Course
+from gradekit.manifest import Manifest
+from gradekit.solutions import NegativeControl, reference_function
+
+REFERENCE_ID = "reference"
+BLANK_ID = "blank"
+
+
+@dataclasses.dataclass(frozen=True)
+class Subject:
+    """One synthetic student: what it submits and, for a control, what it must fail."""
+
+    student_id: str
+    notebooks: tuple[str, ...]
+    control: NegativeControl | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.control is not None:
+            return "control"
+        return self.student_id
+
+
+def proof_subjects(manifest: Manifest, controls: tuple[NegativeControl, ...]) -> tuple[Subject, ...]:
+    """The reference and the blank stubs submit every notebook; a control submits only the notebook it rewrites."""
+    every = tuple(entry.name for entry in manifest.notebooks)
+    subjects = [Subject(REFERENCE_ID, every), Subject(BLANK_ID, every)]
+    subjects.extend(Subject(c.student_id, (c.notebook,), c) for c in controls)
+    return tuple(subjects)
+
+
+def answer_sources(manifest: Manifest, notebook: str, control: NegativeControl | None) -> dict[str, str]:
+    """The text of every answer cell of `notebook`: the reference, except where the control rewrites a function."""
+    sources = {}
+    for exercise in manifest.exercises_of(notebook):
+        parts = []
+        for name in exercise.functions:
+            if control is not None and control.notebook == notebook and control.function == name:
+                parts.append(control.source)
+            else:
+                parts.append(function_source(reference_function(manifest, notebook, name)))
+        sources[exercise.answer_cell] = join_functions(parts)
+    return sources
+
+
+def fill_answers(release_notebook: Path, sources: dict[str, str]):
+    """The release notebook with the given answer cells replaced, as a student would type them."""
+    notebook = nbformat.read(release_notebook, as_version=4)
+    cells = cells_by_grade_id(notebook)
+    for cell_id, source in sources.items():
+        if cell_id not in cells:
+            raise KeyError(f"{release_notebook.name} has no answer cell {cell_id!r}")
+        cells[cell_id].source = source
+    return notebook
+
+
+def write_submission(course: Course, release_dir: Path, manifest: Manifest, subject: Subject) -> Path:
+    """Write the subject's notebooks to submitted/<student>/<assignment>/ and return that folder."""
+    folder = course.submitted_dir / subject.student_id / course.assignment_id
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for name in subject.notebooks:
+        release_notebook = release_dir / f"{name}.ipynb"
+        if subject.student_id == BLANK_ID:
+            shutil.copyfile(release_notebook, folder / release_notebook.name)
+            continue
+        notebook = fill_answers(release_notebook, answer_sources(manifest, name, subject.control))
+        nbformat.write(notebook, folder / release_notebook.name)
+    return folder

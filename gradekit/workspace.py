@@ -1,0 +1,36 @@
+"""A course directory of its own for a grading run, built from the committed source."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from gradekit.course import Course
+from gradekit.nbgrader_cli import run_nbgrader
+
+
+def build_release(course: Course) -> Path:
+    """Run real `nbgrader generate_assignment` in `course`; returns the release folder."""
+    run_nbgrader(course, "generate_assignment", course.assignment_id, "--force")
+    return course.release_dir
+
+
+def new_workspace(course: Course, root: Path) -> Course:
+    """Copy the assignment's source into `root` and generate its release and gradebook there."""
+    workspace = course.at(root)
+    workspace.root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(course.source_dir, workspace.source_dir, ignore=_generated_files)
+    build_release(workspace)
+    return workspace
+
+
+def clone_workspace(workspace: Course, root: Path) -> Course:
+    """Another workspace with the same source, release and gradebook, without regenerating them."""
+    clone = workspace.at(root)
+    clone.root.mkdir(parents=True, exist_ok=True)
+    for folder in ("source", "release"):
+        shutil.copytree(workspace.root / folder, clone.root / folder)
+    shutil.copyfile(workspace.root / "gradebook.db", clone.root / "gradebook.db")
+    return clone
+
+
+_generated_files = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")

@@ -1,0 +1,47 @@
+"""The one configuration of the course: nbgrader reads it, and so does the kit's tooling.
+
+Paths are relative to this file, so a clone works wherever it lands. Two settings
+can be moved by environment variables because they differ between machines:
+KIT_EXCHANGE_ROOT (the shared exchange folder) and KIT_GRADEBOOK_URL (any
+SQLAlchemy URL; SQLite in the course root by default).
+"""
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
+
+c.CourseDirectory.course_id = "autograd-course"
+c.CourseDirectory.root = HERE
+# Without KIT_GRADEBOOK_URL, nbgrader keeps its SQLite gradebook.db in the course root.
+if os.environ.get("KIT_GRADEBOOK_URL"):
+    c.CourseDirectory.db_url = os.environ["KIT_GRADEBOOK_URL"]
+
+# The exchange lives in a folder any user can own; set KIT_EXCHANGE_ROOT to a
+# directory shared by all accounts when several people use one server.
+c.Exchange.root = os.environ.get("KIT_EXCHANGE_ROOT", os.path.join(HERE, "exchange"))
+
+# Every cell of a student notebook is run in a fresh python3 kernel, whatever
+# kernelspec the submission claims, and no single cell may run longer than this.
+c.Execute.kernel_name = "python3"
+c.Execute.timeout = 60
+
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# nbgrader gives a test cell zero for any stderr output. These lines are
+# known to be harmless noise from the runtime, never from a student's mistake;
+# an output is dropped only when every one of its lines matches.
+HARMLESS_STDERR_LINES = [
+    r"Matplotlib is building the font cache; this may take a moment\.",
+    r"OMP: Info #\d+: .*",
+]
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"\A(?:(?:%s)\s*\n?)+\Z" % "|".join(HARMLESS_STDERR_LINES)
+
+# A runaway print loop must not blow up the autograded notebook.
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 200
+
+# The kit's own settings: the one assignment of this course.
+c.CourseKit.assignment_id = "autograd"

@@ -1,0 +1,155 @@
+"""Checks shared by the test cells of every notebook in this problem set.
+
+A failed check raises `Diagnosis`: an AssertionError whose message says what
+went wrong in the student's terms and, when the failure matches a known
+misconception, names it as ``[misconception: <id>]``. The grading tools read
+that tag back from the graded notebooks, so keep its format stable.
+
+Warnings raised while a check runs are recorded instead of printed: nbgrader
+gives a test cell zero for any output on stderr, and a PyTorch warning is not
+a student's mistake in itself.
+"""
+import contextlib
+import traceback
+import warnings
+
+import torch
+
+MISCONCEPTION_TAG = "[misconception: {}]"
+
+
+class Diagnosis(AssertionError):
+    """A failed check, worded for the student, naming the misconception behind it.
+
+    IPython shows `_render_traceback_` instead of a full traceback, so the
+    output names the problem without echoing the grader's own test code.
+    """
+
+    def __init__(self, message, misconception=None, detail=()):
+        self.misconception = misconception
+        self.detail = tuple(detail)
+        if misconception:
+            message = MISCONCEPTION_TAG.format(misconception) + " " + message
+        super().__init__(message)
+
+    def _render_traceback_(self):
+        return [*self.detail, f"{type(self).__name__}: {self}"]
+
+
+def expect(condition, message, misconception=None):
+    """Fail with `message` (and the misconception it reveals) unless `condition` holds."""
+    if not condition:
+        raise Diagnosis(message, misconception)
+
+
+@contextlib.contextmanager
+def quiet():
+    """Record warnings raised inside the block instead of writing them to stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield caught
+
+
+# Errors PyTorch raises for a known mistake: (short stable substring, misconception, what happened).
+COMMON_ERRORS = (
+    (
+        "scalar outputs",
+        "vector-backward-without-cotangent",
+        "backward() was called without a cotangent on an output with more than one element",
+    ),
+    (
+        "does not require grad",
+        "grad-on-by-default",
+        "backward() found no tensor that requires grad: the input was never marked with requires_grad",
+    ),
+    (
+        "floating point and complex dtype can require gradients",
+        "numpy-default-dtype",
+        "an integer tensor was asked to require grad; torch.tensor makes int64 from Python ints",
+    ),
+)
+
+
+def call_answer(function, *args, known_errors=COMMON_ERRORS, **kwargs):
+    """Call a student's function with warnings kept off stderr.
+
+    An error raised inside it becomes a Diagnosis that shows the student's own
+    frames only; when its text contains a substring of `known_errors`, the
+    diagnosis names that misconception. Substrings are short phrases PyTorch
+    has kept stable across 2.x releases.
+    """
+    name = getattr(function, "__name__", "your function")
+    with quiet():
+        try:
+            return function(*args, **kwargs)
+        except Diagnosis:
+            raise
+        except NotImplementedError:
+            raise Diagnosis(f"{name} is not written yet: it still raises NotImplementedError") from None
+        except Exception as error:  # the student's code may raise anything
+            raise _answer_error(name, error, known_errors) from None
+
+
+def _answer_error(name, error, known_errors):
+    text = str(error).strip()
+    summary = text.splitlines()[0] if text else ""
+    frames = traceback.format_exception(type(error), error, error.__traceback__.tb_next)
+    raised = f"{name} raised {type(error).__name__}: {summary}"
+    for substring, misconception, message in known_errors:
+        if substring in text:
+            return Diagnosis(f"{message} ({raised})", misconception, detail=frames)
+    return Diagnosis(raised, None, detail=frames)
+
+
+def expect_tensor(value, what, shape=None):
+    """Fail unless `value` is a tensor (of `shape`, when given)."""
+    expect(
+        isinstance(value, torch.Tensor),
+        f"{what} should be a torch.Tensor, got {type(value).__name__}",
+    )
+    if shape is not None:
+        expect(
+            tuple(value.shape) == tuple(shape),
+            f"{what} should have shape {tuple(shape)}, got {tuple(value.shape)}",
+        )
+
+
+def expect_close(actual, expected, message, misconception=None, rtol=1e-7, atol=1e-9):
+    """Compare two tensors in float64 with explicit tolerances."""
+    expect_tensor(actual, "the result")
+    actual64 = actual.detach().to(torch.float64)
+    expected64 = torch.as_tensor(expected).detach().to(torch.float64)
+    expect(
+        actual64.shape == expected64.shape,
+        f"{message}: shape {tuple(actual64.shape)} instead of {tuple(expected64.shape)}",
+        misconception,
+    )
+    try:
+        torch.testing.assert_close(actual64, expected64, rtol=rtol, atol=atol)
+    except AssertionError:
+        gap = (actual64 - expected64).abs().max().item()
+        raise Diagnosis(f"{message} (largest difference {gap:.3g})", misconception) from None
+
+
+def seeded(seed):
+    """A private random generator, so no check depends on global random state."""
+    return torch.Generator().manual_seed(seed)
+
+
+def central_difference(function, point, step=1e-6):
+    """Gradient of a scalar function at `point` by central differences, in float64.
+
+    It never calls autograd, so it is an independent reference for the answers.
+    """
+    point = torch.as_tensor(point, dtype=torch.float64).detach()
+    gradient = torch.zeros_like(point)
+    flat = gradient.view(-1)
+    for index in range(point.numel()):
+        shift = torch.zeros_like(point).view(-1)
+        shift[index] = step
+        shift = shift.view_as(point)
+        with torch.no_grad():
+            upper = float(function(point + shift))
+            lower = float(function(point - shift))
+        flat[index] = (upper - lower) / (2 * step)
+    return gradient

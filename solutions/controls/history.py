@@ -1,0 +1,45 @@
+"""Negative controls for notebook 010_history."""
+import torch
+
+from solutions.controls import negative_control
+
+
+@negative_control("numpy-default-dtype", fails=["test_float64_leaf"])
+def float64_leaf__default_dtype(values):
+    return torch.tensor([float(v) for v in values], requires_grad=True)
+
+
+@negative_control("grad-on-by-default", fails=["test_float64_leaf"])
+def float64_leaf__tracking_assumed(values):
+    return torch.tensor(values, dtype=torch.float64)
+
+
+@negative_control("op-after-requires-grad", fails=["test_float64_leaf"])
+def float64_leaf__converted_after_tracking(values):
+    return torch.tensor([float(v) for v in values], requires_grad=True).double()
+
+
+@negative_control("grad-by-formula", fails=["test_square_sum_grad"])
+def square_sum_grad__formula(x):
+    return 2 * x
+
+
+@negative_control("vector-backward-without-cotangent", fails=["test_square_sum_grad"])
+def square_sum_grad__no_reduction(x):
+    squares = x * x
+    squares.backward()
+    return x.grad
+
+
+@negative_control("grad-on-by-default", fails=["test_gradient_at"])
+def gradient_at__tracking_assumed(function, values):
+    point = torch.tensor(values, dtype=torch.float64)
+    function(point).backward()
+    return point.grad
+
+
+@negative_control("numpy-default-dtype", fails=["test_gradient_at"])
+def gradient_at__default_dtype(function, values):
+    point = torch.tensor([float(v) for v in values], requires_grad=True)
+    function(point).backward()
+    return point.grad
