@@ -16,9 +16,11 @@ def _prove(args) -> int:
     from gradekit.report import proof_matrix
 
     course, manifest = load_course(), load_manifest()
+    if args.notebook:
+        manifest = manifest.only(args.notebook)
     with tempfile.TemporaryDirectory(prefix="gradekit-proof-") as scratch:
         root = Path(args.workdir).resolve() if args.workdir else Path(scratch)
-        result = run_proof(course, manifest, root, args.jobs)
+        result = run_proof(course, manifest, root, args.jobs, complete=not args.notebook)
         print(proof_matrix(manifest, result.subjects, result.grades))
     print()
     for violation in result.violations:
@@ -54,6 +56,7 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True)
     prove = commands.add_parser("prove", help="autograde the reference, blank stubs and negative controls; check the matrix")
     prove.add_argument("--jobs", type=int, default=default_jobs(), help="parallel nbgrader runs (default: cores)")
+    prove.add_argument("--notebook", action="append", help="prove only this notebook (repeatable), e.g. 010_history")
     prove.add_argument("--workdir", help="keep the proof's course directory here instead of a temporary one")
     prove.set_defaults(run=_prove)
     release = commands.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")

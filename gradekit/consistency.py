@@ -20,12 +20,16 @@ def source_notebook(source_dir: Path, name: str):
     return nbformat.read(source_dir / f"{name}.ipynb", as_version=4)
 
 
-def notebook_problems(manifest: Manifest, source_dir: Path) -> list[str]:
-    """Every manifest cell exists in its notebook with the right role and points, and nothing is graded unlisted."""
+def notebook_problems(manifest: Manifest, source_dir: Path, complete: bool = True) -> list[str]:
+    """Every manifest cell exists in its notebook with the right role and points, and nothing is graded unlisted.
+
+    With `complete` False (a manifest narrowed to some notebooks), other source notebooks are not reported.
+    """
     problems = []
     listed = {entry.name for entry in manifest.notebooks}
     on_disk = {p.stem for p in source_dir.glob("*.ipynb")}
-    problems += [f"{n}.ipynb is in source/ but not in the manifest" for n in sorted(on_disk - listed)]
+    if complete:
+        problems += [f"{n}.ipynb is in source/ but not in the manifest" for n in sorted(on_disk - listed)]
     problems += [f"{n}.ipynb is in the manifest but not in source/" for n in sorted(listed - on_disk)]
     for name in sorted(listed & on_disk):
         problems += _cell_problems(manifest, name, cells_by_grade_id(source_notebook(source_dir, name)))

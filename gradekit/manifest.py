@@ -60,6 +60,17 @@ class Manifest:
                 return exercise
         raise KeyError(f"no exercise of {notebook} defines {function!r}")
 
+    def only(self, names: list[str]) -> "Manifest":
+        """The part of the manifest about the named notebooks."""
+        unknown = set(names) - {entry.name for entry in self.notebooks}
+        if unknown:
+            raise KeyError(f"not in the manifest: {', '.join(sorted(unknown))}")
+        return Manifest(
+            assignment=self.assignment,
+            notebooks=tuple(n for n in self.notebooks if n.name in names),
+            exercises=tuple(e for e in self.exercises if e.notebook in names),
+        )
+
     def points_of(self, notebook: str) -> float:
         return sum(t.points for t in self.test_cells_of(notebook))
 

@@ -44,10 +44,14 @@ class ProofResult:
         return not self.violations
 
 
-def run_proof(course: Course, manifest: Manifest, root: Path, jobs: int) -> ProofResult:
-    """Build the release and the synthetic cohort in `root`, autograde it, and check every rule."""
-    static = _static_violations(course, manifest)
-    workspace = new_workspace(course, root)
+def run_proof(course: Course, manifest: Manifest, root: Path, jobs: int, complete: bool = True) -> ProofResult:
+    """Build the release and the synthetic cohort in `root`, autograde it, and check every rule.
+
+    `complete` is False when `manifest` was narrowed to some notebooks: source
+    notebooks outside it are then not reported as unlisted.
+    """
+    static = _static_violations(course, manifest, complete)
+    workspace = new_workspace(course, root, tuple(entry.name for entry in manifest.notebooks))
     subjects = proof_subjects(manifest, load_controls(manifest))
     runs, grades = grade_subjects(workspace, manifest, subjects, jobs)
     violations = list(static)
@@ -57,8 +61,8 @@ def run_proof(course: Course, manifest: Manifest, root: Path, jobs: int) -> Proo
     return ProofResult(workspace, subjects, grades, tuple(violations))
 
 
-def _static_violations(course: Course, manifest: Manifest) -> list[Violation]:
-    problems = notebook_problems(manifest, course.source_dir)
+def _static_violations(course: Course, manifest: Manifest, complete: bool) -> list[Violation]:
+    problems = notebook_problems(manifest, course.source_dir, complete)
     problems += catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir)
     return [Violation("manifest", "static", p) for p in problems]
 

@@ -14,11 +14,16 @@ def build_release(course: Course) -> Path:
     return course.release_dir
 
 
-def new_workspace(course: Course, root: Path) -> Course:
-    """Copy the assignment's source into `root` and generate its release and gradebook there."""
+def new_workspace(course: Course, root: Path, notebooks: tuple[str, ...]) -> Course:
+    """Copy the assignment's support files and the named notebooks into `root`; generate release and gradebook there."""
     workspace = course.at(root)
     workspace.root.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(course.source_dir, workspace.source_dir, ignore=_generated_files)
+    keep = {f"{name}.ipynb" for name in notebooks}
+    shutil.copytree(
+        course.source_dir,
+        workspace.source_dir,
+        ignore=lambda folder, names: _generated_files(folder, names) | {n for n in names if n.endswith(".ipynb") and n not in keep},
+    )
     build_release(workspace)
     return workspace
 
