@@ -20,6 +20,7 @@ class Course:
     db_url: str
     exchange_root: Path
     cell_timeout: int
+    code_stub: str
 
     @property
     def source_dir(self) -> Path:
@@ -64,4 +65,5 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
         db_url=directory.db_url if "db_url" in directory else sqlite_url(root),
         exchange_root=Path(config.Exchange.root),
         cell_timeout=int(config.Execute.timeout),
+        code_stub=config.ClearSolutions.code_stub["python"],
     )

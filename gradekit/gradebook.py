@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -56,9 +59,17 @@ class SubmissionGrades:
         return tuple(dict.fromkeys(m for c in self.cells for m in c.diagnosed))
 
 
+def open_gradebook(course: Course) -> Gradebook:
+    """nbgrader's gradebook; it may run `alembic` by name, so this interpreter's bin/ must be on PATH."""
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    return Gradebook(course.db_url, course.course_id)
+
+
 def read_grades(course: Course, student_id: str) -> SubmissionGrades:
     """The autograded test cells of one submission, with the misconceptions their output names."""
-    with Gradebook(course.db_url, course.course_id) as gradebook:
+    with open_gradebook(course) as gradebook:
         try:
             submission = gradebook.find_submission(course.assignment_id, student_id)
         except MissingEntry:

@@ -77,7 +77,8 @@ class Manifest:
 
 def load_manifest(path: Path = MANIFEST_FILE) -> Manifest:
     data = tomllib.loads(Path(path).read_text())
-    notebooks = tuple(NotebookEntry(**entry) for entry in data["notebook"])
+    # Notebook names start with their lesson number, so name order is lesson order.
+    notebooks = tuple(sorted((NotebookEntry(**entry) for entry in data["notebook"]), key=lambda n: n.name))
     exercises = tuple(_exercise(entry) for entry in data["exercise"])
     return Manifest(assignment=data["assignment"], notebooks=notebooks, exercises=exercises)
 

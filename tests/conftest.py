@@ -1,0 +1,36 @@
+"""Shared fixtures: the course, its manifest, and one real proof run per test session."""
+from pathlib import Path
+
+import pytest
+
+from gradekit.course import load_course
+from gradekit.grading import default_jobs
+from gradekit.manifest import load_manifest
+from gradekit.proof import run_proof
+
+
+@pytest.fixture(scope="session")
+def course():
+    return load_course()
+
+
+@pytest.fixture(scope="session")
+def manifest():
+    return load_manifest()
+
+
+@pytest.fixture(scope="session")
+def proof(course, manifest, tmp_path_factory):
+    """Real nbgrader: generate the release, autograde reference, blank and every control."""
+    return run_proof(course, manifest, tmp_path_factory.mktemp("proof"), jobs=default_jobs())
+
+
+def load_checks_module():
+    """The notebooks' check helpers, loaded from source/ without touching sys.path."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "source" / "autograd" / "autograd_checks.py"
+    spec = importlib.util.spec_from_file_location("autograd_checks_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

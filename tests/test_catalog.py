@@ -1,0 +1,23 @@
+import re
+
+import pytest
+
+from gradekit.catalog import load_catalog
+
+ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+){2,}$")
+
+
+def test_catalog_entries_are_complete():
+    catalog = load_catalog()
+    assert catalog
+    for misconception in catalog.values():
+        assert ID.match(misconception.id), misconception.id
+        assert misconception.title and misconception.belief and misconception.diagnosis
+
+
+def test_a_repeated_id_is_rejected(tmp_path):
+    path = tmp_path / "catalog.toml"
+    entry = '[[misconception]]\nid = "x-y-z"\ntitle = "t"\nbelief = "b"\ndiagnosis = "d"\n'
+    path.write_text(entry + entry)
+    with pytest.raises(ValueError, match="twice"):
+        load_catalog(path)

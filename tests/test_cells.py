@@ -1,0 +1,54 @@
+import nbformat
+
+from gradekit import cells
+from gradekit.cells import BEGIN_SOLUTION, END_SOLUTION, answer_cell, answer_source, cells_by_grade_id, function_source
+
+
+def _marked(flag):
+    def mark(function):
+        function.flag = flag
+        return function
+
+    return mark
+
+
+def documented(values, scale=2):
+    """Scale the values.
+
+    Two lines of docstring.
+    """
+    doubled = [v * scale for v in values]
+    return doubled
+
+
+@_marked("x")
+def decorated__variant(values):
+    return list(values)
+
+
+def test_answer_source_puts_the_body_between_solution_markers():
+    lines = answer_source(documented).splitlines()
+    assert lines[0] == "def documented(values, scale=2):"
+    assert lines[4] == '    """'
+    assert lines[5] == "    " + BEGIN_SOLUTION
+    assert lines[6:8] == ["    doubled = [v * scale for v in values]", "    return doubled"]
+    assert lines[8] == "    " + END_SOLUTION
+
+
+def test_function_source_drops_decorators_and_renames():
+    source = function_source(decorated__variant, name="decorated")
+    assert source.splitlines()[0] == "def decorated(values):"
+    assert "@" not in source
+    namespace = {}
+    exec(source, namespace)
+    assert namespace["decorated"]((1, 2)) == [1, 2]
+
+
+def test_answer_and_test_cells_carry_nbgrader_metadata():
+    answer = answer_cell("answer_f", "def f():\n    pass")
+    test = cells.test_cell("test_f", 3, "assert True")
+    assert answer.metadata.nbgrader["solution"] and not answer.metadata.nbgrader["grade"]
+    assert test.metadata.nbgrader["grade"] and test.metadata.nbgrader["locked"]
+    assert test.metadata.nbgrader["points"] == 3
+    notebook = nbformat.v4.new_notebook(cells=[answer, test])
+    assert set(cells_by_grade_id(notebook)) == {"answer_f", "test_f"}

@@ -1,0 +1,47 @@
+import nbformat
+
+from gradekit import cells
+from gradekit.catalog import Misconception, load_catalog
+from gradekit.consistency import answer_drift, catalog_problems, notebook_problems
+from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.solutions import NegativeControl, load_controls
+
+
+def test_the_committed_course_is_consistent(course, manifest):
+    assert notebook_problems(manifest, course.source_dir) == []
+    assert answer_drift(manifest, course.source_dir) == []
+    assert catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir) == []
+
+
+def _fixture(tmp_path, points=2, extra_graded=False, named="m-one-x"):
+    test_source = f'expect(False, "bad", "{named}")'
+    notebook_cells = [cells.answer_cell("answer_f", "def f():\n    pass"), cells.test_cell("test_f", points, test_source)]
+    if extra_graded:
+        notebook_cells.append(cells.test_cell("test_unlisted", 1, "pass"))
+    nbformat.write(nbformat.v4.new_notebook(cells=notebook_cells), tmp_path / "010_x.ipynb")
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "020_stray.ipynb")
+    return Manifest(
+        "a",
+        (NotebookEntry("010_x", "1", "X", "r", "c"),),
+        (Exercise("010_x", "answer_f", ("f",), (TestCell("test_f", 2, ("m-one-x",)),)),),
+    )
+
+
+def test_points_unlisted_cells_and_stray_notebooks_are_reported(tmp_path):
+    manifest = _fixture(tmp_path, points=4, extra_graded=True)
+    problems = notebook_problems(manifest, tmp_path)
+    assert any("worth 4 points, the manifest says 2" in p for p in problems)
+    assert any("test_unlisted is graded but not in the manifest" in p for p in problems)
+    assert any("020_stray.ipynb is in source/ but not in the manifest" in p for p in problems)
+    assert not any("020_stray" in p for p in notebook_problems(manifest, tmp_path, complete=False))
+
+
+def test_unproven_targets_and_unknown_ids_are_reported(tmp_path):
+    manifest = _fixture(tmp_path, named="never-catalogued-id")
+    catalog = {"m-one-x": Misconception("m-one-x", "t", "b", "d")}
+    assert "test_f targets 'm-one-x' but no negative control proves it" in catalog_problems(manifest, catalog, (), tmp_path)
+    stray = NegativeControl("010-f__x", "010_x", "f", "m-two-x", ("test_f",), "def f(): pass")
+    problems = catalog_problems(manifest, catalog, (stray,), tmp_path)
+    assert "control 010-f__x names unknown misconception 'm-two-x'" in problems
+    assert "control 010-f__x fails test_f, which does not target 'm-two-x'" in problems
+    assert "010_x names 'never-catalogued-id', which is not in the catalog" in problems

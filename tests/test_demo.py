@@ -1,0 +1,24 @@
+"""`make demo` on a scratch copy of the course: grades.csv, feedback and the per-student table."""
+import csv
+
+from gradekit.demo import run_demo
+from gradekit.solutions import load_controls
+from gradekit.workspace import new_workspace
+
+
+def test_demo_grades_exports_and_explains_a_cohort(course, manifest, tmp_path, capsys):
+    narrow = manifest.only(["010_history"])
+    scratch = new_workspace(course, tmp_path / "course", ("010_history",))
+    assert run_demo(scratch, narrow) == 0
+    printed = capsys.readouterr().out
+    controls = load_controls(narrow)
+    with open(scratch.root / "grades.csv", newline="") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == {"reference", "blank", *(c.student_id for c in controls)}
+    assert float(rows["reference"]["score"]) == float(rows["reference"]["max_score"]) == narrow.points_of("010_history")
+    assert float(rows["blank"]["score"]) == 0
+    for student in rows:
+        assert (scratch.feedback_dir / student / "autograd" / "010_history.html").is_file()
+    for control in controls:
+        line = next(l for l in printed.splitlines() if l.startswith(control.student_id + " "))
+        assert control.misconception in line

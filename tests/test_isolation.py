@@ -1,0 +1,30 @@
+"""A grading kernel cannot reach the reference solutions, even when it tries."""
+from gradekit.course import REPO_ROOT
+from gradekit.gradebook import read_grades
+from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.submissions import answer_sources, fill_answers
+from gradekit.workspace import clone_workspace
+
+import nbformat
+
+CHEATS = {
+    "cheat-plain-import": "from solutions.reference.history import float64_leaf",
+    "cheat-path-edit": f"import sys\nsys.path.insert(0, {str(REPO_ROOT)!r})\nfrom solutions.reference.history import float64_leaf",
+}
+
+
+def test_answers_that_import_the_reference_earn_nothing(proof, manifest, tmp_path):
+    workspace = clone_workspace(proof.workspace, tmp_path / "cheats")
+    for student, cheat in CHEATS.items():
+        sources = answer_sources(manifest, "010_history", None)
+        sources["answer_float64_leaf"] = cheat
+        notebook = fill_answers(workspace.release_dir / "010_history.ipynb", sources)
+        folder = workspace.submitted_dir / student / workspace.assignment_id
+        folder.mkdir(parents=True)
+        nbformat.write(notebook, folder / "010_history.ipynb")
+    run_nbgrader(workspace, "autograde", workspace.assignment_id, "--force")
+    for student in CHEATS:
+        grades = read_grades(workspace, student)
+        assert grades.cell("010_history", "test_float64_leaf").score == 0, student
+        # The rest of the notebook is the reference and still earns its points.
+        assert grades.cell("010_history", "test_square_sum_grad").full, student

@@ -1,0 +1,60 @@
+"""The notebook contract: source notebooks run top to bottom, are committed clean, and the release hides what it must."""
+import shutil
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from gradekit.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, END_SOLUTION, cells_by_grade_id, grade_id
+from gradekit.manifest import load_manifest
+from gradekit.nbgrader_cli import grading_environment
+
+NOTEBOOKS = [entry.name for entry in load_manifest().notebooks]
+
+
+def _read(folder, name):
+    return nbformat.read(folder / f"{name}.ipynb", as_version=4)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_source_notebook_runs_top_to_bottom_with_the_solutions(name, course, tmp_path, monkeypatch):
+    for key, value in grading_environment().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    folder = tmp_path / "run"
+    shutil.copytree(course.source_dir, folder)
+    notebook = _read(folder, name)
+    NotebookClient(notebook, timeout=course.cell_timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", f"{grade_id(cell)}: {output.get('evalue')}"
+            assert output.get("name") != "stderr", f"{grade_id(cell)} wrote to stderr: {output.get('text')}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_source_notebook_is_committed_without_outputs(name, course):
+    for cell in _read(course.source_dir, name).cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"{grade_id(cell)} has outputs"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_has_stubs_and_visible_checks_only(name, course, manifest):
+    source = cells_by_grade_id(_read(course.source_dir, name))
+    release = cells_by_grade_id(_read(course.release_dir, name))
+    assert source.keys() == release.keys()
+    for cell_id, cell in release.items():
+        assert BEGIN_SOLUTION not in cell.source and BEGIN_HIDDEN not in cell.source, cell_id
+        assert "### END" not in cell.source, cell_id
+    for exercise in manifest.exercises_of(name):
+        original = source[exercise.answer_cell].source
+        before, marker_line_rest = original.split(BEGIN_SOLUTION)
+        visible, indent = before.rsplit("\n", 1)
+        stub = "\n".join(indent + line for line in course.code_stub.splitlines())
+        after = original.split(END_SOLUTION)[1]
+        # Exactly the signature and docstring, the stub, and whatever followed the solution.
+        assert release[exercise.answer_cell].source == f"{visible}\n{stub}{after}", exercise.answer_cell
+        for test in exercise.tests:
+            shown = source[test.cell].source.split(BEGIN_HIDDEN)[0].rstrip()
+            assert release[test.cell].source.rstrip() == shown, test.cell

@@ -1,0 +1,53 @@
+"""The proof's rules on synthetic grades: each violation kind is detected (no nbgrader needed)."""
+from gradekit.gradebook import CellGrade, SubmissionGrades
+from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.proof import check_subject
+from gradekit.solutions import NegativeControl
+from gradekit.submissions import Subject
+
+NOTEBOOK = "010_x"
+MANIFEST = Manifest(
+    assignment="a",
+    notebooks=(NotebookEntry(NOTEBOOK, "1", "X", "r", "c"),),
+    exercises=(
+        Exercise(NOTEBOOK, "answer_f", ("f",), (TestCell("test_f", 2, ("m-one-x",)),)),
+        Exercise(NOTEBOOK, "answer_g", ("g",), (TestCell("test_g", 3, ()),)),
+    ),
+)
+CONTROL = NegativeControl("010-f__wrong", NOTEBOOK, "f", "m-one-x", ("test_f",), "def f(): pass")
+
+
+def grades(f, g, named_f=()):
+    return SubmissionGrades("s", (CellGrade(NOTEBOOK, "test_f", f, 2, named_f), CellGrade(NOTEBOOK, "test_g", g, 3)))
+
+
+def test_reference_must_be_full_everywhere():
+    reference = Subject("reference", (NOTEBOOK,))
+    assert check_subject(MANIFEST, reference, grades(2, 3)) == []
+    (violation,) = check_subject(MANIFEST, reference, grades(2, 1))
+    assert violation.where == f"{NOTEBOOK}/test_g" and "full marks" in violation.reason
+
+
+def test_blank_must_be_zero_and_graded():
+    blank = Subject("blank", (NOTEBOOK,))
+    assert check_subject(MANIFEST, blank, grades(0, 0)) == []
+    assert len(check_subject(MANIFEST, blank, grades(0, 3))) == 1
+    missing = SubmissionGrades("blank", (), missing=True)
+    assert "no graded submission" in check_subject(MANIFEST, blank, missing)[0].reason
+
+
+def test_control_must_lose_points_and_name_its_misconception_only_where_declared():
+    subject = Subject(CONTROL.student_id, (NOTEBOOK,), CONTROL)
+    assert check_subject(MANIFEST, subject, grades(0, 3, ("m-one-x",))) == []
+    reasons = [v.reason for v in check_subject(MANIFEST, subject, grades(2, 3, ()))]
+    assert any("got full marks" in r for r in reasons) and any("must name m-one-x" in r for r in reasons)
+    (wrong_name,) = check_subject(MANIFEST, subject, grades(0, 3, ("other-thing-x",)))
+    assert "named other-thing-x" in wrong_name.reason
+    (collateral,) = check_subject(MANIFEST, subject, grades(0, 0, ("m-one-x",)))
+    assert "outside its declared cells" in collateral.reason
+
+
+def test_points_must_match_the_manifest():
+    wrong_points = SubmissionGrades("s", (CellGrade(NOTEBOOK, "test_f", 5, 5), CellGrade(NOTEBOOK, "test_g", 3, 3)))
+    (violation,) = check_subject(MANIFEST, Subject("reference", (NOTEBOOK,)), wrong_points)
+    assert "manifest says 2" in violation.reason

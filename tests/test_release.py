@@ -1,0 +1,17 @@
+"""release/ is exactly what nbgrader generate_assignment makes from source/ today."""
+import json
+
+
+def _files(folder):
+    return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def test_committed_release_matches_a_fresh_generate_assignment(proof, course):
+    fresh, committed = proof.workspace.release_dir, course.release_dir
+    assert _files(committed) == _files(fresh), "release/ has other files than source/ generates: run `python -m gradekit release`"
+    for relative in _files(fresh):
+        if relative.suffix == ".ipynb":
+            same = json.loads((fresh / relative).read_text()) == json.loads((committed / relative).read_text())
+        else:
+            same = (fresh / relative).read_bytes() == (committed / relative).read_bytes()
+        assert same, f"release/{relative} is stale: run `python -m gradekit release`"

@@ -1,0 +1,35 @@
+import subprocess
+import sys
+
+from gradekit.course import REPO_ROOT
+from gradekit.nbgrader_cli import grading_environment
+from gradekit.solutions import load_controls, reference_function
+
+
+def test_every_control_rewrites_a_function_of_its_notebook(manifest):
+    controls = load_controls(manifest)
+    assert controls
+    names = [c.name for c in controls]
+    assert len(names) == len(set(names))
+    for control in controls:
+        exercise = manifest.exercise_defining(control.notebook, control.function)
+        assert control.source.startswith(f"def {control.function}(")
+        assert control.fails, f"{control.name} declares no cell it must fail"
+        assert set(control.fails) <= {t.cell for t in manifest.test_cells_of(control.notebook)}
+        assert exercise.answer_cell
+
+
+def test_every_manifest_function_has_a_reference(manifest):
+    for exercise in manifest.exercises:
+        for name in exercise.functions:
+            assert callable(reference_function(manifest, exercise.notebook, name))
+
+
+def test_reference_refuses_to_import_inside_nbgrader():
+    env = dict(grading_environment(), NBGRADER_EXECUTION="autograde")
+    result = subprocess.run(
+        [sys.executable, "-c", "import solutions.reference.history"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+    )
+    assert result.returncode != 0
+    assert "not available to graded notebooks" in result.stderr
