@@ -45,3 +45,22 @@ c.LimitOutput.max_traceback = 200
 
 # The kit's own settings: the one assignment of this course.
 c.CourseKit.assignment_id = "autograd"
+
+# Feedback teaches without leaking: hidden tests are cut from the test cells,
+# and a failed check shows its diagnosis, not the grader's traceback.
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades, NbGraderPreprocessor  # noqa: E402
+
+
+class DiagnosesOnly(NbGraderPreprocessor):
+    """Replace a graded cell's traceback by its last line, unless it is one of our diagnoses."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error" and output.get("ename") != "Diagnosis":
+                    output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
+        return cell, resources
+
+
+c.GenerateFeedback.preprocessors = [ClearHiddenTests, DiagnosesOnly, GetGrades, CSSHTMLHeaderPreprocessor]

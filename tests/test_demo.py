@@ -22,3 +22,9 @@ def test_demo_grades_exports_and_explains_a_cohort(course, manifest, tmp_path, c
     for control in controls:
         line = next(l for l in printed.splitlines() if l.startswith(control.student_id + " "))
         assert control.misconception in line
+        feedback = (scratch.feedback_dir / control.student_id / "autograd" / "010_history.html").read_text()
+        # The student sees the diagnosis, never the hidden tests.
+        assert f"misconception: {control.misconception}]" in feedback
+        assert "HIDDEN TESTS" not in feedback and "for seed, size in" not in feedback
+    blank_feedback = (scratch.feedback_dir / "blank" / "autograd" / "010_history.html").read_text()
+    assert "not written yet" in blank_feedback and "Traceback" not in blank_feedback
