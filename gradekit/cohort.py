@@ -1,0 +1,111 @@
+"""Grade every submission of a cohort in parallel and leave the course as serial nbgrader would.
+
+Workers grade in private directories; the coordinator alone writes to the
+course: the graded files under autograded/ and the grades in the gradebook.
+Rows come out ordered by student id, whatever order the workers finish in.
+"""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import time
+from pathlib import Path
+from typing import Protocol, Iterable, Iterator
+
+from nbgrader.api import MissingEntry
+
+from gradekit.course import Course
+from gradekit.gradebook import SubmissionGrades, open_gradebook, read_grades
+from gradekit.gradebook_records import write_record
+from gradekit.progress import Progress
+from gradekit.scratch_grader import GradedSubmission
+from gradekit.workspace import build_release, new_workspace
+
+TEMPLATE_DIR = ".grading-template"
+
+
+class Executor(Protocol):
+    def grade_all(self, template_root: Path, tasks: Iterable[tuple[Path, str]]) -> Iterator[GradedSubmission]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class CohortRow:
+    student_id: str
+    status: str
+    message: str
+    grades: SubmissionGrades | None
+
+    @property
+    def score(self) -> float:
+        return self.grades.score if self.grades else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class CohortResult:
+    rows: tuple[CohortRow, ...]
+    seconds: float
+
+    @property
+    def failed(self) -> tuple[CohortRow, ...]:
+        return tuple(r for r in self.rows if r.status != "graded")
+
+
+def submitted_students(course: Course) -> list[tuple[Path, str]]:
+    """(submission folder, student id) for every student who submitted the assignment, by id."""
+    if not course.submitted_dir.is_dir():
+        return []
+    found = [
+        (folder / course.assignment_id, folder.name)
+        for folder in course.submitted_dir.iterdir()
+        if (folder / course.assignment_id).is_dir()
+    ]
+    return sorted(found, key=lambda pair: pair[1])
+
+
+def grade_cohort(course: Course, executor: Executor, notebooks: tuple[str, ...], progress: Progress | None = None) -> CohortResult:
+    started = time.monotonic()
+    _ensure_assignment(course)
+    template = new_workspace(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
+    tasks = submitted_students(course)
+    progress = progress or Progress(len(tasks))
+    outcomes: dict[str, GradedSubmission] = {}
+    for graded in executor.grade_all(template.root, tasks):
+        if graded.ok:
+            _store(course, graded)
+        outcomes[graded.student_id] = graded
+        progress.update(graded)
+    rows = tuple(_row(course, outcomes[student]) for _, student in tasks)
+    return CohortResult(rows, time.monotonic() - started)
+
+
+def _ensure_assignment(course: Course) -> None:
+    """The course gradebook must know the assignment's cells before grades can be stored."""
+    with open_gradebook(course) as gradebook:
+        try:
+            gradebook.find_assignment(course.assignment_id)
+            return
+        except MissingEntry:
+            pass
+    build_release(course)
+
+
+def _fresh(folder: Path) -> Path:
+    if folder.exists():
+        shutil.rmtree(folder)
+    return folder
+
+
+def _store(course: Course, graded: GradedSubmission) -> None:
+    destination = course.autograded_dir / graded.student_id / course.assignment_id
+    if destination.exists():
+        shutil.rmtree(destination)
+    for relative, content in graded.files:
+        path = destination / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    write_record(course, graded.record)
+
+
+def _row(course: Course, graded: GradedSubmission) -> CohortRow:
+    grades = read_grades(course, graded.student_id) if graded.ok else None
+    return CohortRow(graded.student_id, graded.status, graded.message, grades)

@@ -1,0 +1,84 @@
+"""Where submissions are graded: worker processes on this machine, or a Dask distributed cluster.
+
+Both run the same `ScratchGrader` and yield `GradedSubmission`s as they finish;
+a worker keeps its grader (and so its loaded nbgrader) for all its tasks.
+"""
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import multiprocessing
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from gradekit.nbgrader_cli import grading_environment
+from gradekit.scratch_grader import GradedSubmission, ScratchGrader
+
+Task = tuple[Path, str]  # (submission folder, student id)
+
+_graders: dict[str, ScratchGrader] = {}
+
+
+def _grader_for(template_root: str) -> ScratchGrader:
+    """This process's grader for a template, built on first use and kept."""
+    if template_root not in _graders:
+        os.environ.clear()
+        os.environ.update(grading_environment())
+        scratch = Path(tempfile.mkdtemp(prefix="gradekit-worker-"))
+        atexit.register(shutil.rmtree, scratch, True)
+        _graders[template_root] = ScratchGrader(Path(template_root), scratch / "course")
+    return _graders[template_root]
+
+
+def grade_task(template_root: str, submission_dir: str, student_id: str) -> GradedSubmission:
+    """The unit of work shipped to a worker."""
+    return _grader_for(template_root).grade(Path(submission_dir), student_id)
+
+
+def _crashed(student_id: str, error: BaseException) -> GradedSubmission:
+    return GradedSubmission(student_id, "failed", f"grading worker failed: {type(error).__name__}: {error}", None, (), 0.0)
+
+
+class LocalExecutor:
+    """`jobs` worker processes on this machine, each grading whole submissions."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+
+    def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=context) as pool:
+            futures = {pool.submit(grade_task, str(template_root), str(folder), student): student for folder, student in tasks}
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as error:  # a worker process died under this submission
+                    yield _crashed(futures[future], error)
+
+
+class DaskExecutor:
+    """A Dask distributed cluster whose workers see the same course directory."""
+
+    def __init__(self, scheduler_address: str):
+        from distributed import Client
+
+        self.client = Client(scheduler_address, timeout="30s")
+
+    def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
+        from distributed import as_completed
+
+        futures = {
+            self.client.submit(grade_task, str(template_root), str(folder), student, key=f"grade-{student}", pure=False): student
+            for folder, student in tasks
+        }
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except Exception as error:
+                yield _crashed(futures[future], error)
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,96 @@
+"""What `nbgrader autograde` writes to a gradebook for one submission, as plain values.
+
+A worker grades in a private course directory; its records are copied into the
+course's own gradebook afterwards, so the gradebook ends up exactly as a serial
+`nbgrader autograde` leaves it, whatever order or machine the work ran on.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+
+from nbgrader.api import Gradebook
+
+from gradekit.course import Course
+from gradekit.gradebook import open_gradebook
+
+
+@dataclasses.dataclass(frozen=True)
+class GradeRecord:
+    cell: str
+    auto_score: float | None
+    manual_score: float | None
+    extra_credit: float | None
+    needs_manual_grade: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class CommentRecord:
+    cell: str
+    auto_comment: str | None
+    manual_comment: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class NotebookRecord:
+    name: str
+    flagged: bool
+    late_submission_penalty: float | None
+    grades: tuple[GradeRecord, ...]
+    comments: tuple[CommentRecord, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class SubmissionRecord:
+    student_id: str
+    timestamp: datetime.datetime | None
+    notebooks: tuple[NotebookRecord, ...]
+
+
+def read_record(course: Course, student_id: str) -> SubmissionRecord:
+    """The gradebook's entries for one student's submission of the course's assignment."""
+    with open_gradebook(course) as gradebook:
+        submission = gradebook.find_submission(course.assignment_id, student_id)
+        notebooks = tuple(_notebook_record(n) for n in sorted(submission.notebooks, key=lambda n: n.name))
+        return SubmissionRecord(student_id, submission.timestamp, notebooks)
+
+
+def _notebook_record(notebook) -> NotebookRecord:
+    grades = tuple(
+        GradeRecord(g.name, g.auto_score, g.manual_score, g.extra_credit, bool(g.needs_manual_grade))
+        for g in sorted(notebook.grades, key=lambda g: g.name)
+    )
+    comments = tuple(
+        CommentRecord(c.name, c.auto_comment, c.manual_comment)
+        for c in sorted(notebook.comments, key=lambda c: c.name)
+    )
+    return NotebookRecord(notebook.name, bool(notebook.flagged), notebook.late_submission_penalty, grades, comments)
+
+
+def write_record(course: Course, record: SubmissionRecord) -> None:
+    """Store a submission's grades in the course gradebook, replacing what it held for that student."""
+    with open_gradebook(course) as gradebook:
+        gradebook.update_or_create_student(record.student_id)
+        submission = gradebook.update_or_create_submission(
+            course.assignment_id, record.student_id, timestamp=record.timestamp
+        )
+        for notebook in record.notebooks:
+            _write_notebook(gradebook, course.assignment_id, record.student_id, notebook)
+        gradebook.db.commit()
+        del submission
+
+
+def _write_notebook(gradebook: Gradebook, assignment: str, student: str, record: NotebookRecord) -> None:
+    notebook = gradebook.find_submission_notebook(record.name, assignment, student)
+    notebook.flagged = record.flagged
+    notebook.late_submission_penalty = record.late_submission_penalty
+    for entry in record.grades:
+        grade = gradebook.find_grade(entry.cell, record.name, assignment, student)
+        grade.auto_score = entry.auto_score
+        grade.manual_score = entry.manual_score
+        grade.extra_credit = entry.extra_credit
+        grade.needs_manual_grade = entry.needs_manual_grade
+    for entry in record.comments:
+        comment = gradebook.find_comment(entry.cell, record.name, assignment, student)
+        comment.auto_comment = entry.auto_comment
+        comment.manual_comment = entry.manual_comment

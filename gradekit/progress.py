@@ -1,0 +1,31 @@
+"""Progress of a cohort run for the TA: done, failed, and an estimate of the time left."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from gradekit.scratch_grader import GradedSubmission
+
+
+class Progress:
+    def __init__(self, total: int, stream: TextIO = sys.stderr):
+        self.total = total
+        self.done = 0
+        self.failed = 0
+        self.started = time.monotonic()
+        self.stream = stream
+
+    def update(self, graded: GradedSubmission) -> None:
+        self.done += 1
+        self.failed += 0 if graded.ok else 1
+        print(self.line(graded), file=self.stream, flush=True)
+
+    def line(self, graded: GradedSubmission) -> str:
+        elapsed = time.monotonic() - self.started
+        left = elapsed / self.done * (self.total - self.done)
+        width = len(str(self.total))
+        return (
+            f"[{self.done:>{width}}/{self.total}] {graded.status:<6} {graded.student_id} ({graded.seconds:.1f} s)"
+            f"  failed so far: {self.failed}  elapsed {elapsed:.0f} s, about {left:.0f} s left"
+        )
