@@ -5,13 +5,13 @@ harness can report them all at once and tests can assert on them.
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import nbformat
 
 from gradekit.cells import answer_source, cells_by_grade_id, join_functions
-from gradekit.diagnoses import TAG
 from gradekit.manifest import Manifest
 from gradekit.solutions import NegativeControl, reference_function
 
@@ -55,6 +55,28 @@ def _cell_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str]:
     for cell_id in expected_tests:
         if cell_id not in cells:
             problems.append(f"{notebook}: the manifest lists {cell_id}, the notebook has no such cell")
+    return problems + _manual_problems(manifest, notebook, cells)
+
+
+MARK_SCHEME = "=== BEGIN MARK SCHEME ==="
+
+
+def _manual_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str]:
+    """Free-response answers are manually graded markdown cells under a task cell with a mark scheme."""
+    problems = []
+    listed = {m.answer_cell: m for m in manifest.manual if m.notebook == notebook}
+    for cell_id, cell in cells.items():
+        meta = cell.metadata.nbgrader
+        if cell.cell_type == "markdown" and meta.get("grade") and cell_id not in listed:
+            problems.append(f"{notebook}: manually graded {cell_id} is not in the manifest")
+    for answer in listed.values():
+        cell, task = cells.get(answer.answer_cell), cells.get(answer.task_cell)
+        if cell is None or cell.cell_type != "markdown" or not cell.metadata.nbgrader.get("solution"):
+            problems.append(f"{notebook}: {answer.answer_cell} is not a manually graded markdown answer")
+        elif float(cell.metadata.nbgrader.get("points", 0)) != answer.points:
+            problems.append(f"{notebook}: {answer.answer_cell} points differ from the manifest")
+        if task is None or MARK_SCHEME not in task.source:
+            problems.append(f"{notebook}: {answer.task_cell} holds no mark scheme")
     return problems
 
 
@@ -98,10 +120,37 @@ def catalog_problems(manifest: Manifest, catalog: dict, controls: tuple[Negative
     return problems
 
 
-# Test cells name misconceptions as quoted ids of three or more hyphenated words.
-_QUOTED_ID = re.compile(r"[\"']([a-z0-9]+(?:-[a-z0-9]+){2,})[\"']")
+# Where code names a misconception: the argument of these calls at this position or keyword.
+_NAMING_CALLS = {"expect": 2, "expect_close": 3, "Diagnosis": 1}
 
 
 def _named_in_tests(notebook) -> list[str]:
-    tests = [c.source for c in notebook.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
-    return [m for source in tests for m in TAG.findall(source) + _QUOTED_ID.findall(source)]
+    """Misconception ids written literally in the notebook's code: check calls and error tables."""
+    named = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        named += [m for node in ast.walk(tree) for m in _ids_in(node)]
+    return named
+
+
+def _ids_in(node) -> list[str]:
+    if isinstance(node, ast.Call):
+        name = getattr(node.func, "id", getattr(node.func, "attr", None))
+        if name in _NAMING_CALLS:
+            position = _NAMING_CALLS[name]
+            candidates = node.args[position : position + 1] + [k.value for k in node.keywords if k.arg == "misconception"]
+            return [c.value for c in candidates if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+    # Error tables: (substring, misconception, message) triples whose middle is shaped like an id.
+    if isinstance(node, ast.Tuple) and len(node.elts) == 3:
+        if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+            if _ID_SHAPE.match(node.elts[1].value):
+                return [node.elts[1].value]
+    return []
+
+
+_ID_SHAPE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+){2,}$")

@@ -28,6 +28,16 @@ class Exercise:
 
 
 @dataclasses.dataclass(frozen=True)
+class ManualAnswer:
+    """A free-response answer graded by a TA, and the task cell holding its question and mark scheme."""
+
+    notebook: str
+    answer_cell: str
+    task_cell: str
+    points: float
+
+
+@dataclasses.dataclass(frozen=True)
 class NotebookEntry:
     name: str
     section: str
@@ -41,6 +51,7 @@ class Manifest:
     assignment: str
     notebooks: tuple[NotebookEntry, ...]
     exercises: tuple[Exercise, ...]
+    manual: tuple[ManualAnswer, ...] = ()
 
     def notebook(self, name: str) -> NotebookEntry:
         for entry in self.notebooks:
@@ -69,6 +80,7 @@ class Manifest:
             assignment=self.assignment,
             notebooks=tuple(n for n in self.notebooks if n.name in names),
             exercises=tuple(e for e in self.exercises if e.notebook in names),
+            manual=tuple(m for m in self.manual if m.notebook in names),
         )
 
     def points_of(self, notebook: str) -> float:
@@ -80,7 +92,10 @@ def load_manifest(path: Path = MANIFEST_FILE) -> Manifest:
     # Notebook names start with their lesson number, so name order is lesson order.
     notebooks = tuple(sorted((NotebookEntry(**entry) for entry in data["notebook"]), key=lambda n: n.name))
     exercises = tuple(_exercise(entry) for entry in data["exercise"])
-    return Manifest(assignment=data["assignment"], notebooks=notebooks, exercises=exercises)
+    manual = tuple(
+        ManualAnswer(m["notebook"], m["answer_cell"], m["task_cell"], float(m["points"])) for m in data.get("manual", ())
+    )
+    return Manifest(assignment=data["assignment"], notebooks=notebooks, exercises=exercises, manual=manual)
 
 
 def _exercise(entry: dict) -> Exercise:

@@ -118,7 +118,11 @@ def expect_close(actual, expected, message, misconception=None, rtol=1e-7, atol=
     """Compare two tensors in float64 with explicit tolerances."""
     expect_tensor(actual, "the result")
     actual64 = actual.detach().to(torch.float64)
-    expected64 = torch.as_tensor(expected).detach().to(torch.float64)
+    # Plain Python numbers go straight to float64: a detour through float32 would lose digits.
+    if isinstance(expected, torch.Tensor):
+        expected64 = expected.detach().to(torch.float64)
+    else:
+        expected64 = torch.as_tensor(expected, dtype=torch.float64)
     expect(
         actual64.shape == expected64.shape,
         f"{message}: shape {tuple(actual64.shape)} instead of {tuple(expected64.shape)}",
@@ -153,3 +157,92 @@ def central_difference(function, point, step=1e-6):
             lower = float(function(point - shift))
         flat[index] = (upper - lower) / (2 * step)
     return gradient
+
+
+# --- Helpers added for notebook 060_training -------------------------------
+
+
+def raised_by(function, *args, **kwargs):
+    """Call a student's function that should raise; return the exception it raised, or None if it returned.
+
+    Warnings are recorded, not printed. The caller checks the exception's type.
+    """
+    with quiet():
+        try:
+            function(*args, **kwargs)
+        except Exception as error:  # the student's code may raise anything
+            return error
+    return None
+
+
+@contextlib.contextmanager
+def standing_in(function, **replacements):
+    """Run the block with global names of `function`'s module replaced, then restore them.
+
+    A student's function looks up its helpers (raw_forward, raw_metrics, ...) by
+    name when it runs; the grader's small stand-ins let one exercise be graded
+    without depending on the student's answers to the others.
+    """
+    namespace = getattr(function, "__globals__", {})
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in replacements}
+    namespace.update(replacements)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+@contextlib.contextmanager
+def counting_saved_tensors():
+    """Count the tensors autograd saves for a backward pass inside the block.
+
+    Autograd saves tensors only while it records a graph, so a count of zero
+    means the block ran without building one (no_grad, inference mode, or no
+    input requiring grad). Yields a one-element list holding the count.
+    """
+    count = [0]
+
+    def pack(tensor):
+        count[0] += 1
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        yield count
+
+
+@contextlib.contextmanager
+def element_budget(limit, message, misconception=None):
+    """Stop the block as soon as one tensor operation produces more than `limit` elements.
+
+    Raises Diagnosis(message, misconception) naming the operation and the shape;
+    used to reject code that materialises a dense Jacobian before it can use
+    much memory. The operation runs before its output is measured, so choose
+    input shapes whose dense Jacobian is still small in absolute terms.
+    """
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+
+    seen = []
+
+    class _Budget(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            for value in tree_flatten(out)[0]:
+                if isinstance(value, torch.Tensor) and value.numel() > limit:
+                    seen.append(f"{func} made a tensor of shape {tuple(value.shape)}")
+                    raise Diagnosis(f"{message} ({seen[0]})", misconception)
+            return out
+
+    try:
+        with _Budget():
+            yield
+    except Exception:
+        if not seen:
+            raise
+    if seen:  # also when the error was caught, or came back wrapped in another type
+        raise Diagnosis(f"{message} ({seen[0]})", misconception) from None

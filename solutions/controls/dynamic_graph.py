@@ -1,0 +1,82 @@
+"""Negative controls for notebook 030_dynamic_graph."""
+import math
+
+import torch
+
+from solutions.controls import negative_control
+
+
+@negative_control("hard-coded-hand-numbers", fails=["test_hand_gradients"])
+def hand_gradients__lesson_numbers(x, y, w, b):
+    return {
+        "loss": 4.0,
+        "dL_derr": 4.0,
+        "derr_dpred": 1.0,
+        "dpred_dw": 2.0,
+        "dpred_db": 1.0,
+        "dw": 8.0,
+        "db": 4.0,
+    }
+
+
+@negative_control("square-rule-factor-dropped", fails=["test_hand_gradients"])
+def hand_gradients__square_factor_dropped(x, y, w, b):
+    err = w * x + b - y
+    dL_derr = err
+    return {
+        "loss": float(err**2),
+        "dL_derr": float(dL_derr),
+        "derr_dpred": 1.0,
+        "dpred_dw": float(x),
+        "dpred_db": 1.0,
+        "dw": float(dL_derr * x),
+        "db": float(dL_derr),
+    }
+
+
+@negative_control("grad-on-by-default", fails=["test_agrees_with_autograd"])
+def agrees_with_autograd__tracking_assumed(hand, x, y, w, b):
+    claimed = hand(x, y, w, b)
+    x_t = torch.tensor(x, dtype=torch.float64)
+    y_t = torch.tensor(y, dtype=torch.float64)
+    w_t = torch.tensor(w, dtype=torch.float64)
+    b_t = torch.tensor(b, dtype=torch.float64)
+    loss = (w_t * x_t + b_t - y_t) ** 2
+    loss.backward()
+    found = {"loss": loss.item(), "dw": w_t.grad.item(), "db": b_t.grad.item()}
+    return all(math.isclose(claimed[key], found[key], rel_tol=1e-9, abs_tol=1e-12) for key in found)
+
+
+@negative_control("numpy-default-dtype", fails=["test_agrees_with_autograd"])
+def agrees_with_autograd__default_dtype(hand, x, y, w, b):
+    claimed = hand(x, y, w, b)
+    w_t = torch.tensor(w, requires_grad=True)
+    b_t = torch.tensor(b, requires_grad=True)
+    loss = (w_t * torch.tensor(x) + b_t - torch.tensor(y)) ** 2
+    loss.backward()
+    found = {"loss": loss.item(), "dw": w_t.grad.item(), "db": b_t.grad.item()}
+    return all(math.isclose(claimed[key], found[key], rel_tol=1e-9, abs_tol=1e-12) for key in found)
+
+
+@negative_control("checks-loss-not-gradients", fails=["test_agrees_with_autograd"])
+def agrees_with_autograd__loss_only(hand, x, y, w, b):
+    w_t = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    b_t = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    loss = (w_t * x + b_t - y) ** 2
+    loss.backward()
+    return math.isclose(hand(x, y, w, b)["loss"], loss.item(), rel_tol=1e-9, abs_tol=1e-12)
+
+
+@negative_control("unexecuted-branch-differentiated", fails=["test_predicted_branch_gradient"])
+def predicted_branch_gradient__first_branch(x, threshold):
+    # autograd differentiates the function's formula, t**3
+    return 3.0 * x**2
+
+
+@negative_control("branch-condition-differentiated", fails=["test_predicted_branch_gradient"])
+def predicted_branch_gradient__jump_undefined(x, threshold):
+    if x == threshold:
+        return float("nan")  # the function jumps here, so it has no derivative
+    if x > threshold:
+        return 3.0 * x**2
+    return 2.0

@@ -1,0 +1,62 @@
+"""Negative controls for notebook 040_raw_mlp."""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from solutions.controls import negative_control
+
+
+@negative_control("op-after-requires-grad", fails=["test_raw_params"])
+def raw_params__scaled_after_tracking(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    W1 = torch.randn(d, h, generator=gen, dtype=torch.float64, requires_grad=True) * math.sqrt(2 / d)
+    W2 = torch.randn(h, k, generator=gen, dtype=torch.float64, requires_grad=True) / math.sqrt(h)
+    b1 = torch.zeros(h, dtype=torch.float64, requires_grad=True)
+    b2 = torch.zeros(k, dtype=torch.float64, requires_grad=True)
+    return [W1, b1, W2, b2]
+
+
+@negative_control("init-scale-ignores-fan-in", fails=["test_raw_params"])
+def raw_params__small_constant_scale(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    W1 = (torch.randn(d, h, generator=gen, dtype=torch.float64) * 0.01).requires_grad_()
+    W2 = (torch.randn(h, k, generator=gen, dtype=torch.float64) * 0.01).requires_grad_()
+    b1 = torch.zeros(h, dtype=torch.float64, requires_grad=True)
+    b2 = torch.zeros(k, dtype=torch.float64, requires_grad=True)
+    return [W1, b1, W2, b2]
+
+
+@negative_control("init-scale-ignores-fan-in", fails=["test_raw_params"])
+def raw_params__divided_by_fan_in(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    W1 = (torch.randn(d, h, generator=gen, dtype=torch.float64) / d).requires_grad_()
+    W2 = (torch.randn(h, k, generator=gen, dtype=torch.float64) / h).requires_grad_()
+    b1 = torch.zeros(h, dtype=torch.float64, requires_grad=True)
+    b2 = torch.zeros(k, dtype=torch.float64, requires_grad=True)
+    return [W1, b1, W2, b2]
+
+
+@negative_control("relu-on-output-logits", fails=["test_raw_forward"])
+def raw_forward__relu_after_every_layer(X, params):
+    W1, b1, W2, b2 = params
+    hidden = F.relu(X @ W1 + b1)
+    return F.relu(hidden @ W2 + b2)
+
+
+@negative_control("softmax-before-cross-entropy", fails=["test_raw_loss"])
+def raw_loss__probabilities_as_logits(logits, y):
+    probabilities = F.softmax(logits, dim=1)
+    return F.cross_entropy(probabilities, torch.as_tensor(y, dtype=torch.int64))
+
+
+@negative_control("cross-entropy-label-dtype", fails=["test_raw_loss"])
+def raw_loss__float_labels(logits, y):
+    labels = torch.as_tensor(y, dtype=logits.dtype)
+    return F.cross_entropy(logits, labels)
+
+
+@negative_control("cross-entropy-label-dtype", fails=["test_raw_loss"])
+def raw_loss__int32_labels(logits, y):
+    labels = torch.as_tensor(y).int()
+    return F.cross_entropy(logits, labels)

@@ -1,0 +1,53 @@
+"""Negative controls for notebook 070_snapshots."""
+import torch
+
+from solutions.controls import negative_control
+
+
+@negative_control("detach-copies-storage", fails=["test_tensor_snapshot"])
+def tensor_snapshot__detach_only(tensor):
+    return tensor.detach()
+
+
+@negative_control("clone-cuts-graph", fails=["test_tensor_snapshot"])
+def tensor_snapshot__clone_only(tensor):
+    return tensor.clone()
+
+
+@negative_control("data-attribute-is-safe", fails=["test_tensor_snapshot"])
+def tensor_snapshot__data_attribute(tensor):
+    return tensor.data
+
+
+@negative_control("logged-loss-keeps-graph", fails=["test_descend_and_log"])
+def descend_and_log__append_loss_tensor(w, loss_fn, lr, steps):
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(w)
+        loss.backward()
+        with torch.no_grad():
+            w -= lr * w.grad
+        w.grad = None
+        losses.append(loss)
+    return losses
+
+
+@negative_control("numpy-conversion-copies-data", fails=["test_numpy_snapshot"])
+def numpy_snapshot__shared_host_view(tensor):
+    return tensor.detach().cpu().numpy()
+
+
+@negative_control("numpy-on-tracked-tensor", fails=["test_numpy_snapshot"])
+def numpy_snapshot__no_detach(tensor):
+    return tensor.cpu().numpy().copy()
+
+
+@negative_control("index-before-item", fails=["test_one_element_value"])
+def one_element_value__index_first(tensor):
+    return tensor[0].item()
+
+
+@negative_control("data-attribute-is-safe", fails=["test_versioned_update"])
+def versioned_update__through_data(params, lr):
+    for p in params:
+        p.data -= lr * p.grad

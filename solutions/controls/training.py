@@ -1,0 +1,179 @@
+"""Negative controls for notebook 060_training."""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from solutions.controls import negative_control
+
+
+@negative_control("op-after-requires-grad", fails=["test_training_raw_model"])
+def raw_params__scaled_after_tracking(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    W1 = torch.randn(d, h, generator=gen, dtype=torch.float64, requires_grad=True) * math.sqrt(2 / d)
+    W2 = torch.randn(h, k, generator=gen, dtype=torch.float64, requires_grad=True) / math.sqrt(h)
+    b1 = torch.zeros(h, dtype=torch.float64, requires_grad=True)
+    b2 = torch.zeros(k, dtype=torch.float64, requires_grad=True)
+    return [W1, b1, W2, b2]
+
+
+@negative_control("evaluation-without-no-grad", fails=["test_raw_metrics"])
+def raw_metrics__grad_mode(X, y, params, bs=512):
+    if len(y) == 0:
+        raise ValueError("cannot evaluate on an empty set")
+    total, correct = 0.0, 0
+    for start in range(0, len(y), bs):
+        logits = raw_forward(X[start:start + bs], params)  # noqa: F821  (defined in the notebook)
+        labels = y[start:start + bs]
+        total += F.cross_entropy(logits, labels, reduction="sum").item()
+        correct += (logits.argmax(dim=1) == labels).sum().item()
+    return total / len(y), correct / len(y)
+
+
+@negative_control("backward-overwrites-grad", fails=["test_raw_train"])
+def raw_train__never_resets(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    best, best_loss = None, float("inf")
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for start in range(0, len(y), bs):
+            rows = order[start:start + bs]
+            F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+        val_loss = raw_metrics(Xv, yv, params)[0]  # noqa: F821
+        if val_loss < best_loss:
+            best_loss, best = val_loss, [p.detach().clone() for p in params]
+    if best is None:
+        raise ValueError("raw_train needs at least one epoch")
+    return best
+
+
+@negative_control("selection-on-wrong-split", fails=["test_raw_train"])
+def raw_train__selects_by_training_loss(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    best, best_loss = None, float("inf")
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for start in range(0, len(y), bs):
+            rows = order[start:start + bs]
+            for p in params:
+                p.grad = None
+            F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+        train_loss = raw_metrics(X, y, params)[0]  # noqa: F821
+        if train_loss < best_loss:
+            best_loss, best = train_loss, [p.detach().clone() for p in params]
+    if best is None:
+        raise ValueError("raw_train needs at least one epoch")
+    return best
+
+
+@negative_control("best-params-by-reference", fails=["test_raw_train"])
+def raw_train__keeps_live_params(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    best, best_loss = None, float("inf")
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for start in range(0, len(y), bs):
+            rows = order[start:start + bs]
+            for p in params:
+                p.grad = None
+            F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+        val_loss = raw_metrics(Xv, yv, params)[0]  # noqa: F821
+        if val_loss < best_loss:
+            best_loss, best = val_loss, params
+    if best is None:
+        raise ValueError("raw_train needs at least one epoch")
+    return best
+
+
+@negative_control("detach-copies-storage", fails=["test_raw_train"])
+def raw_train__detached_not_cloned(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    best, best_loss = None, float("inf")
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for start in range(0, len(y), bs):
+            rows = order[start:start + bs]
+            for p in params:
+                p.grad = None
+            F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+        val_loss = raw_metrics(Xv, yv, params)[0]  # noqa: F821
+        if val_loss < best_loss:
+            best_loss, best = val_loss, [p.detach() for p in params]
+    if best is None:
+        raise ValueError("raw_train needs at least one epoch")
+    return best
+
+
+@negative_control("selection-on-wrong-split", fails=["test_local_mnist_raw"])
+def local_mnist_raw__selects_on_test(X_train, y_train, X_val, y_val, X_test, y_test):
+    splits = {"train": (X_train, y_train), "validation": (X_val, y_val), "test": (X_test, y_test)}
+    tensors = {}
+    for name, (images, labels) in splits.items():
+        if images.ndim != 2 or images.shape[1] != 784:
+            raise ValueError(f"{name} images must have shape (n, 784), got {tuple(images.shape)}")
+        if len(images) != len(labels):
+            raise ValueError(f"{name} has {len(images)} images but {len(labels)} labels")
+        tensors[name] = (torch.as_tensor(images, dtype=torch.float64), torch.as_tensor(labels, dtype=torch.int64))
+    params = raw_train(*tensors["train"], *tensors["test"])  # noqa: F821
+    return params, raw_metrics(*tensors["test"], params)  # noqa: F821
+
+
+@negative_control("assert-for-input-validation", fails=["test_local_mnist_raw"])
+def local_mnist_raw__asserts_shapes(X_train, y_train, X_val, y_val, X_test, y_test):
+    tensors = []
+    for images, labels in ((X_train, y_train), (X_val, y_val), (X_test, y_test)):
+        assert images.ndim == 2 and images.shape[1] == 784 and len(images) == len(labels)
+        tensors += [torch.as_tensor(images, dtype=torch.float64), torch.as_tensor(labels, dtype=torch.int64)]
+    params = raw_train(*tensors[:4])  # noqa: F821
+    return params, raw_metrics(*tensors[4:], params)  # noqa: F821
+
+
+@negative_control("graph-survives-backward", fails=["test_second_backward_succeeds"])
+def second_backward_succeeds__grad_fn_still_there(function, values):
+    x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    y = function(x)
+    y.backward()
+    # The output still has its grad_fn, so the graph is still there to walk.
+    return y.grad_fn is not None
+
+
+@negative_control("second-backward-always-raises", fails=["test_second_backward_succeeds"])
+def second_backward_succeeds__always_refused(function, values):
+    x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    y = function(x)
+    y.backward()
+    # backward() frees the graph, so a second call can never work.
+    return False
+
+
+@negative_control("dense-jacobian-for-vjp", fails=["test_affine_vjp"])
+def affine_vjp__dense_jacobian(X, W, G):
+    # J_X has shape (B, O, B, I) and J_W shape (B, O, I, O); contract their first two axes with G.
+    J_X, J_W = torch.autograd.functional.jacobian(lambda a, b: a @ b, (X, W))
+    return torch.tensordot(G, J_X, dims=2), torch.tensordot(G, J_W, dims=2)
+
+
+@negative_control("jacobian-shaped-like-parameter", fails=["test_affine_jacobian_entries"])
+def affine_jacobian_entries__shape_of_weight(B, I, O):
+    return I * O
+
+
+@negative_control("jvp-one-tangent-only", fails=["test_affine_jvp"])
+def affine_jvp__input_tangent_only(X, W, dX, dW):
+    return torch.func.jvp(lambda a: a @ W, (X,), (dX,))

@@ -1,0 +1,45 @@
+"""Reference answers for notebook 050_safe_updates (lesson section 5)."""
+import torch
+
+
+def sgd_step(params, lr):
+    """Take one SGD step on the leaves in `params`, in place, then reset their gradients to None.
+
+    Every parameter already holds a .grad from backward(). After the call each
+    one is the same tensor object, still a leaf that requires grad, holding
+    p - lr * p.grad, and its .grad is None.
+    """
+    with torch.no_grad():
+        for p in params:
+            p -= lr * p.grad
+            p.grad = None
+
+
+def optimizer_round(optimizer, loss, set_to_none):
+    """Backpropagate `loss`, take one optimizer step, then reset the gradients of the optimizer's parameters.
+
+    Reset them to None when `set_to_none` is True and to zero-filled tensors
+    when it is False. Return one bool per parameter, in the order of
+    optimizer.param_groups: True when that parameter had a gradient (even an
+    all-zero one) when the step ran.
+    """
+    loss.backward()
+    had_grad = [p.grad is not None for group in optimizer.param_groups for p in group["params"]]
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=set_to_none)
+    return had_grad
+
+
+def accumulate_grads(params, loss_fn, batches):
+    """Leave in each parameter's .grad the gradient of the mean loss over all samples in `batches`.
+
+    `batches` is a list of (X, y) microbatches, possibly of different sizes;
+    loss_fn(X, y) returns the mean loss over the rows of X at the current
+    values of `params`. Whatever .grad held before the call is discarded.
+    """
+    total = sum(len(y) for _, y in batches)
+    for p in params:
+        p.grad = None
+    for X, y in batches:
+        share = len(y) / total
+        (loss_fn(X, y) * share).backward()
