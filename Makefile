@@ -36,4 +36,4 @@ lock: $(VENV)/installed.stamp
 	mv requirements.lock.new requirements.lock
 
 clean-demo:
-	rm -rf submitted autograded/*/ feedback gradebook.db grades.csv demo-report
+	rm -rf demo-course

@@ -2,4 +2,6 @@ import sys
 
 from gradekit.cli import main
 
-sys.exit(main())
+# Worker processes are spawned and re-import this module: only the parent runs the command.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -31,9 +31,9 @@ def _prove(args) -> int:
 
 
 def _release(args) -> int:
-    from gradekit.workspace import build_release
+    from gradekit.workspace import publish_release
 
-    print(f"release written to {build_release(load_course())}")
+    print(f"release written to {publish_release(load_course())}")
     return 0
 
 
@@ -46,9 +46,19 @@ def _sync(args) -> int:
 
 
 def _demo(args) -> int:
-    from gradekit.demo import run_demo
+    from gradekit.demo import demo_course, run_demo
 
-    return run_demo(load_course(), load_manifest())
+    course, manifest = load_course(), load_manifest()
+    return run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs)
+
+
+def _grade(args) -> int:
+    from gradekit.executors import DaskExecutor, LocalExecutor
+    from gradekit.pipeline import grade_and_report
+
+    executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
+    result = grade_and_report(load_course(), load_manifest(), executor, collect=args.collect)
+    return 0 if not result.failed else 3
 
 
 def parser() -> argparse.ArgumentParser:
@@ -64,7 +74,13 @@ def parser() -> argparse.ArgumentParser:
     sync = commands.add_parser("sync", help="rewrite the answer cells of source/ from the reference solutions")
     sync.set_defaults(run=_sync)
     demo = commands.add_parser("demo", help="release, grade a demo cohort, export grades and feedback, print a table")
+    demo.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
     demo.set_defaults(run=_demo)
+    grade = commands.add_parser("grade", help="the TA's command: autograde every submission, feedback, grades.csv, class report")
+    grade.add_argument("--collect", action="store_true", help="first collect submissions from the exchange")
+    grade.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers on this machine (default: cores)")
+    grade.add_argument("--scheduler", help="grade on a Dask cluster instead (scheduler address, e.g. tcp://10.0.0.5:8786)")
+    grade.set_defaults(run=_grade)
     return top
 
 

@@ -1,40 +1,37 @@
-"""`make demo`: the main job on the embedded defaults (SQLite gradebook, local course directory).
+"""`make demo`: the main job on the embedded defaults (SQLite gradebook, local worker processes).
 
-Builds the release, submits a small cohort of pseudo students (the reference,
-the blank stubs and every negative control), autogrades it with nbgrader,
-exports grades.csv, generates feedback and prints who scored what and which
-misconceptions their feedback names.
+Sets up a demo course directory from the committed source (its own gradebook,
+wiped on every run, so a real course's gradebook is never touched), submits a
+small cohort of pseudo students (the reference, the blank stubs and every
+negative control), then runs the TA's pipeline on it: parallel autograding,
+feedback, grades.csv, the class report and a table of who scored what and
+which misconceptions their feedback names.
 """
 from __future__ import annotations
 
-import time
+import shutil
+from pathlib import Path
 
-from gradekit.catalog import load_catalog
 from gradekit.course import Course
-from gradekit.grading import grade_subjects
+from gradekit.executors import LocalExecutor
+from gradekit.grading import default_jobs
 from gradekit.manifest import Manifest
-from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.report import student_table
+from gradekit.pipeline import grade_and_report
 from gradekit.solutions import load_controls
-from gradekit.submissions import proof_subjects
-from gradekit.workspace import build_release
+from gradekit.submissions import proof_subjects, write_submission
+from gradekit.workspace import new_workspace
 
 
-def run_demo(course: Course, manifest: Manifest) -> int:
-    started = time.monotonic()
-    build_release(course)
-    print(f"release built: {course.release_dir}")
-    subjects = proof_subjects(manifest, load_controls(manifest))
-    # One workspace: the course's own gradebook must hold every student.
-    runs, grades = grade_subjects(course, manifest, subjects, jobs=1)
-    statuses = {s.student_id: ("grading failed" if run.error else "graded") for run in runs for s in run.subjects}
-    run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
-    grades_csv = course.root / "grades.csv"
-    run_nbgrader(course, "export", f"--to={grades_csv}")
-    ordered = [grades[s] for s in sorted(grades)]
-    print(student_table(ordered, load_catalog(), statuses))
-    print(f"\n{len(ordered)} submissions graded in {time.monotonic() - started:.0f} s")
-    print(f"grades:   {grades_csv}")
-    print(f"feedback: {course.feedback_dir}/<student>/{course.assignment_id}/")
-    print(f"graded:   {course.autograded_dir}/<student>/{course.assignment_id}/")
-    return 0 if all(run.error is None for run in runs) else 1
+def demo_course(course: Course, manifest: Manifest, root: Path) -> Course:
+    """A fresh course directory at `root` with the release of the manifest's notebooks built."""
+    if root.exists():
+        shutil.rmtree(root)
+    return new_workspace(course, root, tuple(entry.name for entry in manifest.notebooks))
+
+
+def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None) -> int:
+    print(f"demo course: {demo.root} (release built in {demo.release_dir})")
+    for subject in proof_subjects(manifest, load_controls(manifest)):
+        write_submission(demo, demo.release_dir, manifest, subject)
+    result = grade_and_report(demo, manifest, LocalExecutor(jobs or default_jobs()))
+    return 0 if not result.failed else 1

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 from gradekit.course import Course
@@ -11,6 +12,21 @@ from gradekit.nbgrader_cli import run_nbgrader
 def build_release(course: Course) -> Path:
     """Run real `nbgrader generate_assignment` in `course`; returns the release folder."""
     run_nbgrader(course, "generate_assignment", course.assignment_id, "--force")
+    return course.release_dir
+
+
+def publish_release(course: Course) -> Path:
+    """Regenerate the course's release/ from source/ in a scratch course.
+
+    The course's own gradebook is left alone: nbgrader refuses to regenerate an
+    assignment that already has submissions, and a release must not depend on that.
+    """
+    notebooks = tuple(path.stem for path in sorted(course.source_dir.glob("*.ipynb")))
+    with tempfile.TemporaryDirectory(prefix="gradekit-release-") as scratch:
+        fresh = new_workspace(course, Path(scratch), notebooks).release_dir
+        if course.release_dir.exists():
+            shutil.rmtree(course.release_dir)
+        shutil.copytree(fresh, course.release_dir)
     return course.release_dir
 
 

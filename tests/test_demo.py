@@ -1,14 +1,13 @@
 """`make demo` on a scratch copy of the course: grades.csv, feedback and the per-student table."""
 import csv
 
-from gradekit.demo import run_demo
+from gradekit.demo import demo_course, run_demo
 from gradekit.solutions import load_controls
-from gradekit.workspace import new_workspace
 
 
 def test_demo_grades_exports_and_explains_a_cohort(course, manifest, tmp_path, capsys):
     narrow = manifest.only(["010_history"])
-    scratch = new_workspace(course, tmp_path / "course", ("010_history",))
+    scratch = demo_course(course, narrow, tmp_path / "course")
     assert run_demo(scratch, narrow) == 0
     printed = capsys.readouterr().out
     controls = load_controls(narrow)

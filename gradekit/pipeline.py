@@ -1,0 +1,41 @@
+"""The TA's one command: collect, autograde the cohort, generate feedback, export grades, write the class report."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from gradekit.catalog import load_catalog
+from gradekit.class_report import write_class_report
+from gradekit.cohort import CohortResult, Executor, grade_cohort
+from gradekit.course import Course
+from gradekit.manifest import Manifest
+from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.report import student_table
+
+
+def grade_and_report(course: Course, manifest: Manifest, executor: Executor, collect: bool = False) -> CohortResult:
+    if collect:
+        run_nbgrader(course, "collect", course.assignment_id)
+    notebooks = tuple(entry.name for entry in manifest.notebooks)
+    result = grade_cohort(course, executor, notebooks)
+    if any(row.status == "graded" for row in result.rows):
+        run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
+    run_nbgrader(course, "export", f"--to={grades_csv(course)}")
+    report = write_class_report(report_dir(course), manifest, result.rows, load_catalog())
+    statuses = {row.student_id: row.status for row in result.rows}
+    graded = [row.grades for row in result.rows if row.grades]
+    print(student_table(graded, load_catalog(), statuses))
+    for row in result.failed:
+        print(f"{row.student_id}: {row.status}: {row.message}")
+    print(f"\n{len(result.rows)} submissions in {result.seconds:.0f} s, {len(result.failed)} could not be graded")
+    print(f"grades:       {grades_csv(course)}")
+    print(f"feedback:     {course.feedback_dir}/<student>/{course.assignment_id}/")
+    print(f"class report: {report}")
+    return result
+
+
+def grades_csv(course: Course) -> Path:
+    return course.root / "grades.csv"
+
+
+def report_dir(course: Course) -> Path:
+    return course.root / "class-report"
