@@ -1,0 +1,36 @@
+"""Synthetic cohorts for the grading tests: scratch courses holding proof subjects as students."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from gradekit.course import Course
+from gradekit.manifest import Manifest
+from gradekit.solutions import load_controls
+from gradekit.submissions import proof_subjects, write_submission
+from gradekit.workspace import clone_workspace, new_workspace
+
+MALFORMED_STUDENT = "broken-json"
+
+
+def cohort_course(course: Course, manifest: Manifest, root: Path) -> Course:
+    """A course with the manifest's notebooks released and one submission per proof subject."""
+    scratch = new_workspace(course, root, tuple(entry.name for entry in manifest.notebooks))
+    for subject in proof_subjects(manifest, load_controls(manifest)):
+        write_submission(scratch, scratch.release_dir, manifest, subject)
+    return scratch
+
+
+def add_malformed_submission(course: Course, notebook: str) -> None:
+    folder = course.submitted_dir / MALFORMED_STUDENT / course.assignment_id
+    folder.mkdir(parents=True)
+    (folder / f"{notebook}.ipynb").write_text('{"cells": [ this is not json')
+
+
+def serial_twin(course: Course, root: Path, skip: set[str]) -> Course:
+    """The same course and submissions (minus `skip`), for grading with plain serial nbgrader."""
+    twin = clone_workspace(course, root)
+    for folder in sorted(course.submitted_dir.iterdir()):
+        if folder.name not in skip:
+            shutil.copytree(folder, twin.submitted_dir / folder.name)
+    return twin
