@@ -34,6 +34,7 @@ class CohortRow:
     status: str
     message: str
     grades: SubmissionGrades | None
+    worker: str = ""
 
     @property
     def score(self) -> float:
@@ -108,4 +109,4 @@ def _store(course: Course, graded: GradedSubmission) -> None:
 
 def _row(course: Course, graded: GradedSubmission) -> CohortRow:
     grades = read_grades(course, graded.student_id) if graded.ok else None
-    return CohortRow(graded.student_id, graded.status, graded.message, grades)
+    return CohortRow(graded.student_id, graded.status, graded.message, grades, graded.worker)

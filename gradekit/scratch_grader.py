@@ -8,7 +8,9 @@ back as plain values (the gradebook record and the graded files).
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
+import socket
 import time
 from pathlib import Path
 
@@ -18,6 +20,9 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.course import CONFIG_FILE, Course, load_course
 from gradekit.gradebook_records import SubmissionRecord, read_record
+
+
+WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +35,7 @@ class GradedSubmission:
     record: SubmissionRecord | None
     files: tuple[tuple[str, bytes], ...]
     seconds: float
+    worker: str = ""  # host:pid of the process that graded it
 
     @property
     def ok(self) -> bool:
@@ -63,7 +69,8 @@ class ScratchGrader:
             if not outcome["success"]:
                 return self._failed(student_id, _last_lines(outcome.get("error") or outcome.get("log", "")), started)
             return GradedSubmission(
-                student_id, "graded", "", read_record(self.course, student_id), _files(graded_dir), time.monotonic() - started
+                student_id, "graded", "", read_record(self.course, student_id), _files(graded_dir),
+                time.monotonic() - started, WORKER_ID,
             )
         except Exception as error:  # a broken submission must not take the worker down
             return self._failed(student_id, f"{type(error).__name__}: {error}", started)
@@ -72,7 +79,7 @@ class ScratchGrader:
             shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
 
     def _failed(self, student_id: str, message: str, started: float) -> GradedSubmission:
-        return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started)
+        return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started, WORKER_ID)
 
 
 def _files(folder: Path) -> tuple[tuple[str, bytes], ...]:
