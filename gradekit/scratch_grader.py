@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
+from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -42,22 +43,33 @@ class GradedSubmission:
         return self.status == "graded"
 
 
-def nbgrader_api(course: Course) -> NbGraderAPI:
-    """An in-process nbgrader pointed at `course`, configured by the course's nbgrader_config.py."""
+def nbgrader_api(course: Course, warm_kernels: bool) -> NbGraderAPI:
+    """An in-process nbgrader pointed at `course`, configured by the course's nbgrader_config.py.
+
+    With `warm_kernels`, notebooks run in kernels forked from a process that
+    has already imported torch; every other step is nbgrader's own.
+    """
     config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     config.CourseDirectory.root = str(course.root)
     config.CourseDirectory.db_url = course.db_url
+    if warm_kernels:
+        from nbgrader.preprocessors import Execute
+
+        from gradekit.warm_kernels import WarmExecute
+
+        steps = Autograde.class_traits()["autograde_preprocessors"].default()
+        config.Autograde.autograde_preprocessors = [WarmExecute if step is Execute else step for step in steps]
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
 class ScratchGrader:
-    def __init__(self, template_root: Path, scratch_root: Path):
+    def __init__(self, template_root: Path, scratch_root: Path, warm_kernels: bool = True):
         self.course = load_course().at(scratch_root)
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
         shutil.copytree(Path(template_root) / "source", scratch_root / "source")
         shutil.copyfile(Path(template_root) / "gradebook.db", scratch_root / "gradebook.db")
-        self.api = nbgrader_api(self.course)
+        self.api = nbgrader_api(self.course, warm_kernels)
 
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         started = time.monotonic()

@@ -1,0 +1,68 @@
+"""A warm parent for grading kernels: it imports the heavy modules once, then forks a kernel per request.
+
+This file runs as its own program (`python -c <this source>`), never as part of
+the gradekit package, so nothing of the repository is importable in the
+kernels it forks. Protocol, one JSON object per line:
+  stdin  <- {"argv": [...], "cwd": "...", "env": {...}}   start `python -m ipykernel_launcher ...`
+  stdout -> {"pid": 1234} or {"error": "..."}
+It exits when its stdin closes. Children are reaped as soon as they end.
+"""
+import json
+import os
+import runpy
+import signal
+import sys
+
+# What every notebook of the course imports: paid for once, shared by all forks.
+import ipykernel.kernelapp  # noqa: F401
+import numpy  # noqa: F401
+import torch  # noqa: F401
+import torch.nn.functional  # noqa: F401
+
+
+def reap_children(signum, frame):
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def become_kernel(request):
+    """In the forked child: look exactly like `python -m ipykernel_launcher` started in `cwd`."""
+    os.setsid()  # its own process group, so signals to the kernel spare the zygote
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.path[0] = os.getcwd()
+    sys.argv = ["ipykernel_launcher", *request["argv"]]
+    try:
+        runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
+    finally:
+        os._exit(0)
+
+
+def serve():
+    signal.signal(signal.SIGCHLD, reap_children)
+    replies = sys.stdout
+    print(json.dumps({"ready": True}), file=replies, flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            pid = os.fork()
+        except OSError as error:
+            print(json.dumps({"error": str(error)}), file=replies, flush=True)
+            continue
+        if pid == 0:
+            become_kernel(request)
+        print(json.dumps({"pid": pid}), file=replies, flush=True)
+
+
+if __name__ == "__main__":
+    serve()

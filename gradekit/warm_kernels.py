@@ -1,0 +1,153 @@
+"""Kernels forked from a warm parent, for nbgrader's Execute step.
+
+Starting a fresh Python kernel and importing torch costs about a second per
+notebook. Here each grading worker keeps one zygote process (kernel_zygote.py)
+that has imported ipykernel and torch; every notebook still gets a brand-new
+kernel process of its own, forked from the zygote in milliseconds, started in
+the notebook's folder with the environment jupyter_client prepared for it.
+Anything other than a plain `python -m ipykernel_launcher` kernel is started
+the usual way.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning.local_provisioner import LocalProvisioner
+from nbgrader.preprocessors import Execute
+
+ZYGOTE_SOURCE = (Path(__file__).with_name("kernel_zygote.py")).read_text()
+
+
+class Zygote:
+    """The warm parent process, driven over its stdin/stdout."""
+
+    def __init__(self, env: dict[str, str]):
+        self.lock = threading.Lock()
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", ZYGOTE_SOURCE],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/", env=env, text=True,
+        )
+        self._reply()  # {"ready": true} once the imports are done
+
+    def spawn(self, argv: list[str], cwd: str, env: dict[str, str]) -> int:
+        with self.lock:
+            self.process.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env}) + "\n")
+            self.process.stdin.flush()
+            reply = self._reply()
+        if "pid" not in reply:
+            raise OSError(f"the kernel zygote could not fork: {reply.get('error')}")
+        return reply["pid"]
+
+    def _reply(self) -> dict:
+        line = self.process.stdout.readline()
+        if not line:
+            raise OSError(f"the kernel zygote exited (code {self.process.poll()})")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+
+
+_zygote: Zygote | None = None
+
+
+def zygote() -> Zygote:
+    """This process's zygote, started on first use."""
+    global _zygote
+    if _zygote is None or _zygote.process.poll() is not None:
+        _zygote = Zygote(dict(os.environ))
+        atexit.register(_zygote.close)
+    return _zygote
+
+
+class ForkedKernelProcess:
+    """The Popen calls jupyter_client makes, for a kernel that the zygote forked (and reaps)."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and not _running(self.pid):
+            self.returncode = -signal.SIGKILL  # the zygote reaped it; its exit status is not ours to read
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout)
+            time.sleep(0.02)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        try:
+            os.kill(self.pid, signum)
+        except ProcessLookupError:
+            pass
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def _forkable(cmd: list[str]) -> bool:
+    return (
+        len(cmd) >= 3
+        and cmd[1:3] == ["-m", "ipykernel_launcher"]
+        and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable)
+    )
+
+
+class WarmProvisioner(LocalProvisioner):
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        if not _forkable(cmd):
+            return await super().launch_kernel(cmd, **kwargs)
+        cwd = str(kwargs.get("cwd") or os.getcwd())
+        env = dict(kwargs.get("env") or os.environ)
+        env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's own launcher sets it
+        pid = zygote().spawn(cmd[3:], cwd, env)
+        self.process = ForkedKernelProcess(pid)
+        self.pid = self.pgid = pid
+        self.cwd = cwd
+        return self.connection_info
+
+
+class WarmKernelManager(AsyncKernelManager):
+    async def _async_pre_start_kernel(self, **kw):
+        if self.provisioner is None:
+            self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
+            self.provisioner = WarmProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
+        return await super()._async_pre_start_kernel(**kw)
+
+
+class WarmExecute(Execute):
+    """nbgrader's Execute step (same configuration, same outputs) with forked kernels."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("kernel_manager_class", WarmKernelManager)
+        super().__init__(*args, **kwargs)
