@@ -61,6 +61,12 @@ def _grade(args) -> int:
     return 0 if not result.failed else 3
 
 
+def _benchmark(args) -> int:
+    from gradekit.benchmark import run_benchmark
+
+    return run_benchmark(load_course(), load_manifest(), args.jobs, args.controls_per_notebook)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="gradekit", description=__doc__)
     commands = top.add_subparsers(dest="command", required=True)
@@ -81,6 +87,10 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers on this machine (default: cores)")
     grade.add_argument("--scheduler", help="grade on a Dask cluster instead (scheduler address, e.g. tcp://10.0.0.5:8786)")
     grade.set_defaults(run=_grade)
+    bench = commands.add_parser("benchmark", help="serial nbgrader against `grade` on one synthetic cohort; prints throughput")
+    bench.add_argument("--jobs", type=int, default=default_jobs())
+    bench.add_argument("--controls-per-notebook", type=int, default=2)
+    bench.set_defaults(run=_benchmark)
     return top
 
 

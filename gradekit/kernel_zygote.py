@@ -14,7 +14,9 @@ import signal
 import sys
 
 # What every notebook of the course imports: paid for once, shared by all forks.
-import ipykernel.kernelapp  # noqa: F401
+# (Not ipykernel.kernelapp: its defaults read the environment at import time,
+# so each kernel imports that small module itself, after its environment is set.)
+import ipykernel.ipkernel  # noqa: F401
 import numpy  # noqa: F401
 import torch  # noqa: F401
 import torch.nn.functional  # noqa: F401
@@ -34,9 +36,11 @@ def become_kernel(request):
     """In the forked child: look exactly like `python -m ipykernel_launcher` started in `cwd`."""
     os.setsid()  # its own process group, so signals to the kernel spare the zygote
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    # The kernel's own process output (start-up notes, not cell output) would
+    # flood the grader's terminal, one copy per notebook: discard it.
     devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(2, 1)
+    for stream in (0, 1, 2):
+        os.dup2(devnull, stream)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])

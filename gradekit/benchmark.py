@@ -1,0 +1,94 @@
+"""Throughput of cohort grading: plain serial `nbgrader autograde` against `gradekit grade`, side by side.
+
+Both grade the same synthetic cohort in twin course directories; the script
+checks that the two gradebooks hold identical grades and prints submissions
+per minute for each, their ratio, and the per-notebook floor (the time to run
+a notebook's cells in an already started kernel).
+"""
+from __future__ import annotations
+
+import io
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from gradekit.cohort import grade_cohort, submitted_students
+from gradekit.course import Course
+from gradekit.executors import LocalExecutor
+from gradekit.gradebook_records import read_record
+from gradekit.manifest import Manifest
+from gradekit.nbgrader_cli import grading_environment, run_nbgrader
+from gradekit.progress import Progress
+from gradekit.solutions import load_controls
+from gradekit.submissions import Subject, answer_sources, fill_answers, proof_subjects, write_submission
+from gradekit.workspace import clone_workspace, new_workspace
+
+
+def benchmark_subjects(manifest: Manifest, controls_per_notebook: int) -> tuple[Subject, ...]:
+    """The reference and the blank stubs (every notebook) plus the first controls of each notebook."""
+    everything = proof_subjects(manifest, load_controls(manifest))
+    taken: dict[str, int] = {}
+    chosen = []
+    for subject in everything:
+        if subject.control is None:
+            chosen.append(subject)
+        elif taken.get(subject.control.notebook, 0) < controls_per_notebook:
+            taken[subject.control.notebook] = taken.get(subject.control.notebook, 0) + 1
+            chosen.append(subject)
+    return tuple(chosen)
+
+
+def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_notebook: int) -> int:
+    notebooks = tuple(entry.name for entry in manifest.notebooks)
+    with tempfile.TemporaryDirectory(prefix="gradekit-bench-") as scratch:
+        serial = new_workspace(course, Path(scratch) / "serial", notebooks)
+        subjects = benchmark_subjects(manifest, controls_per_notebook)
+        for subject in subjects:
+            write_submission(serial, serial.release_dir, manifest, subject)
+        ours = clone_workspace(serial, Path(scratch) / "ours")
+        shutil.copytree(serial.submitted_dir, ours.submitted_dir)
+        count = len(subjects)
+        executions = sum(len(s.notebooks) for s in subjects)
+        print(f"cohort: {count} submissions, {executions} notebooks, {jobs} workers")
+
+        started = time.monotonic()
+        run_nbgrader(serial, "autograde", serial.assignment_id, "--force")
+        serial_seconds = time.monotonic() - started
+        started = time.monotonic()
+        result = grade_cohort(ours, LocalExecutor(jobs), notebooks, Progress(count, io.StringIO()))
+        our_seconds = time.monotonic() - started
+
+        students = [student for _, student in submitted_students(serial)]
+        identical = not result.failed and all(read_record(serial, s) == read_record(ours, s) for s in students)
+        floors = notebook_floors(serial, manifest)
+
+    serial_rate, our_rate = count / serial_seconds * 60, count / our_seconds * 60
+    print(f"serial nbgrader autograde: {serial_seconds:6.1f} s  {serial_rate:6.1f} submissions/min")
+    print(f"gradekit grade:            {our_seconds:6.1f} s  {our_rate:6.1f} submissions/min")
+    print(f"speed-up: {our_rate / serial_rate:.2f}x   identical grades: {'yes' if identical else 'NO'}")
+    print("per-notebook floor (cells only, reference answers, kernel already started):")
+    for name, seconds in floors.items():
+        print(f"  {name:<20} {seconds:5.2f} s")
+    print(f"  {'total':<20} {sum(floors.values()):5.2f} s")
+    return 0 if identical else 1
+
+
+def notebook_floors(course: Course, manifest: Manifest) -> dict[str, float]:
+    """Seconds to execute each reference-filled notebook's cells, kernel start excluded."""
+    floors = {}
+    folder = course.root / "floor"
+    shutil.copytree(course.source_dir, folder, ignore=shutil.ignore_patterns("*.ipynb"))
+    for entry in manifest.notebooks:
+        notebook = fill_answers(course.release_dir / f"{entry.name}.ipynb", answer_sources(manifest, entry.name, None))
+        client = NotebookClient(notebook, timeout=course.cell_timeout, kernel_name="python3", allow_errors=True,
+                                resources={"metadata": {"path": str(folder)}})
+        with client.setup_kernel(env=grading_environment()):
+            started = time.monotonic()
+            for index, cell in enumerate(notebook.cells):
+                client.execute_cell(cell, index)
+            floors[entry.name] = time.monotonic() - started
+    return floors
