@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import concurrent.futures.process
 import multiprocessing
 import os
 import shutil
@@ -43,20 +44,40 @@ def _crashed(student_id: str, error: BaseException) -> GradedSubmission:
 
 
 class LocalExecutor:
-    """`jobs` worker processes on this machine, each grading whole submissions."""
+    """`jobs` worker processes on this machine, each grading whole submissions.
 
-    def __init__(self, jobs: int):
+    If a worker process dies, the pool cannot tell which submission killed it:
+    every submission caught in that pool is graded again, each in a pool of
+    its own, so only the culprit ends up with a failed row.
+    """
+
+    def __init__(self, jobs: int, task=grade_task):
         self.jobs = jobs
+        self.task = task  # a module-level function (template, folder, student) -> GradedSubmission
 
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
+        suspects: list[Task] = []
+        for task, outcome in self._run(template_root, list(tasks), self.jobs):
+            if isinstance(outcome, concurrent.futures.process.BrokenProcessPool):
+                suspects.append(task)
+            else:
+                yield outcome
+        for task in suspects:
+            for _, outcome in self._run(template_root, [task], 1):
+                yield _crashed(task[1], outcome) if isinstance(outcome, BaseException) else outcome
+
+    def _run(self, template_root: Path, tasks: list[Task], jobs: int):
+        """(task, GradedSubmission or the exception its worker died with), as they finish."""
         context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=context) as pool:
-            futures = {pool.submit(grade_task, str(template_root), str(folder), student): student for folder, student in tasks}
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            futures = {pool.submit(self.task, str(template_root), str(folder), student): (folder, student) for folder, student in tasks}
             for future in concurrent.futures.as_completed(futures):
                 try:
-                    yield future.result()
-                except Exception as error:  # a worker process died under this submission
-                    yield _crashed(futures[future], error)
+                    yield futures[future], future.result()
+                except concurrent.futures.process.BrokenProcessPool as error:
+                    yield futures[future], error
+                except Exception as error:
+                    yield futures[future], _crashed(futures[future][1], error)
 
 
 class DaskExecutor:
