@@ -43,8 +43,11 @@ c.IgnorePattern.pattern = r"\A(?:(?:%s)\s*\n?)+\Z" % "|".join(HARMLESS_STDERR_LI
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 200
 
-# The kit's own settings: the one assignment of this course.
+# The kit's own settings: the one assignment of this course, and the address
+# space each grading kernel may use (the kit's parallel grader enforces it, so a
+# memory bomb fails its own cell instead of exhausting the machine).
 c.CourseKit.assignment_id = "autograd"
+c.CourseKit.kernel_memory_gb = 8
 
 # Feedback teaches without leaking: hidden tests are cut from the test cells,
 # and a failed check shows its diagnosis, not the grader's traceback.

@@ -21,6 +21,7 @@ class Course:
     exchange_root: Path
     cell_timeout: int
     code_stub: str
+    kernel_memory_gb: float
 
     @property
     def source_dir(self) -> Path:
@@ -66,4 +67,5 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
         exchange_root=Path(config.Exchange.root),
         cell_timeout=int(config.Execute.timeout),
         code_stub=config.ClearSolutions.code_stub["python"],
+        kernel_memory_gb=float(config.CourseKit.kernel_memory_gb),
     )

@@ -5,10 +5,12 @@ the gradekit package, so nothing of the repository is importable in the
 kernels it forks. Protocol, one JSON object per line:
   stdin  <- {"argv": [...], "cwd": "...", "env": {...}}   start `python -m ipykernel_launcher ...`
   stdout -> {"pid": 1234} or {"error": "..."}
-It exits when its stdin closes. Children are reaped as soon as they end.
+It exits when its stdin closes. Children are reaped as soon as they end. A
+kernel whose environment sets KIT_KERNEL_MEMORY_BYTES gets that address-space limit.
 """
 import json
 import os
+import resource
 import runpy
 import signal
 import sys
@@ -20,6 +22,10 @@ import ipykernel.ipkernel  # noqa: F401
 import numpy  # noqa: F401
 import torch  # noqa: F401
 import torch.nn.functional  # noqa: F401
+
+
+# The grader declares each kernel's address-space limit (bytes) in its environment.
+MEMORY_LIMIT_VARIABLE = "KIT_KERNEL_MEMORY_BYTES"
 
 
 def reap_children(signum, frame):
@@ -41,6 +47,9 @@ def become_kernel(request):
     devnull = os.open(os.devnull, os.O_RDWR)
     for stream in (0, 1, 2):
         os.dup2(devnull, stream)
+    limit = request["env"].get(MEMORY_LIMIT_VARIABLE)
+    if limit:
+        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])

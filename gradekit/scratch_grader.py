@@ -17,6 +17,7 @@ from pathlib import Path
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
+from nbgrader.utils import parse_utc
 from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.course import CONFIG_FILE, Course, load_course
@@ -70,12 +71,17 @@ class ScratchGrader:
         shutil.copytree(Path(template_root) / "source", scratch_root / "source")
         shutil.copyfile(Path(template_root) / "gradebook.db", scratch_root / "gradebook.db")
         self.api = nbgrader_api(self.course, warm_kernels)
+        # Kernels inherit this; forked kernels are held to it (see kernel_zygote.py).
+        os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
 
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         started = time.monotonic()
         target = self.course.submitted_dir / student_id / self.course.assignment_id
         graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
         try:
+            problem = timestamp_problem(Path(submission_dir))
+            if problem:
+                return self._failed(student_id, problem, started)
             shutil.copytree(submission_dir, target, dirs_exist_ok=False)
             outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
             if not outcome["success"]:
@@ -92,6 +98,19 @@ class ScratchGrader:
 
     def _failed(self, student_id: str, message: str, started: float) -> GradedSubmission:
         return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started, WORKER_ID)
+
+
+def timestamp_problem(submission_dir: Path) -> str | None:
+    """Why the submission's timestamp.txt cannot be read, if it cannot (nbgrader itself would crash on it)."""
+    stamp = submission_dir / "timestamp.txt"
+    if not stamp.exists():
+        return None
+    text = stamp.read_text(errors="replace").strip()
+    try:
+        parse_utc(text)
+    except Exception:
+        return f"timestamp.txt does not hold a date nbgrader can read: {text[:60]!r}"
+    return None
 
 
 def _files(folder: Path) -> tuple[tuple[str, bytes], ...]:

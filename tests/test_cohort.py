@@ -57,3 +57,12 @@ def test_rows_are_ordered_by_student_and_progress_is_reported(graded_cohort):
     assert len(lines) == len(ids)
     assert lines[-1].startswith(f"[{len(ids)}/{len(ids)}]") and "failed so far: 1" in lines[-1]
     assert "left" in lines[0]
+
+
+def test_an_unreadable_timestamp_is_reported_before_nbgrader_sees_it(tmp_path):
+    from gradekit.scratch_grader import timestamp_problem
+
+    (tmp_path / "timestamp.txt").write_text("yesterday at noon")
+    assert "timestamp.txt does not hold a date" in timestamp_problem(tmp_path)
+    (tmp_path / "timestamp.txt").write_text("2026-11-29 10:00:00.000000 UTC")
+    assert timestamp_problem(tmp_path) is None

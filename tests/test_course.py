@@ -10,6 +10,7 @@ def test_course_settings_come_from_nbgrader_config():
     assert course.assignment_id == "autograd"
     assert course.cell_timeout == 60
     assert course.code_stub == "# YOUR CODE HERE\nraise NotImplementedError()"
+    assert course.kernel_memory_gb == 8
     assert course.db_url == f"sqlite:///{REPO_ROOT / 'gradebook.db'}"
     assert course.exchange_root == REPO_ROOT / "exchange"
     assert course.source_dir == REPO_ROOT / "source" / "autograd"

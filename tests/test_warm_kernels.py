@@ -45,3 +45,18 @@ def test_forked_kernel_matches_a_normal_kernel(tmp_path):
     assert not first["solutions"] and not first["repo_on_path"]
     # Every notebook gets a process of its own.
     assert len({first["pid"], second["pid"], os.getpid()}) == 3
+
+
+def test_a_memory_bomb_fails_its_cell_and_the_kernel_lives_on(tmp_path):
+    bomb = nbformat.v4.new_code_cell("import torch\nhog = torch.empty(40 * 2**30, dtype=torch.uint8)")
+    after = nbformat.v4.new_code_cell("print('still here')")
+    notebook = nbformat.v4.new_notebook(cells=[bomb, after])
+    env = dict(grading_environment(), KIT_KERNEL_MEMORY_BYTES=str(4 * 2**30))
+    client = NotebookClient(notebook, kernel_name="python3", kernel_manager_class=WarmKernelManager,
+                            resources={"metadata": {"path": str(tmp_path)}}, timeout=60, allow_errors=True)
+    with client.setup_kernel(env=env):
+        for index, cell in enumerate(notebook.cells):
+            client.execute_cell(cell, index)
+    (error,) = [o for o in bomb.outputs if o.output_type == "error"]
+    assert "memory" in (error.ename + error.evalue).lower()
+    assert after.outputs[0]["text"].strip() == "still here"
