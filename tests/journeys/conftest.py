@@ -1,0 +1,149 @@
+"""Fixtures of the journey tests: a headless Chromium, offline pages, screenshots, JupyterLab servers.
+
+The browser is Debian's chromium driven by Playwright. When either is missing
+the tests fail (CI installs both): a journey that was not walked is not a pass.
+Every page is offline: requests leave only for the loopback server, except
+formgrader's MathJax 2 script (from cdnjs), answered with a stub that typesets
+nothing, so that formgrader's grading page initialises without the network.
+Screenshots and server logs are kept under test-artifacts/journeys/<test>/.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gradekit.course import REPO_ROOT
+from gradekit.lab_server import LOOPBACK, running_lab
+from gradekit.workspace import clone_workspace, new_workspace
+
+HISTORY = "010_history"
+ARTIFACTS = REPO_ROOT / "test-artifacts" / "journeys"
+CHROMIUM = os.environ.get("KIT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1400, "height": 900}
+MATHJAX_CDN = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"
+MATHJAX_STUB = (
+    "window.MathJax = {Hub: {Config: function () {}, Queue: function () {}, Typeset: function () {},"
+    " Startup: {signal: {Interest: function (f) { setTimeout(function () { f('End'); }, 0); }}}}};"
+)
+
+
+@pytest.fixture(scope="session")
+def history_release(course, tmp_path_factory):
+    """A scratch course holding only 010_history, its release generated once by nbgrader for the session."""
+    return new_workspace(course, tmp_path_factory.mktemp("history") / "course", (HISTORY,))
+
+
+@pytest.fixture
+def history_course(history_release, tmp_path):
+    """This test's own copy of the 010_history scratch course (source, release and gradebook)."""
+    return clone_workspace(history_release, tmp_path / "course")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so fixtures can screenshot a failure."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """One headless Chromium for the session, with a fresh profile."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the journey tests need Playwright: pip install playwright (no `playwright install`)")
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"the journey tests need Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport=VIEWPORT,
+        )
+        context.set_default_timeout(30_000)
+        # A regular expression is matched inside the browser; a Python predicate would hold every
+        # request until the test's thread next talks to Playwright.
+        context.route(re.compile(rf"^(?!http://{re.escape(LOOPBACK)}:)"), _offline)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def _offline(route) -> None:
+    if route.request.url.startswith(MATHJAX_CDN):
+        route.fulfill(status=200, content_type="application/javascript", body=MATHJAX_STUB)
+    else:
+        route.abort()
+
+
+class Screenshots:
+    """Numbered screenshots of one test, in test-artifacts/journeys/<test>/."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.taken: list[Path] = []
+
+    def __call__(self, page, step: str) -> Path:
+        path = self.folder / f"{len(self.taken) + 1:02d}-{step}.png"
+        page.screenshot(path=str(path))
+        self.taken.append(path)
+        return path
+
+
+@pytest.fixture
+def artifacts(request) -> Path:
+    """This test's artifact folder, emptied first."""
+    folder = ARTIFACTS / re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture
+def page(browser, artifacts, lab_for, request):
+    """A new tab; on failure its last state is saved as failure.png, before any server of the test stops."""
+    tab = browser.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.page_errors = errors
+    yield tab
+    failed = getattr(request.node, "report_call", None)
+    if failed is not None and failed.failed:
+        tab.screenshot(path=str(artifacts / "failure.png"))
+    tab.close()
+
+
+@pytest.fixture
+def screenshot(artifacts) -> Screenshots:
+    return Screenshots(artifacts)
+
+
+@pytest.fixture
+def lab_for(artifacts):
+    """Start JupyterLab in a folder with an environment; stopped at teardown, its log kept as an artifact."""
+    with contextlib.ExitStack() as servers:
+
+        def start(root: Path, env: dict[str, str]):
+            state = artifacts / "server"
+            state.mkdir(exist_ok=False)  # one server per test
+            return servers.enter_context(running_lab(root, env, state))
+
+        yield start

@@ -1,0 +1,119 @@
+"""The student's journey in real JupyterLab: fetch, read, answer, check, Validate, Submit.
+
+The course lead releases 010_history into a scratch exchange; student `ada`
+(her own home folder and nbgrader configuration) runs `jupyter lab` there and
+does everything through the browser.
+"""
+import time
+
+import nbformat
+
+from gradekit import exchange
+from gradekit.cells import cells_by_grade_id, function_source
+from gradekit.manifest import load_manifest
+from gradekit.solutions import load_controls, reference_function
+from gradekit.student_account import create_student_account, student_environment
+from journeys import lab_ui
+
+NOTEBOOK = "010_history"
+WRONG_ANSWER = f"{NOTEBOOK.split('_')[0]}-square_sum_grad__no_reduction"
+
+
+def test_student_fetches_answers_validates_and_submits(history_course, tmp_path, page, screenshot, lab_for):
+    manifest = load_manifest().only([NOTEBOOK])
+    scratch = history_course
+    exchange_root = tmp_path / "exchange"
+    exchange.release_assignment(scratch, exchange_root)
+    ada = create_student_account(tmp_path / "home", "ada", scratch.course_id, exchange_root)
+    server = lab_for(ada.home, student_environment(ada))
+
+    page.goto(server.url("lab"))
+    lab_ui.wait_for_lab(page)
+    lab_ui.open_assignments(page)
+    lab_ui.fetch(page, scratch.assignment_id)
+    screenshot(page, "assignments-fetched")
+    fetched = ada.assignment_dir(scratch.assignment_id) / f"{NOTEBOOK}.ipynb"
+    assert fetched.is_file()
+
+    lab_ui.open_fetched_notebook(page, scratch.assignment_id, NOTEBOOK)
+    index = {name: position for position, name in enumerate(_grade_ids(fetched))}
+    title = _title(fetched)
+    heading = lab_ui.rendered_markdown(page, index["intro"]).locator("h1")
+    assert heading.inner_text().strip() == title
+    screenshot(page, "lesson-rendered")
+
+    lab_ui.run_cell(page, index["setup"])
+    lab_ui.run_cell(page, index["answer_float64_leaf"])
+    stub = lab_ui.run_cell(page, index["test_float64_leaf"])
+    assert "float64_leaf is not written yet" in stub and "NotImplementedError" in stub, stub
+    screenshot(page, "stub-diagnosis")
+
+    answers = {name: _reference(manifest, name) for name in ("float64_leaf", "square_sum_grad", "gradient_at")}
+    passed = _answer_and_check(page, index, "float64_leaf", answers["float64_leaf"])
+    assert "Visible check passed: float64_leaf" in passed, passed
+
+    control = next(c for c in load_controls(manifest) if c.name == WRONG_ANSWER)
+    diagnosis = _answer_and_check(page, index, control.function, control.source)
+    assert f"[misconception: {control.misconception}]" in diagnosis, diagnosis
+    screenshot(page, "misconception-diagnosis")
+
+    lab_ui.save_notebook(page)
+    failed = lab_ui.validate(page)
+    assert "The following cell failed" in failed and f"[misconception: {control.misconception}]" in failed, failed
+    screenshot(page, "validate-fails")
+    lab_ui.close_dialog(page)
+
+    for name in ("square_sum_grad", "gradient_at"):
+        passed = _answer_and_check(page, index, name, answers[name])
+        assert f"Visible check passed: {name}" in passed, passed
+    lab_ui.save_notebook(page)
+    _wait_until_saved(page, fetched, answers)
+    succeeded = lab_ui.validate(page)
+    assert "Success! Your notebook passes all the tests." in succeeded, succeeded
+    screenshot(page, "validate-passes")
+    lab_ui.close_dialog(page)
+
+    lab_ui.switch_to_tab(page, "Assignments")
+    row = lab_ui.submit(page, scratch.assignment_id)
+    screenshot(page, "submitted")
+    assert scratch.assignment_id in row
+    inbound = list((exchange_root / scratch.course_id / "inbound").glob(f"ada+{scratch.assignment_id}+*"))
+    assert len(inbound) == 1, inbound
+    submitted = nbformat.read(inbound[0] / f"{NOTEBOOK}.ipynb", as_version=4)
+    assert _answer_text(submitted, answers) == answers
+    assert page.page_errors == []
+
+
+def _grade_ids(path):
+    notebook = nbformat.read(path, as_version=4)
+    return [cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in notebook.cells]
+
+
+def _title(path) -> str:
+    """The lesson title: the text of the first level-one heading of the notebook's first cell."""
+    first = nbformat.read(path, as_version=4).cells[0].source
+    return next(line[2:].strip() for line in first.splitlines() if line.startswith("# "))
+
+
+def _reference(manifest, name: str) -> str:
+    return function_source(reference_function(manifest, NOTEBOOK, name))
+
+
+def _answer_and_check(page, index: dict, function: str, source: str) -> str:
+    """Type `source` into the function's answer cell, run it, run the check below; return the check's output."""
+    lab_ui.type_into_cell(page, index[f"answer_{function}"], source)
+    lab_ui.run_cell(page, index[f"answer_{function}"])
+    return lab_ui.run_cell(page, index[f"test_{function}"])
+
+
+def _answer_text(notebook, answers: dict) -> dict:
+    cells = cells_by_grade_id(notebook)
+    return {name: cells[f"answer_{name}"].source.strip() for name in answers}
+
+
+def _wait_until_saved(page, path, answers: dict, timeout: float = 30) -> None:
+    """Poll the notebook file until JupyterLab has written the typed answers to disk."""
+    deadline = time.monotonic() + timeout
+    while _answer_text(nbformat.read(path, as_version=4), answers) != answers:
+        assert time.monotonic() < deadline, "the typed answers never reached the saved notebook"
+        page.wait_for_timeout(300)  # keeps Playwright's event loop turning, unlike time.sleep
