@@ -66,7 +66,7 @@ def submitted_students(course: Course) -> list[tuple[Path, str]]:
 def grade_cohort(course: Course, executor: Executor, notebooks: tuple[str, ...], progress: Progress | None = None) -> CohortResult:
     started = time.monotonic()
     _ensure_assignment(course)
-    template = new_workspace(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
+    template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
     tasks = submitted_students(course)
     progress = progress or Progress(len(tasks))
     outcomes: dict[str, GradedSubmission] = {}
@@ -77,6 +77,26 @@ def grade_cohort(course: Course, executor: Executor, notebooks: tuple[str, ...],
         progress.update(graded)
     rows = tuple(_row(course, outcomes[student]) for _, student in tasks)
     return CohortResult(rows, time.monotonic() - started)
+
+
+def build_template(course: Course, root: Path, notebooks: tuple[str, ...]) -> Course:
+    """What every worker copies: the assignment's source and a SQLite gradebook that knows its cells.
+
+    A SQLite course gradebook is copied as it is, so workers grade against exactly
+    the cells the course gradebook holds, as serial nbgrader would; any other
+    database is mirrored by generating the assignment into a fresh SQLite file.
+    """
+    if not course.db_url.startswith("sqlite:///"):
+        return new_workspace(course, root, notebooks)
+    template = course.at(root)
+    keep = {f"{name}.ipynb" for name in notebooks}
+    shutil.copytree(
+        course.source_dir,
+        template.source_dir,
+        ignore=lambda folder, names: {n for n in names if n.endswith(".ipynb") and n not in keep} | {"__pycache__"},
+    )
+    shutil.copyfile(course.db_url.removeprefix("sqlite:///"), root / "gradebook.db")
+    return template
 
 
 def _ensure_assignment(course: Course) -> None:

@@ -68,7 +68,8 @@ class LocalExecutor:
 
     def _run(self, template_root: Path, tasks: list[Task], jobs: int):
         """(task, GradedSubmission or the exception its worker died with), as they finish."""
-        context = multiprocessing.get_context("spawn")
+        # Forked workers start with what this process has imported (nbgrader above all).
+        context = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
             futures = {pool.submit(self.task, str(template_root), str(folder), student): (folder, student) for folder, student in tasks}
             for future in concurrent.futures.as_completed(futures):
