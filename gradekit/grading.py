@@ -4,7 +4,8 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import os
-from pathlib import Path
+import re
+import sys
 
 from gradekit.course import Course
 from gradekit.gradebook import SubmissionGrades, read_grades
@@ -61,12 +62,32 @@ def grade_subjects(
 
 
 def _autograde(shard: Course, group: tuple[Subject, ...]) -> ShardRun:
+    """Autograde the shard; a student nbgrader failed to process (not a failed test) is graded once more alone.
+
+    Parallel nbgrader processes occasionally fail to start a kernel; a second
+    attempt tells such a hiccup from a submission that really breaks grading.
+    """
     try:
         run_nbgrader(shard, "autograde", shard.assignment_id, "--force")
+        return ShardRun(shard, group, None)
     except NbgraderError as error:
-        return ShardRun(shard, group, str(error))
-    return ShardRun(shard, group, None)
+        first = error
+    failed = FAILED_STUDENT.findall(first.log)
+    retried = []
+    for student in dict.fromkeys(failed):
+        try:
+            run_nbgrader(shard, "autograde", shard.assignment_id, "--force", f"--student={student}")
+            retried.append(student)
+        except NbgraderError as error:
+            first = error
+            break
+    else:
+        if failed:
+            print(f"note: nbgrader failed on {', '.join(retried)} once; a second attempt graded it", file=sys.stderr)
+            return ShardRun(shard, group, None)
+    log_file = shard.root / "autograde.log"
+    log_file.write_text(first.log)
+    return ShardRun(shard, group, f"{first}\n(whole log: {log_file})")
 
 
-def autograded_notebook(run: ShardRun, student_id: str, notebook: str) -> Path:
-    return run.workspace.autograded_dir / student_id / run.workspace.assignment_id / f"{notebook}.ipynb"
+FAILED_STUDENT = re.compile(r"There was an error processing assignment '[^']*' for student '([^']+)'")

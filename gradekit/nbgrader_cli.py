@@ -10,7 +10,11 @@ from gradekit.course import REPO_ROOT, Course
 
 
 class NbgraderError(RuntimeError):
-    """An nbgrader command exited non-zero; the message carries its log tail."""
+    """An nbgrader command exited non-zero; the message carries its log tail, `log` the whole log."""
+
+    def __init__(self, message: str, log: str = ""):
+        super().__init__(message)
+        self.log = log
 
 
 def grading_environment() -> dict[str, str]:
@@ -49,6 +53,7 @@ def run_nbgrader(course: Course, *args: str, timeout: float | None = None) -> su
         timeout=timeout,
     )
     if result.returncode != 0:
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-25:])
-        raise NbgraderError(f"nbgrader {args[0]} failed (exit {result.returncode}):\n{tail}")
+        log = result.stdout + result.stderr
+        tail = "\n".join(log.strip().splitlines()[-25:])
+        raise NbgraderError(f"nbgrader {args[0]} failed (exit {result.returncode}):\n{tail}", log)
     return result

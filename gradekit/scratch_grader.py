@@ -83,7 +83,7 @@ class ScratchGrader:
             if problem:
                 return self._failed(student_id, problem, started)
             shutil.copytree(submission_dir, target, dirs_exist_ok=False)
-            outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
+            outcome = self._autograde(student_id)
             if not outcome["success"]:
                 return self._failed(student_id, _last_lines(outcome.get("error") or outcome.get("log", "")), started)
             return GradedSubmission(
@@ -95,6 +95,13 @@ class ScratchGrader:
         finally:
             shutil.rmtree(self.course.submitted_dir / student_id, ignore_errors=True)
             shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
+
+    def _autograde(self, student_id: str) -> dict:
+        """nbgrader's autograde, tried a second time when nbgrader itself fails (a kernel that did not start)."""
+        outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
+        if not outcome["success"]:
+            outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
+        return outcome
 
     def _failed(self, student_id: str, message: str, started: float) -> GradedSubmission:
         return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started, WORKER_ID)
