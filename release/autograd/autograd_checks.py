@@ -63,7 +63,7 @@ COMMON_ERRORS = (
         "backward() found no tensor that requires grad: the input was never marked with requires_grad",
     ),
     (
-        "floating point and complex dtype can require gradients",
+        "can require gradients",
         "numpy-default-dtype",
         "an integer tensor was asked to require grad; torch.tensor makes int64 from Python ints",
     ),

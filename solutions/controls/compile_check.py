@@ -55,6 +55,58 @@ def compare_compiled__first_call_in_average(fn, compiled_fn, inputs, rtol, atol,
     }
 
 
+@negative_control("steady-time-summed", fails=["test_compare_compiled"])
+def compare_compiled__steady_total(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.perf_counter):
+    eager_inputs = [t.detach().clone().requires_grad_() for t in inputs]
+    eager_out = fn(*eager_inputs)
+    eager_grads = torch.autograd.grad(eager_out, eager_inputs, torch.ones_like(eager_out))
+
+    compiled_inputs = [t.detach().clone().requires_grad_() for t in inputs]
+    start = clock()
+    compiled_out = compiled_fn(*compiled_inputs)
+    first_call = clock() - start
+    compiled_grads = torch.autograd.grad(compiled_out, compiled_inputs, torch.ones_like(compiled_out))
+
+    start = clock()
+    for _ in range(repeats):
+        compiled_fn(*compiled_inputs)
+    steady = clock() - start  # the steady-state time of the later calls
+
+    return {
+        "outputs_match": torch.allclose(compiled_out, eager_out, rtol=rtol, atol=atol),
+        "grads_match": all(torch.allclose(c, e, rtol=rtol, atol=atol) for c, e in zip(compiled_grads, eager_grads)),
+        "first_call_seconds": first_call,
+        "steady_seconds": steady,
+    }
+
+
+@negative_control("backward-overwrites-grad", fails=["test_compare_compiled"])
+def compare_compiled__shared_leaves(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.perf_counter):
+    leaves = [t.detach().clone().requires_grad_() for t in inputs]
+    eager_out = fn(*leaves)
+    eager_out.backward(torch.ones_like(eager_out))
+    eager_grads = [leaf.grad.clone() for leaf in leaves]
+
+    start = clock()
+    compiled_out = compiled_fn(*leaves)
+    first_call = clock() - start
+    compiled_out.backward(torch.ones_like(compiled_out))  # backward writes the new gradients into .grad
+    compiled_grads = [leaf.grad for leaf in leaves]
+
+    steady = []
+    for _ in range(repeats):
+        start = clock()
+        compiled_fn(*leaves)
+        steady.append(clock() - start)
+
+    return {
+        "outputs_match": torch.allclose(compiled_out, eager_out, rtol=rtol, atol=atol),
+        "grads_match": all(torch.allclose(c, e, rtol=rtol, atol=atol) for c, e in zip(compiled_grads, eager_grads)),
+        "first_call_seconds": first_call,
+        "steady_seconds": sum(steady) / repeats,
+    }
+
+
 @negative_control("outputs-imply-gradients", fails=["test_compare_compiled"])
 def compare_compiled__outputs_only(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.perf_counter):
     eager_out = fn(*inputs)
@@ -101,6 +153,13 @@ def causal_score_mod__python_if(score, b, h, q_idx, kv_idx):
 def masked_attention__zero_scores(q, k, v, keep):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     scores = scores.masked_fill(~keep, 0.0)
+    return torch.softmax(scores, dim=-1) @ v
+
+
+@negative_control("attention-mask-inverted", fails=["test_masked_attention"])
+def masked_attention__mask_inverted(q, k, v, keep):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(keep, -math.inf)  # blank out the masked positions
     return torch.softmax(scores, dim=-1) @ v
 
 

@@ -1,4 +1,6 @@
 """Negative controls for notebook 021_cotangents."""
+import torch
+
 from solutions.controls import negative_control
 
 
@@ -14,6 +16,13 @@ def vjp__sum_reduction(f, x, v):
     point = x.detach().clone().requires_grad_()
     f(point).sum().backward()
     return point.grad
+
+
+@negative_control("dense-jacobian-for-vjp", fails=["test_vjp"])
+def vjp__dense_jacobian(f, x, v):
+    # J has shape f(x).shape + x.shape; flatten both sides and multiply by v
+    J = torch.autograd.functional.jacobian(f, x)
+    return (v.reshape(-1) @ J.reshape(v.numel(), x.numel())).reshape(x.shape)
 
 
 @negative_control("vector-backward-without-cotangent", fails=["test_implicit_seed_allowed"])

@@ -4,12 +4,21 @@ import torch
 from solutions.controls import negative_control
 
 
-@negative_control("square-derivative-missing-two", fails=["test_hand_example_report"])
+@negative_control("square-rule-factor-dropped", fails=["test_hand_example_report"])
 def hand_example_report__chain_rule_without_two(x, w, b, target):
     error = w * x + b - target
     loss = error**2
     # dL/derr = err, then derr/dw = x and derr/db = 1
     return {"loss": loss, "dw": error * x, "db": error}
+
+
+@negative_control("numpy-default-dtype", fails=["test_hand_example_report"])
+def hand_example_report__default_dtype(x, w, b, target):
+    w_leaf = torch.tensor(w, requires_grad=True)
+    b_leaf = torch.tensor(b, requires_grad=True)
+    loss = (w_leaf * x + b_leaf - target) ** 2
+    loss.backward()
+    return {"loss": loss.item(), "dw": w_leaf.grad.item(), "db": b_leaf.grad.item()}
 
 
 @negative_control("grad-on-by-default", fails=["test_hand_example_report"])
@@ -23,9 +32,16 @@ def hand_example_report__parameters_untracked(x, w, b, target):
 
 @negative_control("vjp-transposed-factors", fails=["test_weight_and_input_vjps"])
 def weight_and_input_vjps__transposed_weight_gradient(X, W, G):
-    dW = G.T @ X
     dX = G @ W.T
-    return dW, dX
+    dW = G.T @ X
+    return dX, dW
+
+
+@negative_control("dense-jacobian-for-vjp", fails=["test_weight_and_input_vjps"])
+def weight_and_input_vjps__dense_jacobian(X, W, G):
+    # J_X is (B, O, B, I) and J_W is (B, O, I, O): contract the output axes with G.
+    J_X, J_W = torch.autograd.functional.jacobian(lambda a, b: a @ b, (X, W))
+    return torch.tensordot(G, J_X, dims=2), torch.tensordot(G, J_W, dims=2)
 
 
 @negative_control("jacobian-shaped-like-parameter", fails=["test_jacobian_and_vjp_shapes"])
@@ -76,6 +92,12 @@ def tool_for__no_grad_for_one_edge(situation):
 def evaluate_without_graph__eval_only(model, inputs):
     model.eval()  # evaluation mode: no dropout and no gradient tracking
     return model(inputs)
+
+
+@negative_control("evaluation-without-no-grad", fails=["test_evaluate_without_graph"])
+def evaluate_without_graph__detach_afterwards(model, inputs):
+    model.eval()
+    return model(inputs).detach()  # detached, so the result carries no graph
 
 
 @negative_control("no-grad-disables-dropout", fails=["test_evaluate_without_graph"])

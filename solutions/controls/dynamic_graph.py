@@ -80,3 +80,11 @@ def predicted_branch_gradient__jump_undefined(x, threshold):
     if x > threshold:
         return 3.0 * x**2
     return 2.0
+
+
+@negative_control("branch-gradient-unpredictable", fails=["test_predicted_branch_gradient"])
+def predicted_branch_gradient__runs_autograd(x, threshold):
+    # the safest prediction is the one autograd itself gives
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    jump_at(t, threshold).backward()  # noqa: F821 (defined in the notebook's setup cell)
+    return t.grad.item()

@@ -71,3 +71,53 @@ def repeated_backward_report__second_call_assumed_to_fail(function, value):
     y.backward(retain_graph=True)
     y.backward()
     return first_grad, second_raises, x.grad
+
+
+@negative_control("grad-attribute-is-snapshot", fails=["test_repeated_backward_report"])
+def repeated_backward_report__grad_not_copied(function, value):
+    x = torch.tensor(value, dtype=torch.float64, requires_grad=True)
+    y = function(x)
+    y.backward()
+    first_grad = x.grad  # the gradient after the first call
+    try:
+        y.backward()
+    except RuntimeError:
+        second_raises = True
+    else:
+        second_raises = False
+    x.grad = None
+    y = function(x)
+    y.backward(retain_graph=True)
+    y.backward()
+    return first_grad, second_raises, x.grad
+
+
+@negative_control("rebinding-is-in-place", fails=["test_mutation_detected"])
+def mutation_detected__rebinds_x(operation):
+    x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    z = operation(x, w)
+    with torch.no_grad():
+        x = x + 1
+    try:
+        z.backward()
+    except RuntimeError as error:
+        if "inplace operation" in str(error):
+            return True
+        raise
+    return False
+
+
+@negative_control("data-attribute-is-safe", fails=["test_mutation_detected"])
+def mutation_detected__changed_through_data(operation):
+    x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    z = operation(x, w)
+    x.data.add_(1)  # .data is not tracked, so no torch.no_grad() is needed
+    try:
+        z.backward()
+    except RuntimeError as error:
+        if "inplace operation" in str(error):
+            return True
+        raise
+    return False

@@ -43,3 +43,15 @@ def gradient_at__default_dtype(function, values):
     point = torch.tensor([float(v) for v in values], requires_grad=True)
     function(point).backward()
     return point.grad
+
+
+@negative_control("autodiff-is-finite-differences", fails=["test_gradient_at"])
+def gradient_at__finite_differences(function, values):
+    point = torch.tensor(values, dtype=torch.float64)
+    step = 1e-6
+    gradient = torch.zeros_like(point)
+    for index in range(len(values)):
+        shift = torch.zeros_like(point)
+        shift[index] = step
+        gradient[index] = (function(point + shift) - function(point - shift)) / (2 * step)
+    return gradient

@@ -17,6 +17,13 @@ def scaled_parameter__tracking_assumed(shape, scale, seed):
     return torch.randn(shape, dtype=torch.float64, generator=generator) * scale
 
 
+@negative_control("numpy-default-dtype", fails=["test_scaled_parameter"])
+def scaled_parameter__default_dtype(shape, scale, seed):
+    generator = torch.Generator().manual_seed(seed)
+    values = torch.randn(shape, generator=generator) * scale
+    return values.requires_grad_()
+
+
 @negative_control("intermediate-grad-not-retained", fails=["test_chain_gradients"])
 def chain_gradients__not_retained(x):
     y = x**2
@@ -29,6 +36,15 @@ def chain_gradients__not_retained(x):
 def chain_gradients__by_hand(x):
     y = x**2
     return 2 * x * torch.cos(y), torch.cos(y)
+
+
+@negative_control("grad-by-formula", fails=["test_chain_gradients"])
+def chain_gradients__y_grad_by_formula(x):
+    y = x**2
+    w = torch.sin(y) + 5
+    w.backward()
+    # dw/dy is cos(y), so there is no need to keep y's gradient
+    return x.grad, torch.cos(y).detach()
 
 
 @negative_control("none-grad-means-nonleaf", fails=["test_why_grad_is_none"])

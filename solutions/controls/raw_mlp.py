@@ -17,7 +17,7 @@ def raw_params__scaled_after_tracking(d=784, h=128, k=10, seed=0):
     return [W1, b1, W2, b2]
 
 
-@negative_control("init-scale-ignores-fan-in", fails=["test_raw_params"])
+@negative_control("init-scale-wrong-rule", fails=["test_raw_params"])
 def raw_params__small_constant_scale(d=784, h=128, k=10, seed=0):
     gen = torch.Generator().manual_seed(seed)
     W1 = (torch.randn(d, h, generator=gen, dtype=torch.float64) * 0.01).requires_grad_()
@@ -27,7 +27,7 @@ def raw_params__small_constant_scale(d=784, h=128, k=10, seed=0):
     return [W1, b1, W2, b2]
 
 
-@negative_control("init-scale-ignores-fan-in", fails=["test_raw_params"])
+@negative_control("init-scale-wrong-rule", fails=["test_raw_params"])
 def raw_params__divided_by_fan_in(d=784, h=128, k=10, seed=0):
     gen = torch.Generator().manual_seed(seed)
     W1 = (torch.randn(d, h, generator=gen, dtype=torch.float64) / d).requires_grad_()
@@ -37,11 +37,47 @@ def raw_params__divided_by_fan_in(d=784, h=128, k=10, seed=0):
     return [W1, b1, W2, b2]
 
 
+@negative_control("init-scale-wrong-rule", fails=["test_raw_params"])
+def raw_params__he_for_both_layers(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    W1 = (torch.randn(d, h, generator=gen, dtype=torch.float64) * math.sqrt(2 / d)).requires_grad_()
+    W2 = (torch.randn(h, k, generator=gen, dtype=torch.float64) * math.sqrt(2 / h)).requires_grad_()
+    b1 = torch.zeros(h, dtype=torch.float64, requires_grad=True)
+    b2 = torch.zeros(k, dtype=torch.float64, requires_grad=True)
+    return [W1, b1, W2, b2]
+
+
+@negative_control("numpy-default-dtype", fails=["test_raw_params"])
+def raw_params__default_dtype(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    W1 = (torch.randn(d, h, generator=gen) * math.sqrt(2 / d)).requires_grad_()
+    W2 = (torch.randn(h, k, generator=gen) / math.sqrt(h)).requires_grad_()
+    b1 = torch.zeros(h, requires_grad=True)
+    b2 = torch.zeros(k, requires_grad=True)
+    return [W1, b1, W2, b2]
+
+
+@negative_control("grad-on-by-default", fails=["test_raw_params"])
+def raw_params__tracking_assumed(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    W1 = torch.randn(d, h, generator=gen, dtype=torch.float64) * math.sqrt(2 / d)
+    W2 = torch.randn(h, k, generator=gen, dtype=torch.float64) / math.sqrt(h)
+    return [W1, torch.zeros(h, dtype=torch.float64), W2, torch.zeros(k, dtype=torch.float64)]
+
+
 @negative_control("relu-on-output-logits", fails=["test_raw_forward"])
 def raw_forward__relu_after_every_layer(X, params):
     W1, b1, W2, b2 = params
     hidden = F.relu(X @ W1 + b1)
     return F.relu(hidden @ W2 + b2)
+
+
+@negative_control("numpy-default-dtype", fails=["test_raw_forward"])
+def raw_forward__float32(X, params):
+    # MNIST pixels are float32, so compute in float32
+    W1, b1, W2, b2 = (p.float() for p in params)
+    hidden = F.relu(X.float() @ W1 + b1)
+    return hidden @ W2 + b2
 
 
 @negative_control("softmax-before-cross-entropy", fails=["test_raw_loss"])
@@ -60,3 +96,9 @@ def raw_loss__float_labels(logits, y):
 def raw_loss__int32_labels(logits, y):
     labels = torch.as_tensor(y).int()
     return F.cross_entropy(logits, labels)
+
+
+@negative_control("numpy-default-dtype", fails=["test_raw_loss"])
+def raw_loss__float32(logits, y):
+    labels = torch.as_tensor(y).to(torch.int64)
+    return F.cross_entropy(logits.float(), labels)

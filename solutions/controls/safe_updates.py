@@ -40,6 +40,13 @@ def sgd_step__through_data(params, lr):
         p.grad = None
 
 
+@negative_control("data-attribute-is-safe", fails=["test_sgd_step"])
+def sgd_step__assigns_data(params, lr):
+    for p in params:
+        p.data = p.data - lr * p.grad
+        p.grad = None
+
+
 @negative_control("zero-fill-same-as-none", fails=["test_optimizer_round"])
 def optimizer_round__zeroes_regardless(optimizer, loss, set_to_none):
     loss.backward()
@@ -90,3 +97,21 @@ def accumulate_grads__keeps_old_grads(params, loss_fn, batches):
     total = sum(len(y) for _, y in batches)
     for X, y in batches:
         (loss_fn(X, y) * (len(y) / total)).backward()
+
+
+@negative_control("microbatches-merged-into-one", fails=["test_accumulate_grads"])
+def accumulate_grads__one_big_batch(params, loss_fn, batches):
+    for p in params:
+        p.grad = None
+    X = torch.cat([X for X, _ in batches])
+    y = torch.cat([y for _, y in batches])
+    loss_fn(X, y).backward()
+
+
+@negative_control("microbatches-merged-into-one", fails=["test_accumulate_grads"])
+def accumulate_grads__summed_losses(params, loss_fn, batches):
+    total = sum(len(y) for _, y in batches)
+    for p in params:
+        p.grad = None
+    loss = sum(loss_fn(X, y) * (len(y) / total) for X, y in batches)
+    loss.backward()

@@ -120,6 +120,50 @@ def raw_train__detached_not_cloned(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0
     return best
 
 
+@negative_control("clone-cuts-graph", fails=["test_raw_train"])
+def raw_train__cloned_not_detached(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    best, best_loss = None, float("inf")
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for start in range(0, len(y), bs):
+            rows = order[start:start + bs]
+            for p in params:
+                p.grad = None
+            F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+        val_loss = raw_metrics(Xv, yv, params)[0]  # noqa: F821
+        if val_loss < best_loss:
+            best_loss, best = val_loss, [p.clone() for p in params]  # a copy, so later steps cannot touch it
+    if best is None:
+        raise ValueError("raw_train needs at least one epoch")
+    return best
+
+
+@negative_control("last-epoch-is-best", fails=["test_raw_train"])
+def raw_train__keeps_last_epoch(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    if epochs < 1:
+        raise ValueError("raw_train needs at least one epoch")
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    history = []
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for start in range(0, len(y), bs):
+            rows = order[start:start + bs]
+            for p in params:
+                p.grad = None
+            F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+        history.append(raw_metrics(Xv, yv, params)[0])  # noqa: F821  (watched; training only improves the model)
+    return [p.detach().clone() for p in params]
+
+
 @negative_control("selection-on-wrong-split", fails=["test_local_mnist_raw"])
 def local_mnist_raw__selects_on_test(X_train, y_train, X_val, y_val, X_test, y_test):
     splits = {"train": (X_train, y_train), "validation": (X_val, y_val), "test": (X_test, y_test)}
@@ -162,6 +206,18 @@ def second_backward_succeeds__always_refused(function, values):
     return False
 
 
+@negative_control("broad-except-hides-errors", fails=["test_second_backward_succeeds"])
+def second_backward_succeeds__catches_every_runtime_error(function, values):
+    x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    y = function(x)
+    y.backward()
+    try:
+        y.backward()
+    except RuntimeError:
+        return False
+    return True
+
+
 @negative_control("dense-jacobian-for-vjp", fails=["test_affine_vjp"])
 def affine_vjp__dense_jacobian(X, W, G):
     # J_X has shape (B, O, B, I) and J_W shape (B, O, I, O); contract their first two axes with G.
@@ -175,5 +231,11 @@ def affine_jacobian_entries__shape_of_weight(B, I, O):
 
 
 @negative_control("jvp-one-tangent-only", fails=["test_affine_jvp"])
-def affine_jvp__input_tangent_only(X, W, dX, dW):
-    return torch.func.jvp(lambda a: a @ W, (X,), (dX,))
+def affine_jvp__input_tangent_only(X, W, dX, dW, f=torch.matmul):
+    return torch.func.jvp(lambda a: f(a, W), (X,), (dX,))
+
+
+@negative_control("jvp-by-hand-formula", fails=["test_affine_jvp"])
+def affine_jvp__product_rule_by_hand(X, W, dX, dW, f=torch.matmul):
+    # Product rule: perturb X and W together, keep the first-order terms.
+    return f(X, W), dX @ W + X @ dW

@@ -6,6 +6,7 @@ def hand_example_report(x, w, b, target):
     """Loss and gradients of the hand example loss = (w * x + b - target) ** 2.
 
     All four arguments are Python floats; w and b are the parameters.
+    Compute in float64 (torch.tensor makes float32 unless told otherwise).
     Return a dict {"loss": ..., "dw": ..., "db": ...} of Python floats.
     """
     w_leaf = torch.tensor(w, dtype=torch.float64, requires_grad=True)
@@ -20,12 +21,12 @@ def weight_and_input_vjps(X, W, G):
     """Pull the upstream gradient G back through Y = X @ W with two matrix products.
 
     X has shape (B, I), W has shape (I, O), G has shape (B, O).
-    Return (dW, dX): the gradients of sum(G * Y) with respect to W and to X.
-    Do not build a Jacobian.
+    Return (dX, dW): the gradients of sum(G * Y) with respect to X and to W,
+    in the same order as affine_vjp in notebook 060. Do not build a Jacobian.
     """
-    dW = X.T @ G
     dX = G @ W.T
-    return dW, dX
+    dW = X.T @ G
+    return dX, dW
 
 
 def jacobian_and_vjp_shapes(B, I, O):

@@ -18,10 +18,11 @@ def sgd_step(params, lr):
 def optimizer_round(optimizer, loss, set_to_none):
     """Backpropagate `loss`, take one optimizer step, then reset the gradients of the optimizer's parameters.
 
-    Reset them to None when `set_to_none` is True and to zero-filled tensors
-    when it is False. Return one bool per parameter, in the order of
-    optimizer.param_groups: True when that parameter had a gradient (even an
-    all-zero one) when the step ran.
+    Reset them as optimizer.zero_grad(set_to_none=set_to_none) does: an existing
+    gradient becomes None (set_to_none True) or is filled with zeros (False),
+    and a parameter that never had a gradient keeps None. Return one bool per
+    parameter, in the order of optimizer.param_groups: True when that parameter
+    had a gradient (even an all-zero one) when the step ran.
     """
     loss.backward()
     had_grad = [p.grad is not None for group in optimizer.param_groups for p in group["params"]]
