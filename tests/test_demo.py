@@ -26,4 +26,4 @@ def test_demo_grades_exports_and_explains_a_cohort(course, manifest, tmp_path, c
         assert f"misconception: {control.misconception}]" in feedback
         assert "HIDDEN TESTS" not in feedback and "for seed, size in" not in feedback
     blank_feedback = (scratch.feedback_dir / "blank" / "autograd" / "010_history.html").read_text()
-    assert "not written yet" in blank_feedback and "Traceback" not in blank_feedback
+    assert "not written yet" in blank_feedback and "Traceback (most recent call last)" not in blank_feedback
