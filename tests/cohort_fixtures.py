@@ -4,6 +4,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import nbformat
+
 from gradekit.course import Course
 from gradekit.manifest import Manifest
 from gradekit.solutions import load_controls
@@ -11,6 +13,7 @@ from gradekit.submissions import proof_subjects, write_submission
 from gradekit.workspace import clone_workspace, new_workspace
 
 MALFORMED_STUDENT = "broken-json"
+CRASHING_STUDENT = "kills-its-kernel"
 
 
 def cohort_course(course: Course, manifest: Manifest, root: Path) -> Course:
@@ -25,6 +28,18 @@ def add_malformed_submission(course: Course, notebook: str) -> None:
     folder = course.submitted_dir / MALFORMED_STUDENT / course.assignment_id
     folder.mkdir(parents=True)
     (folder / f"{notebook}.ipynb").write_text('{"cells": [ this is not json')
+
+
+def add_kernel_killing_submission(course: Course, manifest: Manifest, notebook: str) -> None:
+    """A submission whose first answer cell ends its kernel process outright."""
+    from gradekit.submissions import answer_sources, fill_answers
+
+    sources = answer_sources(manifest, notebook, None)
+    first = manifest.exercises_of(notebook)[0].answer_cell
+    sources[first] = "import os\nos._exit(1)"
+    folder = course.submitted_dir / CRASHING_STUDENT / course.assignment_id
+    folder.mkdir(parents=True)
+    nbformat.write(fill_answers(course.release_dir / f"{notebook}.ipynb", sources), folder / f"{notebook}.ipynb")
 
 
 def serial_twin(course: Course, root: Path, skip: set[str]) -> Course:

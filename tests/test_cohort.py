@@ -9,7 +9,14 @@ from gradekit.gradebook_records import read_record
 from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.progress import Progress
 
-from cohort_fixtures import MALFORMED_STUDENT, add_malformed_submission, cohort_course, serial_twin
+from cohort_fixtures import (
+    CRASHING_STUDENT,
+    MALFORMED_STUDENT,
+    add_kernel_killing_submission,
+    add_malformed_submission,
+    cohort_course,
+    serial_twin,
+)
 
 NOTEBOOK = "010_history"
 
@@ -19,7 +26,8 @@ def graded_cohort(course, manifest, tmp_path_factory):
     narrow = manifest.only([NOTEBOOK])
     parallel = cohort_course(course, narrow, tmp_path_factory.mktemp("parallel"))
     add_malformed_submission(parallel, NOTEBOOK)
-    serial = serial_twin(parallel, tmp_path_factory.mktemp("serial"), skip={MALFORMED_STUDENT})
+    add_kernel_killing_submission(parallel, narrow, NOTEBOOK)
+    serial = serial_twin(parallel, tmp_path_factory.mktemp("serial"), skip={MALFORMED_STUDENT, CRASHING_STUDENT})
     stream = io.StringIO()
     result = grade_cohort(parallel, LocalExecutor(2), (NOTEBOOK,), Progress(len(submitted_students(parallel)), stream))
     run_nbgrader(serial, "autograde", serial.assignment_id, "--force")
@@ -28,7 +36,7 @@ def graded_cohort(course, manifest, tmp_path_factory):
 
 def test_gradebook_matches_serial_nbgrader_for_every_student(graded_cohort):
     parallel, serial, result, _ = graded_cohort
-    students = [row.student_id for row in result.rows if row.student_id != MALFORMED_STUDENT]
+    students = [row.student_id for row in result.rows if row.student_id not in (MALFORMED_STUDENT, CRASHING_STUDENT)]
     assert len(students) >= 9
     for student in students:
         assert read_record(parallel, student) == read_record(serial, student), student
@@ -43,10 +51,20 @@ def test_graded_notebooks_land_in_the_course_autograded_folder(graded_cohort):
 
 def test_a_malformed_submission_fails_on_its_own_row(graded_cohort):
     parallel, _, result, _ = graded_cohort
-    (broken,) = result.failed
-    assert broken.student_id == MALFORMED_STUDENT and broken.grades is None
-    assert broken.message
-    assert all(row.status == "graded" for row in result.rows if row is not broken)
+    broken = next(row for row in result.rows if row.student_id == MALFORMED_STUDENT)
+    assert broken.status == "failed" and broken.grades is None and broken.message
+    others = [row for row in result.rows if row.student_id not in (MALFORMED_STUDENT, CRASHING_STUDENT)]
+    assert all(row.status == "graded" for row in others)
+
+
+def test_a_submission_that_kills_its_kernel_is_reported_on_its_own_row(graded_cohort):
+    _, _, result, _ = graded_cohort
+    crashed = next(row for row in result.rows if row.student_id == CRASHING_STUDENT)
+    # Either nbgrader records the dead kernel as failed cells, or the row says grading failed.
+    if crashed.status == "graded":
+        assert crashed.grades.score < crashed.grades.max_score
+    else:
+        assert crashed.status == "failed" and crashed.message
 
 
 def test_rows_are_ordered_by_student_and_progress_is_reported(graded_cohort):
@@ -55,7 +73,7 @@ def test_rows_are_ordered_by_student_and_progress_is_reported(graded_cohort):
     assert ids == sorted(ids)
     lines = progress.strip().splitlines()
     assert len(lines) == len(ids)
-    assert lines[-1].startswith(f"[{len(ids)}/{len(ids)}]") and "failed so far: 1" in lines[-1]
+    assert lines[-1].startswith(f"[{len(ids)}/{len(ids)}]") and f"failed so far: {len(result.failed)}" in lines[-1]
     assert "left" in lines[0]
 
 
