@@ -34,6 +34,7 @@ def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None) -> int:
     print(f"demo course: {demo.root} (release built in {demo.release_dir})")
     for subject in proof_subjects(manifest, load_controls(manifest)):
         write_submission(demo, demo.release_dir, manifest, subject)
+    print("(each control-* student submits only the notebook its control rewrites; nbgrader scores missing notebooks zero)")
     result = grade_and_report(demo, manifest, LocalExecutor(jobs or default_jobs()))
     if any(entry.name == NOTEBOOK for entry in manifest.notebooks):
         loss, accuracy, seconds = train_on_digits(demo, manifest)
