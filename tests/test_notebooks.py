@@ -1,4 +1,5 @@
 """The notebook contract: source notebooks run top to bottom, are committed clean, and the release hides what it must."""
+import re
 import shutil
 
 import nbformat
@@ -10,6 +11,9 @@ from gradekit.manifest import load_manifest
 from gradekit.nbgrader_cli import grading_environment
 
 NOTEBOOKS = [entry.name for entry in load_manifest().notebooks]
+SOLUTION_REGION = re.compile(
+    rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}\n.*?^[ \t]*{re.escape(END_SOLUTION)}[ \t]*$", re.MULTILINE | re.DOTALL
+)
 
 
 def _read(folder, name):
@@ -48,13 +52,12 @@ def test_release_has_stubs_and_visible_checks_only(name, course, manifest):
         assert BEGIN_SOLUTION not in cell.source and BEGIN_HIDDEN not in cell.source, cell_id
         assert "### END" not in cell.source, cell_id
     for exercise in manifest.exercises_of(name):
-        original = source[exercise.answer_cell].source
-        before, marker_line_rest = original.split(BEGIN_SOLUTION)
-        visible, indent = before.rsplit("\n", 1)
-        stub = "\n".join(indent + line for line in course.code_stub.splitlines())
-        after = original.split(END_SOLUTION)[1]
-        # Exactly the signature and docstring, the stub, and whatever followed the solution.
-        assert release[exercise.answer_cell].source == f"{visible}\n{stub}{after}", exercise.answer_cell
+        # Exactly the source with each solution region replaced by the indented stub.
+        expected = SOLUTION_REGION.sub(
+            lambda region: "\n".join(region["indent"] + line for line in course.code_stub.splitlines()),
+            source[exercise.answer_cell].source,
+        )
+        assert release[exercise.answer_cell].source == expected, exercise.answer_cell
         for test in exercise.tests:
             shown = source[test.cell].source.split(BEGIN_HIDDEN)[0].rstrip()
             assert release[test.cell].source.rstrip() == shown, test.cell

@@ -15,7 +15,7 @@ def test_every_control_was_graded_and_named_its_misconception(proof, manifest):
     for control in controls:
         grades = proof.grades[control.student_id]
         assert control.misconception in grades.diagnosed
-        lost = {c.cell for c in grades.cells if not c.full}
+        lost = {c.cell for c in grades.of_notebook(control.notebook) if not c.full}
         assert lost == set(control.fails)
 
 
