@@ -13,7 +13,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import nbformat
 from nbclient import NotebookClient
 
 from gradekit.cohort import grade_cohort, submitted_students

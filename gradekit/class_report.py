@@ -10,7 +10,6 @@ import dataclasses
 import html
 import os
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 from gradekit.catalog import Misconception
