@@ -1,4 +1,3 @@
-
 from gradekit.course import CONFIG_FILE, REPO_ROOT, load_course
 
 
