@@ -10,6 +10,8 @@ gives a test cell zero for any output on stderr, and a PyTorch warning is not
 a student's mistake in itself.
 """
 import contextlib
+import os
+import sysconfig
 import traceback
 import warnings
 
@@ -93,12 +95,31 @@ def call_answer(function, *args, known_errors=COMMON_ERRORS, **kwargs):
 def _answer_error(name, error, known_errors):
     text = str(error).strip()
     summary = text.splitlines()[0] if text else ""
-    frames = traceback.format_exception(type(error), error, error.__traceback__.tb_next)
+    frames = _student_traceback(error)
     raised = f"{name} raised {type(error).__name__}: {summary}"
     for substring, misconception, message in known_errors:
         if substring in text:
             return Diagnosis(f"{message} ({raised})", misconception, detail=frames)
     return Diagnosis(raised, None, detail=frames)
+
+
+# Frames inside installed libraries (torch, numpy) and the standard library say nothing to a student.
+_LIBRARY_DIRS = tuple(
+    {os.path.realpath(sysconfig.get_paths()[key]) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def _student_traceback(error):
+    """The traceback from the student's function down, without library frames, ending in the error line."""
+    frames = [
+        frame for frame in traceback.extract_tb(error.__traceback__.tb_next)
+        if not os.path.realpath(frame.filename).startswith(_LIBRARY_DIRS)
+    ]
+    return [
+        "Traceback (most recent call last):\n",
+        *traceback.format_list(frames),
+        *traceback.format_exception_only(type(error), error),
+    ]
 
 
 def expect_tensor(value, what, shape=None):
