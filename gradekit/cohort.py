@@ -19,7 +19,7 @@ from gradekit.gradebook import SubmissionGrades, open_gradebook, read_grades
 from gradekit.gradebook_records import write_record
 from gradekit.progress import Progress
 from gradekit.scratch_grader import GradedSubmission
-from gradekit.workspace import build_release, new_workspace
+from gradekit.workspace import build_release, copy_source, new_workspace
 
 TEMPLATE_DIR = ".grading-template"
 
@@ -88,13 +88,7 @@ def build_template(course: Course, root: Path, notebooks: tuple[str, ...]) -> Co
     """
     if not course.db_url.startswith("sqlite:///"):
         return new_workspace(course, root, notebooks)
-    template = course.at(root)
-    keep = {f"{name}.ipynb" for name in notebooks}
-    shutil.copytree(
-        course.source_dir,
-        template.source_dir,
-        ignore=lambda folder, names: {n for n in names if n.endswith(".ipynb") and n not in keep} | {"__pycache__"},
-    )
+    template = copy_source(course, root, notebooks)
     shutil.copyfile(course.db_url.removeprefix("sqlite:///"), root / "gradebook.db")
     return template
 

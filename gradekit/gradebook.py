@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
-from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
 from gradekit.course import Course
 from gradekit.diagnoses import diagnoses_by_cell
+from gradekit.nbgrader_cli import with_tools_first
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,9 +60,7 @@ class SubmissionGrades:
 
 def open_gradebook(course: Course) -> Gradebook:
     """nbgrader's gradebook; it may run `alembic` by name, so this interpreter's bin/ must be on PATH."""
-    bin_dir = str(Path(sys.executable).parent)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    os.environ["PATH"] = with_tools_first(os.environ.get("PATH", ""))
     return Gradebook(course.db_url, course.course_id)
 
 

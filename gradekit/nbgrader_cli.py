@@ -26,9 +26,14 @@ def grading_environment() -> dict[str, str]:
     """
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    bin_dir = str(Path(sys.executable).parent)
-    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env["PATH"] = with_tools_first(env.get("PATH", ""))
     return env
+
+
+def with_tools_first(path: str) -> str:
+    """`path` with this interpreter's bin/ (alembic, jupyter, nbgrader) in front, unless already there."""
+    bin_dir = str(Path(sys.executable).parent)
+    return path if path.split(os.pathsep)[:1] == [bin_dir] else bin_dir + os.pathsep + path
 
 
 def nbgrader_command(course: Course, *args: str) -> list[str]:

@@ -32,16 +32,22 @@ def publish_release(course: Course) -> Path:
 
 def new_workspace(course: Course, root: Path, notebooks: tuple[str, ...]) -> Course:
     """Copy the assignment's support files and the named notebooks into `root`; generate release and gradebook there."""
-    workspace = course.at(root)
-    workspace.root.mkdir(parents=True, exist_ok=True)
+    workspace = copy_source(course, root, notebooks)
+    build_release(workspace)
+    return workspace
+
+
+def copy_source(course: Course, root: Path, notebooks: tuple[str, ...]) -> Course:
+    """The course at `root` with the assignment's support files and the named source notebooks only."""
+    moved = course.at(root)
+    moved.root.mkdir(parents=True, exist_ok=True)
     keep = {f"{name}.ipynb" for name in notebooks}
     shutil.copytree(
         course.source_dir,
-        workspace.source_dir,
+        moved.source_dir,
         ignore=lambda folder, names: _generated_files(folder, names) | {n for n in names if n.endswith(".ipynb") and n not in keep},
     )
-    build_release(workspace)
-    return workspace
+    return moved
 
 
 def clone_workspace(workspace: Course, root: Path) -> Course:
