@@ -39,9 +39,11 @@ HARMLESS_STDERR_LINES = [
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"\A(?:(?:%s)\s*\n?)+\Z" % "|".join(HARMLESS_STDERR_LINES)
 
-# A runaway print loop must not blow up the autograded notebook.
+# A runaway print loop must not blow up the autograded notebook: nbgrader cuts
+# outputs by lines, LimitOutputSize (below) by characters, for one long line.
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 200
+c.LimitOutputSize.max_characters = 100_000
 
 # The kit's own settings: the one assignment of this course, and the address
 # space each grading kernel may use (the kit's parallel grader enforces it, so a
@@ -49,10 +51,45 @@ c.LimitOutput.max_traceback = 200
 c.CourseKit.assignment_id = "autograd"
 c.CourseKit.kernel_memory_gb = 8
 
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, Execute, GetGrades, IgnorePattern,
+    LimitOutput, NbGraderPreprocessor, SaveAutoGrades,
+)
+from traitlets import Integer  # noqa: E402
+
+
+class LimitOutputSize(NbGraderPreprocessor):
+    """Cut any text output longer than `max_characters`, saying so; a cut stderr still counts as stderr.
+
+    Images and other binary outputs are left whole: cutting them would only break them.
+    """
+
+    max_characters = Integer(100_000).tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                output["text"] = self._cut(output.get("text", ""))
+            for mime, value in list(output.get("data", {}).items()):
+                if mime.startswith("text/") and isinstance(value, str):
+                    output["data"][mime] = self._cut(value)
+        return cell, resources
+
+    def _cut(self, text):
+        if len(text) <= self.max_characters:
+            return text
+        return text[: self.max_characters] + f"\n... [{len(text) - self.max_characters} more characters cut by the grader]\n"
+
+
+# nbgrader's own autograde steps, in its order, with the character limit after its line limit.
+c.Autograde.autograde_preprocessors = [
+    Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, LimitOutputSize,
+    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+]
+
 # Feedback teaches without leaking: hidden tests are cut from the test cells,
 # and a failed check shows its diagnosis, not the grader's traceback.
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades, NbGraderPreprocessor  # noqa: E402
 
 
 class DiagnosesOnly(NbGraderPreprocessor):

@@ -103,9 +103,9 @@ def _csv_bytes(header: list[str], lines: list[list]) -> bytes:
 
 def _write_csvs(folder, rows, cells, misconceptions) -> None:
     _atomic_write(folder / "students.csv", _csv_bytes(
-        ["student_id", "status", "score", "max_score", "misconceptions", "message"],
+        ["student_id", "status", "score", "max_score", "misconceptions", "message", "notes"],
         [[r.student_id, r.status, f"{r.score:g}", f"{r.grades.max_score:g}" if r.grades else "",
-          " ".join(r.grades.diagnosed) if r.grades else "", r.message] for r in rows],
+          " ".join(r.grades.diagnosed) if r.grades else "", r.message, " | ".join(r.notes)] for r in rows],
     ))
     _atomic_write(folder / "cells.csv", _csv_bytes(
         ["notebook", "cell", "graded", "passed", "pass_rate"],
@@ -170,13 +170,20 @@ def _html(rows, cells, misconceptions) -> str:
     e = html.escape
     top = misconceptions[:3]
     weakest = sorted((c for c in cells if c.graded), key=lambda c: c.pass_rate)[:3]
-    failed = [r for r in rows if r.status != "graded"]
+    failed = [r for r in rows if r.status == "failed"]
+    flagged = [r for r in rows if r.status == "flagged"]
     top_items = "".join(
         f"<li><b>{e(m.title)}</b> ({e(m.id)}): {m.count} student(s): {e(', '.join(m.students))}<br><small>{e(m.diagnosis)}</small></li>"
         for m in top
     ) or "<li>No misconception was diagnosed.</li>"
     weak_items = "".join(f"<li>{e(c.notebook)} / {e(c.cell)}: {c.pass_rate:.0%} passed</li>" for c in weakest)
     failed_items = "".join(f"<li>{e(r.student_id)}: {e(r.message)}</li>" for r in failed) or "<li>none</li>"
+    flagged_items = "".join(
+        f"<li>{e(r.student_id)}<ul>{''.join(f'<li>{e(f)}</li>' for f in r.findings)}</ul></li>" for r in flagged
+    ) or "<li>none</li>"
+    noted_items = "".join(
+        f"<li>{e(r.student_id)}<ul>{''.join(f'<li>{e(n)}</li>' for n in r.notes)}</ul></li>" for r in rows if r.notes
+    ) or "<li>none</li>"
     student_rows = "".join(
         f"<tr><td>{e(r.student_id)}</td><td>{e(r.status)}</td><td>{r.score:g}</td>"
         f"<td>{e(', '.join(r.grades.diagnosed) if r.grades else '')}</td></tr>"
@@ -187,10 +194,13 @@ def _html(rows, cells, misconceptions) -> str:
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}td,th{{padding:2px 8px;text-align:left}}</style>
 </head><body>
 <h1>Class report</h1>
-<p>{len(rows)} submissions, {len(rows) - len(failed)} graded, {len(failed)} failed to grade.</p>
+<p>{len(rows)} submissions, {len(rows) - len(failed)} graded, {len(failed)} failed to grade,
+{len(flagged)} flagged for a TA (grade withheld until a TA reviews it).</p>
 <h2>Top problems</h2><ol>{top_items}</ol>
 <h2>Weakest test cells</h2><ol>{weak_items}</ol>
 <h2>Submissions that could not be graded</h2><ul>{failed_items}</ul>
+<h2>Flagged for a TA: possible tampering</h2><ul>{flagged_items}</ul>
+<h2>What was set aside or repaired before grading</h2><ul>{noted_items}</ul>
 <img src="score_distribution.png" alt="score distribution">
 <img src="misconceptions.png" alt="misconceptions diagnosed">
 <img src="cell_pass_rate.png" alt="pass rate per test cell">

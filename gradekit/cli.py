@@ -57,8 +57,10 @@ def _grade(args) -> int:
     from gradekit.pipeline import grade_and_report
 
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
-    result = grade_and_report(load_course(), load_manifest(), executor, collect=args.collect)
-    return 0 if not result.failed else 3
+    result = grade_and_report(load_course(), load_manifest(), executor, args.collect, args.cell_timeout)
+    if result.failed:
+        return 3
+    return 4 if result.flagged else 0
 
 
 def _benchmark(args) -> int:
@@ -94,6 +96,7 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--collect", action="store_true", help="first collect submissions from the exchange")
     grade.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers on this machine (default: cores)")
     grade.add_argument("--scheduler", help="grade on a Dask cluster instead (scheduler address, e.g. tcp://10.0.0.5:8786)")
+    grade.add_argument("--cell-timeout", type=int, help="seconds one cell may run in this run (default: Execute.timeout in nbgrader_config.py)")
     grade.set_defaults(run=_grade)
     bench = commands.add_parser("benchmark", help="serial nbgrader against `grade` on one synthetic cohort; prints throughput")
     bench.add_argument("--jobs", type=int, default=default_jobs())

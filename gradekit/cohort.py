@@ -18,7 +18,7 @@ from gradekit.course import Course
 from gradekit.gradebook import SubmissionGrades, open_gradebook, read_grades
 from gradekit.gradebook_records import write_record
 from gradekit.progress import Progress
-from gradekit.scratch_grader import GradedSubmission
+from gradekit.scratch_grader import GradedSubmission, write_settings
 from gradekit.workspace import build_release, copy_source, new_workspace
 
 TEMPLATE_DIR = ".grading-template"
@@ -35,6 +35,8 @@ class CohortRow:
     message: str
     grades: SubmissionGrades | None
     worker: str = ""
+    notes: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -48,7 +50,11 @@ class CohortResult:
 
     @property
     def failed(self) -> tuple[CohortRow, ...]:
-        return tuple(r for r in self.rows if r.status != "graded")
+        return tuple(r for r in self.rows if r.status == "failed")
+
+    @property
+    def flagged(self) -> tuple[CohortRow, ...]:
+        return tuple(r for r in self.rows if r.status == "flagged")
 
 
 def submitted_students(course: Course) -> list[tuple[Path, str]]:
@@ -63,10 +69,15 @@ def submitted_students(course: Course) -> list[tuple[Path, str]]:
     return sorted(found, key=lambda pair: pair[1])
 
 
-def grade_cohort(course: Course, executor: Executor, notebooks: tuple[str, ...], progress: Progress | None = None) -> CohortResult:
+def grade_cohort(
+    course: Course, executor: Executor, notebooks: tuple[str, ...], progress: Progress | None = None,
+    cell_timeout: int | None = None,
+) -> CohortResult:
+    """Grade every submission; `cell_timeout` (seconds) overrides the course's limit for this run."""
     started = time.monotonic()
     _ensure_assignment(course)
     template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
+    write_settings(template.root, cell_timeout or course.cell_timeout)
     tasks = submitted_students(course)
     progress = progress or Progress(len(tasks))
     outcomes: dict[str, GradedSubmission] = {}
@@ -123,4 +134,4 @@ def _store(course: Course, graded: GradedSubmission) -> None:
 
 def _row(course: Course, graded: GradedSubmission) -> CohortRow:
     grades = read_grades(course, graded.student_id) if graded.ok else None
-    return CohortRow(graded.student_id, graded.status, graded.message, grades, graded.worker)
+    return CohortRow(graded.student_id, graded.status, graded.message, grades, graded.worker, graded.notes, graded.findings)

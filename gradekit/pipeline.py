@@ -12,21 +12,29 @@ from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.report import student_table
 
 
-def grade_and_report(course: Course, manifest: Manifest, executor: Executor, collect: bool = False) -> CohortResult:
+def grade_and_report(
+    course: Course, manifest: Manifest, executor: Executor, collect: bool = False, cell_timeout: int | None = None,
+) -> CohortResult:
     if collect:
         run_nbgrader(course, "collect", course.assignment_id)
     notebooks = tuple(entry.name for entry in manifest.notebooks)
-    result = grade_cohort(course, executor, notebooks)
-    if any(row.status == "graded" for row in result.rows):
+    result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout)
+    if any(row.grades for row in result.rows):
         run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
     report = write_class_report(report_dir(course), manifest, result.rows, load_catalog())
     statuses = {row.student_id: row.status for row in result.rows}
     graded = [row.grades for row in result.rows if row.grades]
     print(student_table(graded, load_catalog(), statuses))
-    for row in result.failed:
-        print(f"{row.student_id}: {row.status}: {row.message}")
-    print(f"\n{len(result.rows)} submissions in {result.seconds:.0f} s, {len(result.failed)} could not be graded")
+    for row in result.rows:
+        if row.status != "graded":
+            print(f"{row.student_id}: {row.status}: {row.message}")
+        for note in row.notes:
+            print(f"{row.student_id}: note: {note}")
+    print(
+        f"\n{len(result.rows)} submissions in {result.seconds:.0f} s, {len(result.failed)} could not be graded, "
+        f"{len(result.flagged)} flagged for a TA (grade withheld: formgrader lists them as needing manual grading)"
+    )
     print(f"grades:       {grades_csv(course)}")
     print(f"feedback:     {course.feedback_dir}/<student>/{course.assignment_id}/")
     print(f"class report: {report}")

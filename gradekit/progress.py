@@ -1,4 +1,4 @@
-"""Progress of a cohort run for the TA: done, failed, and an estimate of the time left."""
+"""Progress of a cohort run for the TA: done, failed, flagged, and an estimate of the time left."""
 from __future__ import annotations
 
 import sys
@@ -13,12 +13,14 @@ class Progress:
         self.total = total
         self.done = 0
         self.failed = 0
+        self.flagged = 0
         self.started = time.monotonic()
         self.stream = stream
 
     def update(self, graded: GradedSubmission) -> None:
         self.done += 1
-        self.failed += 0 if graded.ok else 1
+        self.failed += graded.status == "failed"
+        self.flagged += graded.status == "flagged"
         print(self.line(graded), file=self.stream, flush=True)
 
     def line(self, graded: GradedSubmission) -> str:
@@ -26,6 +28,6 @@ class Progress:
         left = elapsed / self.done * (self.total - self.done)
         width = len(str(self.total))
         return (
-            f"[{self.done:>{width}}/{self.total}] {graded.status:<6} {graded.student_id} ({graded.seconds:.1f} s)"
-            f"  failed so far: {self.failed}  elapsed {elapsed:.0f} s, about {left:.0f} s left"
+            f"[{self.done:>{width}}/{self.total}] {graded.status:<7} {graded.student_id} ({graded.seconds:.1f} s)"
+            f"  failed so far: {self.failed}  flagged: {self.flagged}  elapsed {elapsed:.0f} s, about {left:.0f} s left"
         )

@@ -8,6 +8,7 @@ back as plain values (the gradebook record and the graded files).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import socket
@@ -17,78 +18,110 @@ from pathlib import Path
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.utils import parse_utc
 from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.course import CONFIG_FILE, Course, load_course
-from gradekit.gradebook_records import SubmissionRecord, read_record
+from gradekit.gradebook_records import NotebookRecord, SubmissionRecord, read_record
+from gradekit.intake import Intake, take_in
+from gradekit.kernel_guard import PROTECTED_VARIABLE
+from gradekit.safe_execute import REPORTS
 
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
 
 
+SETTINGS_FILE = "grading-settings.json"
+
+
 @dataclasses.dataclass(frozen=True)
 class GradedSubmission:
-    """One submission's outcome; a failure is a status on its row, never an exception."""
+    """One submission's outcome; a failure is a status on its row, never an exception.
+
+    status: "graded"; "flagged" (graded, but the grade is withheld for a TA:
+    `findings` says why); or "failed" (nothing graded: `message` says why).
+    `notes` lists what was set aside or repaired on the way.
+    """
 
     student_id: str
-    status: str  # "graded" or "failed"
+    status: str
     message: str
     record: SubmissionRecord | None
     files: tuple[tuple[str, bytes], ...]
     seconds: float
     worker: str = ""  # host:pid of the process that graded it
+    notes: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return self.status == "graded"
+        return self.status != "failed"
 
 
-def nbgrader_api(course: Course, warm_kernels: bool) -> NbGraderAPI:
+def write_settings(template_root: Path, cell_timeout: int) -> None:
+    """Settings of one grading run, read by every worker that grades from this template."""
+    (Path(template_root) / SETTINGS_FILE).write_text(json.dumps({"cell_timeout": int(cell_timeout)}))
+
+
+def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = None) -> NbGraderAPI:
     """An in-process nbgrader pointed at `course`, configured by the course's nbgrader_config.py.
 
-    With `warm_kernels`, notebooks run in kernels forked from a process that
-    has already imported torch; every other step is nbgrader's own.
+    With `warm_kernels`, notebooks run in guarded kernels forked from a process
+    that has already imported torch (see safe_execute.py); every other step is
+    nbgrader's own, in the order the configuration lists them.
     """
     config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     config.CourseDirectory.root = str(course.root)
     config.CourseDirectory.db_url = course.db_url
+    if cell_timeout:
+        config.Execute.timeout = int(cell_timeout)
     if warm_kernels:
         from nbgrader.preprocessors import Execute
 
-        from gradekit.warm_kernels import WarmExecute
+        from gradekit.safe_execute import SafeExecute
 
-        steps = Autograde.class_traits()["autograde_preprocessors"].default()
-        config.Autograde.autograde_preprocessors = [WarmExecute if step is Execute else step for step in steps]
+        steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else (
+            Autograde.class_traits()["autograde_preprocessors"].default()
+        )
+        config.Autograde.autograde_preprocessors = [SafeExecute if step is Execute else step for step in steps]
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
 class ScratchGrader:
     def __init__(self, template_root: Path, scratch_root: Path, warm_kernels: bool = True):
+        template_root = Path(template_root)
         self.course = load_course().at(scratch_root)
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
-        shutil.copytree(Path(template_root) / "source", scratch_root / "source")
-        shutil.copyfile(Path(template_root) / "gradebook.db", scratch_root / "gradebook.db")
-        self.api = nbgrader_api(self.course, warm_kernels)
-        # Kernels inherit this; forked kernels are held to it (see kernel_zygote.py).
+        shutil.copytree(template_root / "source", scratch_root / "source")
+        shutil.copyfile(template_root / "gradebook.db", scratch_root / "gradebook.db")
+        settings_file = template_root / SETTINGS_FILE
+        settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
+        self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
+        # Kernels inherit these; forked kernels are held to them (kernel_zygote.py, kernel_guard.py).
         os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
+        protected = {str(self.course.root), str(template_root.resolve()), str(load_course().root)}
+        os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(protected))
 
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         started = time.monotonic()
-        target = self.course.submitted_dir / student_id / self.course.assignment_id
-        graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
         try:
-            problem = timestamp_problem(Path(submission_dir))
-            if problem:
-                return self._failed(student_id, problem, started)
-            shutil.copytree(submission_dir, target, dirs_exist_ok=False)
-            outcome = self._autograde(student_id)
+            intake = take_in(Path(submission_dir), self.course.source_dir)
+            if intake.problem:
+                return self._failed(student_id, intake.problem, started, intake.notes)
+            outcome, notes = self._autograde(student_id, intake)
             if not outcome["success"]:
-                return self._failed(student_id, _last_lines(outcome.get("error") or outcome.get("log", "")), started)
+                return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)
+            reports = tuple(REPORTS)
+            findings = tuple(f for report in reports for f in report.findings)
+            notes += tuple(n for report in reports for n in report.notes)
+            record = read_record(self.course, student_id)
+            if findings:
+                record = withhold(record, {report.notebook for report in reports if report.findings})
+            graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
             return GradedSubmission(
-                student_id, "graded", "", read_record(self.course, student_id), _files(graded_dir),
-                time.monotonic() - started, WORKER_ID,
+                student_id, "flagged" if findings else "graded",
+                ("grade withheld for a TA: " + "; ".join(findings)) if findings else "",
+                record, _files(graded_dir), time.monotonic() - started, WORKER_ID, intake.notes + notes, findings,
             )
         except Exception as error:  # a broken submission must not take the worker down
             return self._failed(student_id, f"{type(error).__name__}: {error}", started)
@@ -96,28 +129,59 @@ class ScratchGrader:
             shutil.rmtree(self.course.submitted_dir / student_id, ignore_errors=True)
             shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
 
-    def _autograde(self, student_id: str) -> dict:
-        """nbgrader's autograde, tried a second time when nbgrader itself fails (a kernel that did not start)."""
-        outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
-        if not outcome["success"]:
+    def _autograde(self, student_id: str, intake: Intake) -> tuple[dict, tuple[str, ...]]:
+        """nbgrader's autograde of what intake kept; notebooks nbgrader cannot process are set aside.
+
+        nbgrader fails a whole submission for one notebook it cannot handle; then
+        each notebook is tried alone and the rest are graded without the culprits.
+        """
+        outcome = self._run(student_id, intake)
+        if outcome["success"] or len(intake.notebooks) < 2:
+            return outcome, ()
+        culprits = {}
+        for name, notebook in intake.notebooks:
+            alone = self._run(student_id, dataclasses.replace(intake, notebooks=((name, notebook),)), retry=False)
+            if not alone["success"]:
+                culprits[name] = nbgrader_error(alone)
+        kept = tuple(pair for pair in intake.notebooks if pair[0] not in culprits)
+        if not kept:
+            return outcome, ()
+        notes = tuple(f"{name}: nbgrader could not grade it ({why}); it scores 0" for name, why in culprits.items())
+        return self._run(student_id, dataclasses.replace(intake, notebooks=kept)), notes
+
+    def _run(self, student_id: str, intake: Intake, retry: bool = True) -> dict:
+        """One nbgrader autograde of `intake`, tried a second time when nbgrader itself fails (a kernel that did not start)."""
+        target = self.course.submitted_dir / student_id / self.course.assignment_id
+        shutil.rmtree(target, ignore_errors=True)
+        intake.write(target)
+        for attempt in range(2 if retry else 1):
+            REPORTS.clear()
             outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
+            if outcome["success"]:
+                break
         return outcome
 
-    def _failed(self, student_id: str, message: str, started: float) -> GradedSubmission:
-        return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started, WORKER_ID)
+    def _failed(self, student_id: str, message: str, started: float, notes: tuple[str, ...] = ()) -> GradedSubmission:
+        return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started, WORKER_ID, notes)
 
 
-def timestamp_problem(submission_dir: Path) -> str | None:
-    """Why the submission's timestamp.txt cannot be read, if it cannot (nbgrader itself would crash on it)."""
-    stamp = submission_dir / "timestamp.txt"
-    if not stamp.exists():
-        return None
-    text = stamp.read_text(errors="replace").strip()
-    try:
-        parse_utc(text)
-    except Exception:
-        return f"timestamp.txt does not hold a date nbgrader can read: {text[:60]!r}"
-    return None
+def withhold(record: SubmissionRecord, notebooks: set[str]) -> SubmissionRecord:
+    """The record with `notebooks` flagged and every one of their grades waiting for a TA."""
+    def held(notebook: NotebookRecord) -> NotebookRecord:
+        if notebook.name not in notebooks:
+            return notebook
+        grades = tuple(dataclasses.replace(grade, needs_manual_grade=True) for grade in notebook.grades)
+        return dataclasses.replace(notebook, flagged=True, grades=grades)
+
+    return dataclasses.replace(record, notebooks=tuple(held(n) for n in record.notebooks))
+
+
+def nbgrader_error(outcome: dict) -> str:
+    """nbgrader's own error lines from a failed run, or the end of its log."""
+    log = outcome.get("error") or outcome.get("log", "")
+    errors = [line.split("ERROR]", 1)[1].strip() for line in log.splitlines() if "ERROR]" in line]
+    errors = [line for line in errors if line and not line.startswith("Traceback")]
+    return " / ".join(dict.fromkeys(errors))[:400] if errors else _last_lines(log)
 
 
 def _files(folder: Path) -> tuple[tuple[str, bytes], ...]:

@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -25,7 +26,10 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
+from gradekit.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE
+
 ZYGOTE_SOURCE = (Path(__file__).with_name("kernel_zygote.py")).read_text()
+GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
 
 
 class Zygote:
@@ -39,9 +43,10 @@ class Zygote:
         )
         self._reply()  # {"ready": true} once the imports are done
 
-    def spawn(self, argv: list[str], cwd: str, env: dict[str, str]) -> int:
+    def spawn(self, argv: list[str], cwd: str, env: dict[str, str], guard: str | None = None) -> int:
+        request = {"argv": argv, "cwd": cwd, "env": env, "guard": guard}
         with self.lock:
-            self.process.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env}) + "\n")
+            self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
             reply = self._reply()
         if "pid" not in reply:
@@ -124,13 +129,24 @@ def _forkable(cmd: list[str]) -> bool:
 
 
 class WarmProvisioner(LocalProvisioner):
+    """Forks the kernel from the zygote; guards it when the grader names protected roots.
+
+    `guard_log` is where the guarded kernel reports (see kernel_guard.py), or None.
+    """
+
+    guard_log: str | None = None
+
     async def launch_kernel(self, cmd: list[str], **kwargs):
         if not _forkable(cmd):
             return await super().launch_kernel(cmd, **kwargs)
         cwd = str(kwargs.get("cwd") or os.getcwd())
         env = dict(kwargs.get("env") or os.environ)
         env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's own launcher sets it
-        pid = zygote().spawn(cmd[3:], cwd, env)
+        if env.get(PROTECTED_VARIABLE):
+            handle, self.guard_log = tempfile.mkstemp(prefix="kit-guard-", suffix=".jsonl")
+            os.close(handle)
+            env[LOG_VARIABLE] = self.guard_log
+        pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None)
         self.process = ForkedKernelProcess(pid)
         self.pid = self.pgid = pid
         self.cwd = cwd

@@ -78,7 +78,7 @@ def test_rows_are_ordered_by_student_and_progress_is_reported(graded_cohort):
 
 
 def test_an_unreadable_timestamp_is_reported_before_nbgrader_sees_it(tmp_path):
-    from gradekit.scratch_grader import timestamp_problem
+    from gradekit.intake import timestamp_problem
 
     (tmp_path / "timestamp.txt").write_text("yesterday at noon")
     assert "timestamp.txt does not hold a date" in timestamp_problem(tmp_path)

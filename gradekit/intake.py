@@ -1,0 +1,159 @@
+"""Look at a submission before nbgrader does: keep what can be graded, repair what nbgrader would choke on.
+
+Only the assignment's notebooks (and timestamp.txt) go on to grading: a file
+beside them could shadow a module the kernel imports (torch.py,
+autograd_checks.py). A notebook that cannot be read is left out, so it scores
+zero like a missing one, and the rest of the submission is still graded.
+Cells are compared with the release by their nbgrader grade id:
+
+* a graded or locked cell the student deleted is put back (nbgrader then
+  restores its source, hidden tests included, and grades the answer);
+* a second copy of a grade id, or a grade id the release does not know, would
+  make nbgrader reject the notebook: a copy becomes ordinary code, a renamed
+  cell gets its metadata back from the release cell with the same cell id;
+* reordered cells are graded as submitted, with a note.
+
+Every change is a note on the submission's row, in the TA's words.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+
+import nbformat
+from nbgrader.utils import parse_utc
+
+TIMESTAMP = "timestamp.txt"
+QUIET_NAMES = {".ipynb_checkpoints", ".DS_Store", "__pycache__"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Intake:
+    """What will be graded, why anything else was set aside, and whether grading can happen at all."""
+
+    notebooks: tuple[tuple[str, object], ...]  # (notebook name, repaired notebook)
+    timestamp: str | None
+    notes: tuple[str, ...]
+    problem: str | None  # set when nothing can be graded
+
+    def write(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=False)
+        for name, notebook in self.notebooks:
+            nbformat.write(notebook, folder / f"{name}.ipynb")
+        if self.timestamp is not None:
+            (folder / TIMESTAMP).write_text(self.timestamp)
+
+
+def take_in(submission: Path, release_dir: Path) -> Intake:
+    submission = Path(submission)
+    expected = sorted(path.stem for path in release_dir.glob("*.ipynb"))
+    present = sorted(p.name for p in submission.iterdir() if p.name not in QUIET_NAMES) if submission.is_dir() else []
+    notes: list[str] = []
+    if not present:
+        return Intake((), None, (), "the submission folder is empty")
+    problem = timestamp_problem(submission)
+    if problem:
+        return Intake((), None, (), problem)
+    extras = [n for n in present if n != TIMESTAMP and not (n.endswith(".ipynb") and n[: -len(".ipynb")] in expected)]
+    if extras:
+        notes.append(f"not graded (not part of the assignment): {', '.join(extras)}")
+    notebooks = []
+    for name in expected:
+        path = submission / f"{name}.ipynb"
+        if not path.is_file():
+            continue
+        try:
+            student = nbformat.read(path, as_version=4)
+        except Exception as error:
+            notes.append(f"{name}.ipynb cannot be read as a notebook ({_short(error)}); it scores 0")
+            continue
+        release = nbformat.read(release_dir / f"{name}.ipynb", as_version=4)
+        notebooks.append((name, repair(student, release, name, notes)))
+    missing = [name for name in expected if not (submission / f"{name}.ipynb").is_file()]
+    if missing and notebooks:
+        notes.append(f"not submitted (scores 0): {', '.join(missing)}")
+    if not notebooks:
+        found = ", ".join(present)
+        return Intake((), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})")
+    stamp = submission / TIMESTAMP
+    timestamp = stamp.read_text() if stamp.is_file() else None
+    return Intake(tuple(notebooks), timestamp, tuple(notes), None)
+
+
+def timestamp_problem(submission_dir: Path) -> str | None:
+    """Why the submission's timestamp.txt cannot be read, if it cannot (nbgrader itself would crash on it)."""
+    stamp = Path(submission_dir) / TIMESTAMP
+    if not stamp.exists():
+        return None
+    text = stamp.read_text(errors="replace").strip()
+    try:
+        parse_utc(text)
+    except Exception:
+        return f"timestamp.txt does not hold a date nbgrader can read: {text[:60]!r}"
+    return None
+
+
+def repair(student, release, name: str, notes: list[str]):
+    """The student's notebook with nbgrader's grade ids made whole again (see the module docstring)."""
+    release_ids = {_grade_id(cell): cell for cell in release.cells if _grade_id(cell)}
+    by_cell_id = {cell.get("id"): cell for cell in release.cells}
+    seen: set[str] = set()
+    for cell in student.cells:
+        grade_id = _grade_id(cell)
+        if not grade_id:
+            continue
+        if grade_id not in release_ids:
+            original = by_cell_id.get(cell.get("id"))
+            if original is not None and _grade_id(original) and _grade_id(original) not in seen:
+                cell.metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])
+                notes.append(f"{name}: cell {grade_id!r} had its grade id changed; restored to {_grade_id(original)!r}")
+            else:
+                del cell.metadata["nbgrader"]
+                notes.append(f"{name}: unknown graded cell {grade_id!r} is run as ordinary code")
+            grade_id = _grade_id(cell)
+        if grade_id in seen:
+            del cell.metadata["nbgrader"]
+            notes.append(f"{name}: a second copy of {grade_id!r} is run as ordinary code")
+        elif grade_id:
+            seen.add(grade_id)
+    _restore_locked_cells(student, release, seen, name, notes)
+    _note_order(student, release, name, notes)
+    return student
+
+
+def _restore_locked_cells(student, release, seen: set[str], name: str, notes: list[str]) -> None:
+    previous = None
+    for cell in release.cells:
+        grade_id = _grade_id(cell)
+        if grade_id and grade_id not in seen:
+            meta = cell.metadata["nbgrader"]
+            if meta.get("locked") and not meta.get("solution"):
+                student.cells.insert(_position_after(student, previous), copy.deepcopy(cell))
+                notes.append(f"{name}: deleted cell {grade_id!r} was put back from the release")
+            elif meta.get("solution"):
+                notes.append(f"{name}: answer cell {grade_id!r} was deleted; its tests score 0")
+        if grade_id:
+            previous = grade_id
+
+
+def _position_after(student, grade_id: str | None) -> int:
+    for index, cell in enumerate(student.cells):
+        if grade_id and _grade_id(cell) == grade_id:
+            return index + 1
+    return 0
+
+
+def _note_order(student, release, name: str, notes: list[str]) -> None:
+    wanted = [_grade_id(cell) for cell in release.cells if _grade_id(cell)]
+    actual = [_grade_id(cell) for cell in student.cells if _grade_id(cell) in wanted]
+    if actual != [grade_id for grade_id in wanted if grade_id in actual]:
+        notes.append(f"{name}: cells were reordered; graded in the submitted order")
+
+
+def _grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _short(error: Exception) -> str:
+    return f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"

@@ -1,0 +1,235 @@
+"""The grading kernel's guard: installed in each forked kernel before any student code runs.
+
+This file runs inside the kernel process (kernel_zygote.py loads it with
+runpy), never as part of the gradekit package. It does two things:
+
+* An audit hook (PEP 578; once added it cannot be removed) is armed by the
+  grader's audit event `kit.arm`, sent once the kernel has started (IPython
+  itself opens a SQLite history and loads C symbols while starting) and
+  before the first cell. Armed, it refuses what an
+  answer to this problem set never needs and a cheat does: reading or writing
+  the course's files (source notebooks with hidden tests, the gradebook,
+  graded notebooks), opening SQLite databases, starting processes, forking,
+  raw memory access through ctypes, walking the garbage collector to reach
+  the guard. Each refusal is written to the guard's log.
+* An integrity check, run when the grader raises the audit event
+  `kit.probe`: are the objects the checks rely on (builtins, torch and
+  numpy comparison functions, the check helpers, IPython's traceback and
+  execution machinery) still the ones that were there before the student's
+  code ran? Its answer goes to the log, tagged with the grader's nonce.
+
+The log is a file the grader reads after the notebook; a probe without an
+answer is itself a finding. A determined attacker with arbitrary memory
+access can defeat any in-process guard; the README says what to do then.
+"""
+import builtins
+import json
+import os
+import sys
+
+LOG_VARIABLE = "KIT_GUARD_LOG"
+PROTECTED_VARIABLE = "KIT_PROTECTED_ROOTS"
+ARM_EVENT = "kit.arm"
+PROBE_EVENT = "kit.probe"
+
+# Audit events refused outright, with the reason written to the log.
+REFUSED_EVENTS = {
+    "sqlite3.connect": "opened a SQLite database",
+    "subprocess.Popen": "started a process",
+    "os.system": "started a process",
+    "os.exec": "started a process",
+    "os.posix_spawn": "started a process",
+    "os.spawn": "started a process",
+    "pty.spawn": "started a process",
+    "os.fork": "forked the kernel",
+    "os.forkpty": "forked the kernel",
+    "os.truncate": "truncated a file",
+    "gc.get_objects": "walked the garbage collector",
+    "gc.get_referrers": "walked the garbage collector",
+    "gc.get_referents": "walked the garbage collector",
+}
+REFUSED_PREFIXES = {"ctypes.": "used ctypes (raw memory access)"}
+
+# Audit events whose first argument is a path: refused inside the protected roots.
+PATH_EVENTS = {
+    "open", "os.listdir", "os.scandir", "glob.glob", "os.remove", "os.rename", "os.rmdir",
+    "os.mkdir", "os.chmod", "os.chown", "os.link", "os.symlink", "os.utime", "shutil.copyfile",
+    "shutil.copymode", "shutil.copystat", "shutil.copytree", "shutil.move", "shutil.rmtree",
+}
+
+# Names the checks depend on; replacing any of them is tampering.
+WATCHED_MODULES = ("torch", "torch.testing", "torch.autograd", "numpy", "numpy.testing", "math", "warnings", "traceback")
+WATCHED_CLASSES = (
+    ("torch", "Tensor"),
+    ("IPython.core.interactiveshell", "InteractiveShell"),
+    ("ipykernel.zmqshell", "ZMQInteractiveShell"),
+    ("ipykernel.ipkernel", "IPythonKernel"),
+)
+CHECK_MODULES = ("autograd_checks",)
+# IPython rebinds these in builtins while a cell runs; they are not the checks' business.
+BUILTINS_IPYTHON_OWNS = {"_", "__", "___", "exit", "quit", "display", "get_ipython", "__IPYTHON__", "input"}
+# Methods a cheat rebinds on the shell or kernel instance to hide a failure.
+INSTANCE_METHODS = (
+    "showtraceback", "_showtraceback", "showsyntaxerror", "run_cell", "run_cell_async", "run_code",
+    "run_ast_nodes", "_run_cell", "get_exception_only", "do_execute", "execute_request",
+)
+
+
+class Guard:
+    def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir):
+        self.log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self.log_path = os.path.realpath(log_path)
+        self.protected = tuple(protected_roots)
+        self.allowed = tuple(allowed_roots)
+        self.notebook_dir = notebook_dir
+        self.snapshot = {}
+        self.instance_methods = {}
+        self.armed = False
+        self.reported = set()
+
+    def hook(self, event, args):
+        if event == ARM_EVENT and not self.armed:
+            self.snapshot = take_snapshot()
+            self.instance_methods = instance_methods()
+            self.armed = True
+            self.write({"armed": True})
+            return
+        if not self.armed:
+            return
+        if event == PROBE_EVENT:
+            self.write({"probe": str(args[0]) if args else "", "findings": self.integrity_findings()})
+            return
+        reason = REFUSED_EVENTS.get(event) or next(
+            (why for prefix, why in REFUSED_PREFIXES.items() if event.startswith(prefix)), None
+        )
+        if reason is None and event in PATH_EVENTS and args:
+            reason = self.path_reason(event, args)
+        if reason is not None:
+            self.refuse(event, reason)
+
+    def path_reason(self, event, args):
+        path = args[0]
+        if isinstance(path, int) or path is None:
+            return None
+        try:
+            real = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return None
+        if real == self.log_path:
+            return "touched the grading guard's log"
+        if not _inside(real, self.protected) or _inside(real, self.allowed):
+            return None
+        if _inside(real, (self.notebook_dir,)) and _reads(event, args) and not real.endswith(".ipynb"):
+            return None  # the support modules next to the notebook
+        return f"accessed a course file ({os.path.basename(real)})"
+
+    def refuse(self, event, reason):
+        if (event, reason) not in self.reported:
+            self.reported.add((event, reason))
+            self.write({"refused": event, "reason": reason})
+        raise PermissionError(f"grading forbids this: the answer {reason}")
+
+    def write(self, record):
+        os.write(self.log_fd, (json.dumps(record) + "\n").encode())
+
+    def integrity_findings(self):
+        findings = [f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original]
+        now = instance_methods()
+        findings.extend(f"{name} was replaced" for name in sorted(set(now) | set(self.instance_methods))
+                        if now.get(name) is not self.instance_methods.get(name))
+        return findings
+
+
+def take_snapshot():
+    """Every watched name with the object it holds now, before the student's code runs."""
+    snapshot = {}
+    for name, value in vars(builtins).items():
+        if name not in BUILTINS_IPYTHON_OWNS:
+            snapshot[f"builtins.{name}"] = value
+    for module_name in WATCHED_MODULES + CHECK_MODULES:
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        snapshot[f"sys.modules[{module_name!r}]"] = module
+        for name, value in vars(module).items():
+            if not name.startswith("__") and (callable(value) or isinstance(value, type(sys))):
+                snapshot[f"{module_name}.{name}"] = value
+    for module_name, class_name in WATCHED_CLASSES:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if cls is not None:
+            for name, value in vars(cls).items():
+                if callable(value):
+                    snapshot[f"{module_name}.{class_name}.{name}"] = value
+    return snapshot
+
+
+_MISSING = object()
+
+
+def _current(name):
+    if name.startswith("sys.modules["):
+        return sys.modules.get(name[len("sys.modules['"):-2], _MISSING)
+    if name.startswith("builtins."):
+        return vars(builtins).get(name[len("builtins."):], _MISSING)
+    for module_name, class_name in WATCHED_CLASSES:
+        prefix = f"{module_name}.{class_name}."
+        if name.startswith(prefix):
+            cls = getattr(sys.modules.get(module_name), class_name, None)
+            return vars(cls).get(name[len(prefix):], _MISSING) if cls is not None else _MISSING
+    module_name, _, attribute = name.rpartition(".")
+    return vars(sys.modules.get(module_name, sys)).get(attribute, _MISSING)
+
+
+def instance_methods():
+    """Watched methods set on the running shell or kernel object itself, shadowing their classes'."""
+    found = {}
+    shell_module = sys.modules.get("IPython.core.interactiveshell")
+    shell = shell_module.InteractiveShell._instance if shell_module else None
+    for owner, label in ((shell, "the IPython shell"), (getattr(shell, "kernel", None), "the kernel")):
+        if owner is not None:
+            found.update((f"{label}'s {name}", vars(owner)[name]) for name in INSTANCE_METHODS if name in vars(owner))
+    return found
+
+
+def _inside(path, roots):
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def _reads(event, args):
+    """True when the event only looks: listing a folder, or opening a file for reading."""
+    if event in ("os.listdir", "os.scandir", "glob.glob"):
+        return True
+    if event != "open":
+        return False
+    mode = args[1] if len(args) > 1 else "r"
+    flags = args[2] if len(args) > 2 else 0
+    if isinstance(mode, str) and any(c in mode for c in "wax+"):
+        return False
+    return not (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC))
+
+
+def _allowed_roots():
+    """Where Python and its packages live: readable even when inside a course root."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    roots.update(p for p in sys.path if p and "site-packages" in p)
+    return tuple(sorted(os.path.realpath(r) for r in roots))
+
+
+def install():
+    """Guard this process if the grader asked for it; the environment variables are removed."""
+    log_path = os.environ.pop(LOG_VARIABLE, None)
+    protected = os.environ.pop(PROTECTED_VARIABLE, "")
+    if not log_path:
+        return None
+    for name in CHECK_MODULES:  # snapshot the helpers as the course ships them
+        try:
+            __import__(name)
+        except Exception:
+            pass
+    roots = tuple(os.path.realpath(p) for p in protected.split(os.pathsep) if p)
+    # A traceback through the hook makes IPython read this file's source: let it.
+    allowed = _allowed_roots() + (os.path.realpath(__file__),)
+    guard = Guard(log_path, roots, allowed, os.path.realpath(os.getcwd()))
+    sys.dont_write_bytecode = True
+    sys.addaudithook(guard.hook)
+    return guard

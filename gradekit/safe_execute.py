@@ -1,0 +1,172 @@
+"""nbgrader's Execute step, hardened for untrusted notebooks.
+
+On top of the warm, forked kernels (warm_kernels.py):
+* a kernel that dies in a cell (os._exit, a segfault, the memory cap) or
+  ignores the interrupt after a timeout no longer fails the whole submission:
+  that cell and every code cell after it get an error output saying why, so
+  nbgrader scores them zero and grades the rest of the notebook;
+* after every graded cell the grader asks the kernel's guard (kernel_guard.py)
+  whether anything the checks rely on was replaced; the guard's refusals and
+  answers, and any question left unanswered, become findings.
+
+Each notebook's outcome is appended to `REPORTS`, which the scratch grader
+reads and clears per submission (grading runs in this same process).
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import secrets
+import signal
+from pathlib import Path
+from queue import Empty
+
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import ensure_async, run_sync
+from nbformat import NotebookNode
+
+from gradekit.kernel_guard import ARM_EVENT, PROBE_EVENT
+from gradekit.warm_kernels import WarmExecute
+
+PROBE_SECONDS = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class NotebookReport:
+    """What happened while one notebook ran: tampering findings (grade withheld) and notes."""
+
+    notebook: str
+    findings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+REPORTS: list[NotebookReport] = []
+
+
+class SafeExecute(WarmExecute):
+    def preprocess(self, nb, resources=None, km=None):
+        self._notebook = (resources or {}).get("unique_key", "notebook")
+        self._stopped: str | None = None
+        self._notes: list[str] = []
+        self._probes: dict[str, str] = {}  # nonce -> the graded cell it followed
+        self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            REPORTS.append(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
+
+    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+        if cell.cell_type != "code":
+            return cell
+        if self._stopped:
+            _fail(cell, "NotRun", f"not run: {self._stopped}")
+            return cell
+        if self._guard_log is None:
+            self._guard_log = getattr(self.km.provisioner, "guard_log", None) or ""
+            if self._guard_log:
+                await self._tell_guard(ARM_EVENT, "")
+        try:
+            await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+        except DeadKernelError:
+            self._stop(cell, "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)")
+            return cell
+        except CellTimeoutError:
+            self._kill_kernel()
+            self._stop(cell, f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
+            return cell
+        if any(output.get("ename") == "CellTimeoutError" for output in cell.outputs):
+            self._notes.append(f"{self._notebook}: {_cell_name(cell)} ran past the {self.timeout} s limit and was interrupted")
+        if _graded(cell) and self._guard_log:
+            await self._probe(cell)
+        return cell
+
+    # nbclient binds its synchronous wrapper to its own coroutine function; rebind it to ours.
+    execute_cell = run_sync(async_execute_cell)
+
+    def _stop(self, cell, why: str) -> None:
+        name = _cell_name(cell)
+        _fail(cell, "KernelStopped", why)
+        self._stopped = f"an earlier cell ({name}) stopped the kernel"
+        self._notes.append(f"{self._notebook}: {why} ({name}); the cells after it score 0")
+
+    def _kill_kernel(self) -> None:
+        pid = getattr(self.km.provisioner, "pid", None)
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    async def _probe(self, cell) -> None:
+        """Ask the guard to check the watched objects; an unanswered question is a finding."""
+        nonce = secrets.token_hex(8)
+        self._probes[nonce] = _cell_name(cell)
+        await self._tell_guard(PROBE_EVENT, nonce)
+
+    async def _tell_guard(self, event: str, argument: str) -> None:
+        """Raise `event` in the kernel, outside any cell, and wait (briefly) until it has run."""
+        code = f"__import__('sys').audit({event!r}, {argument!r})"
+        msg_id = await ensure_async(self.kc.execute(code, silent=True, store_history=False))
+        deadline = asyncio.get_running_loop().time() + PROBE_SECONDS
+        while (remaining := deadline - asyncio.get_running_loop().time()) > 0:
+            try:
+                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=remaining))
+            except Empty:
+                break
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return
+
+    def _findings(self) -> tuple[str, ...]:
+        """What the guard's log says, once per finding, in the order first seen."""
+        if not self._guard_log:
+            return ()
+        log = Path(self._guard_log)
+        findings: dict[str, None] = {}
+        answered: set[str] = set()
+        armed = False
+        for record in _read_log(log):
+            if "armed" in record:
+                armed = True
+            elif "refused" in record:
+                findings[f"the answer {record.get('reason')} (refused: {record['refused']})"] = None
+            elif "probe" in record:
+                answered.add(record["probe"])
+                after = self._probes.get(record["probe"], "a cell")
+                for finding in record.get("findings", []):
+                    if not any(key.startswith(finding + " (") for key in findings):
+                        findings[f"{finding} (first seen after {after})"] = None
+            else:
+                findings["the guard's log holds a line the guard did not write"] = None
+        if not armed and self._probes:
+            findings["the grading guard was never armed"] = None
+        if not self._stopped:
+            for nonce, cell in self._probes.items():
+                if nonce not in answered:
+                    findings[f"the integrity check got no answer after {cell} (the audit machinery was replaced)"] = None
+        log.unlink(missing_ok=True)
+        return tuple(f"{self._notebook}: {finding}" for finding in findings)
+
+
+def _read_log(path: Path) -> list[dict]:
+    records = []
+    for line in path.read_text(errors="replace").splitlines() if path.exists() else ():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = {}
+        records.append(record if isinstance(record, dict) else {})
+    return records
+
+
+def _graded(cell) -> bool:
+    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("grade"))
+
+
+def _cell_name(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {cell.get('id', '?')}"
+
+
+def _fail(cell, ename: str, why: str) -> None:
+    cell.outputs.append(NotebookNode(output_type="error", ename=ename, evalue=why, traceback=[f"{ename}: {why}"]))
