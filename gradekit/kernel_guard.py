@@ -58,7 +58,10 @@ PATH_EVENTS = {
 }
 
 # Names the checks depend on; replacing any of them is tampering.
-WATCHED_MODULES = ("torch", "torch.testing", "torch.autograd", "numpy", "numpy.testing", "math", "warnings", "traceback")
+WATCHED_MODULES = (
+    "torch", "torch.testing", "torch.autograd", "torch.nn.functional", "numpy", "numpy.testing", "math",
+    "warnings", "traceback",
+)
 WATCHED_CLASSES = (
     ("torch", "Tensor"),
     ("IPython.core.interactiveshell", "InteractiveShell"),
@@ -66,6 +69,8 @@ WATCHED_CLASSES = (
     ("ipykernel.ipkernel", "IPythonKernel"),
 )
 CHECK_MODULES = ("autograd_checks",)
+# Names the notebooks' own cells bind to modules; the test cells use them.
+NOTEBOOK_MODULE_NAMES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "math": "math", "F": "torch.nn.functional"}
 # IPython rebinds these in builtins while a cell runs; they are not the checks' business.
 BUILTINS_IPYTHON_OWNS = {"_", "__", "___", "exit", "quit", "display", "get_ipython", "__IPYTHON__", "input"}
 # Methods a cheat rebinds on the shell or kernel instance to hide a failure.
@@ -137,6 +142,21 @@ class Guard:
         now = instance_methods()
         findings.extend(f"{name} was replaced" for name in sorted(set(now) | set(self.instance_methods))
                         if now.get(name) is not self.instance_methods.get(name))
+        findings.extend(self.namespace_findings())
+        return findings
+
+    def namespace_findings(self):
+        """Names in the notebook's namespace that the test cells call, now bound to something else."""
+        shell_module = sys.modules.get("IPython.core.interactiveshell")
+        shell = shell_module.InteractiveShell._instance if shell_module else None
+        namespace = getattr(shell, "user_ns", None) or {}
+        findings = []
+        for name, value in list(namespace.items()):
+            helper = self.snapshot.get(f"{CHECK_MODULES[0]}.{name}", _MISSING)
+            module = self.snapshot.get(f"sys.modules[{NOTEBOOK_MODULE_NAMES.get(name)!r}]", _MISSING)
+            expected = helper if helper is not _MISSING else module
+            if expected is not _MISSING and value is not expected:
+                findings.append(f"the notebook's name {name!r} no longer refers to what the checks use")
         return findings
 
 
@@ -221,7 +241,7 @@ def install():
     protected = os.environ.pop(PROTECTED_VARIABLE, "")
     if not log_path:
         return None
-    for name in CHECK_MODULES:  # snapshot the helpers as the course ships them
+    for name in WATCHED_MODULES + CHECK_MODULES:  # loaded now, so the snapshot holds the originals
         try:
             __import__(name)
         except Exception:

@@ -22,6 +22,7 @@ import sys
 # so each kernel imports that small module itself, after its environment is set.)
 import ipykernel.ipkernel  # noqa: F401
 import numpy  # noqa: F401
+import numpy.testing  # noqa: F401  (the grading guard watches it)
 import torch  # noqa: F401
 import torch._dynamo  # noqa: F401  (torch.testing.assert_close pulls it in on first use: about 0.5 s)
 import torch.nn.functional  # noqa: F401

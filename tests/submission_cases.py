@@ -1,0 +1,280 @@
+"""Broken and hostile submissions: one named case each, built from the reference, with its exact outcome.
+
+Every case submits the two smallest notebooks (010_history, 020_leaves) as the
+reference would, then breaks or attacks something, mostly around the
+`chain_gradients` exercise of 020_leaves. `Expected` is what grading must
+give: the row's status, the graded cells that score zero (every other cell
+earns full marks), and fragments the row's message, notes or findings must hold.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import nbformat
+
+from gradekit.course import REPO_ROOT, Course
+from gradekit.manifest import Manifest
+from gradekit.submissions import answer_sources, fill_answers
+
+NOTEBOOKS = ("010_history", "020_leaves")
+TARGET = "020_leaves"
+ALL_OF_010 = frozenset({"010_history/test_float64_leaf", "010_history/test_square_sum_grad", "010_history/test_gradient_at"})
+CHAIN_TEST = f"{TARGET}/test_chain_gradients"
+CELLS_AFTER_CHAIN = frozenset({CHAIN_TEST, f"{TARGET}/test_why_grad_is_none", f"{TARGET}/test_can_require_grad"})
+CELL_TIMEOUT = 3  # seconds; the cases that hang would otherwise wait a minute per cell
+
+# A chain_gradients that returns the wrong numbers: what a cheat hopes to get full marks for.
+WRONG_CHAIN = (
+    "def chain_gradients(x):\n"
+    "    zero = torch.zeros((), dtype=torch.float64)\n"
+    "    return zero, zero\n"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Expected:
+    status: str  # "graded", "flagged" or "failed"
+    zero_cells: frozenset[str] = frozenset()  # "<notebook>/<grade id>"
+    says: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    build: Callable[["Builder"], None]
+    expected: Expected
+
+
+class Builder:
+    """Writes one student's submission folder, starting from the reference answers."""
+
+    def __init__(self, course: Course, manifest: Manifest, folder: Path):
+        self.course, self.manifest, self.folder = course, manifest, folder
+        self.notebooks = {name: self.reference(name) for name in NOTEBOOKS}
+
+    def reference(self, name: str):
+        return fill_answers(self.course.release_dir / f"{name}.ipynb", answer_sources(self.manifest, name, None))
+
+    def cell(self, grade_id: str, notebook: str = TARGET):
+        return next(c for c in self.notebooks[notebook].cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+    def index(self, grade_id: str, notebook: str = TARGET) -> int:
+        return self.notebooks[notebook].cells.index(self.cell(grade_id, notebook))
+
+    def wrap_chain(self, first_lines: str) -> None:
+        """Keep the reference chain_gradients but run `first_lines` each time it is called."""
+        body = "".join(f"    {line}\n" for line in first_lines.splitlines())
+        self.cell("answer_chain_gradients").source += (
+            "\n\n_reference_chain_gradients = chain_gradients\n\n\n"
+            f"def chain_gradients(x):\n{body}    return _reference_chain_gradients(x)\n"
+        )
+
+    def cheat(self, patch: str) -> None:
+        """A wrong chain_gradients, with `patch` run when the answer cell runs."""
+        self.cell("answer_chain_gradients").source = WRONG_CHAIN + "\n\n" + patch
+
+    def write(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for name, notebook in self.notebooks.items():
+            if notebook is not None:
+                nbformat.write(notebook, self.folder / f"{name}.ipynb")
+
+
+def _retype(cell, cell_type: str) -> None:
+    cell.cell_type = cell_type
+    cell.pop("outputs", None)
+    cell.pop("execution_count", None)
+
+
+def _malformed(b: Builder) -> None:
+    b.notebooks["010_history"] = None
+    b.folder.mkdir(parents=True)
+    (b.folder / "010_history.ipynb").write_text('{"cells": [ {"cell_type": "code", "source": ')
+
+
+def _missing(b: Builder) -> None:
+    b.notebooks["010_history"] = None
+
+
+def _extra(b: Builder) -> None:
+    b.folder.mkdir(parents=True)
+    nbformat.write(copy.deepcopy(b.notebooks[TARGET]), b.folder / "my-notes.ipynb")
+
+
+def _empty(b: Builder) -> None:
+    b.notebooks = {}
+    b.folder.mkdir(parents=True)
+
+
+def _unknown_files_only(b: Builder) -> None:
+    b.notebooks = {}
+    b.folder.mkdir(parents=True)
+    (b.folder / "answers.txt").write_text("I wrote my answers here.\n")
+
+
+def _bad_timestamp(b: Builder) -> None:
+    b.folder.mkdir(parents=True)
+    (b.folder / "timestamp.txt").write_text("last tuesday, around noon\n")
+
+
+def _deleted_test(b: Builder) -> None:
+    b.notebooks[TARGET].cells.remove(b.cell("test_chain_gradients"))
+
+
+def _deleted_answer(b: Builder) -> None:
+    b.notebooks[TARGET].cells.remove(b.cell("answer_chain_gradients"))
+
+
+def _duplicated(b: Builder) -> None:
+    for grade_id in ("answer_chain_gradients", "test_chain_gradients"):
+        b.notebooks[TARGET].cells.insert(b.index(grade_id) + 1, copy.deepcopy(b.cell(grade_id)))
+
+
+def _reordered(b: Builder) -> None:
+    test = b.cell("test_chain_gradients")
+    b.notebooks[TARGET].cells.remove(test)
+    b.notebooks[TARGET].cells.insert(b.index("answer_chain_gradients"), test)
+
+
+def _retyped(b: Builder) -> None:
+    _retype(b.cell("answer_chain_gradients"), "markdown")
+    _retype(b.cell("test_why_grad_is_none"), "markdown")
+
+
+def _kernelspec(b: Builder) -> None:
+    b.notebooks[TARGET].metadata["kernelspec"] = {"name": "julia-1.9", "display_name": "Julia", "language": "julia"}
+
+
+def _edited_test(b: Builder) -> None:
+    b.cheat("")
+    b.cell("test_chain_gradients").source = "pass"
+
+
+def _changed_points(b: Builder) -> None:
+    b.cheat("")
+    b.cell("test_chain_gradients").metadata["nbgrader"]["points"] = 30
+    b.cell("test_scaled_parameter").metadata["nbgrader"]["points"] = 30
+
+
+def _changed_grade_id(b: Builder) -> None:
+    b.cheat("")
+    b.cell("test_chain_gradients").metadata["nbgrader"]["grade_id"] = "my_own_test"
+
+
+def _shadowing_files(b: Builder) -> None:
+    b.folder.mkdir(parents=True)
+    (b.folder / "torch.py").write_text("raise SystemExit('a fake torch')\n")
+    (b.folder / "numpy.py").write_text("raise SystemExit('a fake numpy')\n")
+    (b.folder / "autograd_checks.py").write_text("def expect(*args, **kwargs):\n    pass\n")
+
+
+def _writes_gradebook(b: Builder) -> None:
+    b.wrap_chain(
+        "import sqlite3\n"
+        "try:\n"
+        "    sqlite3.connect('../../../gradebook.db').execute('delete from grade')\n"
+        "except Exception:\n"
+        "    pass\n"
+    )
+
+
+def case_list() -> tuple[Case, ...]:
+    full = Expected("graded")
+    return (
+        # Broken
+        Case("malformed-json", _malformed, Expected("graded", ALL_OF_010, ("010_history.ipynb cannot be read",))),
+        Case("missing-notebook", _missing, Expected("graded", ALL_OF_010, ("not submitted (scores 0): 010_history",))),
+        Case("extra-notebook", _extra, Expected("graded", says=("not graded (not part of the assignment): my-notes.ipynb",))),
+        Case("empty-submission", _empty, Expected("failed", says=("the submission folder is empty",))),
+        Case("unknown-files-only", _unknown_files_only, Expected("failed", says=("no gradable notebook", "answers.txt"))),
+        Case("bad-timestamp", _bad_timestamp, Expected("failed", says=("timestamp.txt does not hold a date",))),
+        Case("deleted-test-cell", _deleted_test, Expected("graded", says=("deleted cell 'test_chain_gradients' was put back",))),
+        Case("deleted-answer-cell", _deleted_answer, Expected("graded", {CHAIN_TEST}, ("answer cell 'answer_chain_gradients' was deleted",))),
+        Case("duplicated-cells", _duplicated, Expected("graded", says=("a second copy of 'answer_chain_gradients'", "a second copy of 'test_chain_gradients'"))),
+        Case("reordered-cells", _reordered, Expected("graded", {CHAIN_TEST}, ("cells were reordered",))),
+        Case("retyped-cells", _retyped, full),
+        Case("changed-kernelspec", _kernelspec, full),
+        Case("infinite-loop", lambda b: b.wrap_chain("while True:\n    pass"),
+             Expected("graded", {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
+        Case("sleeps-past-timeout", lambda b: b.wrap_chain("import time\ntime.sleep(3600)"),
+             Expected("graded", {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
+        Case("ignores-the-interrupt", lambda b: b.wrap_chain(
+            "import time\nwhile True:\n    try:\n        time.sleep(1)\n    except BaseException:\n        pass"),
+             Expected("graded", CELLS_AFTER_CHAIN, ("ignored the interrupt (test_chain_gradients); the cells after it score 0",))),
+        Case("memory-bomb", lambda b: b.wrap_chain("hoard = bytearray(12 * 2**30)"), Expected("graded", {CHAIN_TEST})),
+        Case("sys-exit", lambda b: b.cell("answer_chain_gradients").__setitem__("source", "import sys\nsys.exit(3)\n"),
+             Expected("graded", {CHAIN_TEST})),
+        Case("os-exit", lambda b: b.wrap_chain("import os\nos._exit(0)"),
+             Expected("graded", CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
+        Case("segfault", lambda b: b.wrap_chain("import faulthandler\nfaulthandler._sigsegv()"),
+             Expected("graded", CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
+        Case("prints-megabytes", lambda b: b.wrap_chain("print('x' * 5_000_000)"), full),
+        Case("warns-on-stderr", lambda b: (
+            b.cell("answer_chain_gradients").__setitem__("source", b.cell("answer_chain_gradients").source + (
+                "\n\nimport sys\nimport warnings\nprint('debugging output', file=sys.stderr)\nwarnings.warn('an answer-cell warning')\n")),
+            b.wrap_chain("import warnings\nwarnings.warn('a warning on every call')")), full),
+        # Hostile: edited tests, points and grade ids (nbgrader restores locked cells)
+        Case("edited-test-cell", _edited_test, Expected("graded", {CHAIN_TEST})),
+        Case("changed-points", _changed_points, Expected("graded", {CHAIN_TEST})),
+        Case("changed-grade-id", _changed_grade_id, Expected("graded", {CHAIN_TEST}, ("had its grade id changed",))),
+        # Hostile: monkeypatching what the checks rely on
+        Case("patches-torch-allclose", lambda b: b.cheat("torch.allclose = lambda *args, **kwargs: True"),
+             Expected("flagged", {CHAIN_TEST}, ("torch.allclose was replaced",))),
+        Case("patches-assert-close", lambda b: b.cheat("import torch.testing\ntorch.testing.assert_close = lambda *args, **kwargs: None"),
+             Expected("flagged", {CHAIN_TEST}, ("torch.testing.assert_close was replaced",))),
+        Case("patches-torch-equal", lambda b: b.cheat("torch.equal = lambda *args, **kwargs: True"),
+             Expected("flagged", {CHAIN_TEST}, ("torch.equal was replaced",))),
+        Case("patches-numpy-testing", lambda b: b.cheat("import numpy\nnumpy.testing.assert_allclose = lambda *args, **kwargs: None"),
+             Expected("flagged", {CHAIN_TEST}, ("numpy.testing.assert_allclose was replaced",))),
+        Case("patches-isinstance", lambda b: b.cheat(
+            "import builtins\n_real_isinstance = isinstance\n"
+            "builtins.isinstance = lambda obj, kind: True if kind is torch.Tensor else _real_isinstance(obj, kind)"),
+             # The patched isinstance also trips the next exercise's checks.
+             Expected("flagged", {CHAIN_TEST, f"{TARGET}/test_why_grad_is_none"}, ("builtins.isinstance was replaced",))),
+        Case("patches-assertion-error", lambda b: b.cheat(
+            "import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})"),
+             Expected("flagged", {CHAIN_TEST}, ("builtins.AssertionError was replaced",))),
+        Case("patches-check-helpers", lambda b: b.cheat(
+            "import autograd_checks\nautograd_checks.expect_close = lambda *args, **kwargs: None\n"
+            "expect = lambda *args, **kwargs: None"),
+             Expected("flagged", {CHAIN_TEST}, ("autograd_checks.expect_close was replaced",
+                                                "the notebook's name 'expect' no longer refers to what the checks use"))),
+        # Hostile: files that shadow modules, reading and writing course files, importing the reference
+        Case("shadowing-files", _shadowing_files,
+             Expected("graded", says=("not graded (not part of the assignment): autograd_checks.py, numpy.py, torch.py",))),
+        Case("reads-hidden-tests", lambda b: b.wrap_chain(
+            "try:\n    print(open('../../../source/autograd/020_leaves.ipynb').read()[:2000])\nexcept OSError:\n    pass"),
+             Expected("flagged", says=("accessed a course file (020_leaves.ipynb)",))),
+        Case("reads-graded-notebook", lambda b: b.wrap_chain(
+            "try:\n    print(open('010_history.ipynb').read()[:2000])\nexcept OSError:\n    pass"),
+             Expected("flagged", says=("accessed a course file (010_history.ipynb)",))),
+        Case("reads-solutions", lambda b: b.wrap_chain(
+            f"try:\n    print(open({str(REPO_ROOT / 'solutions' / 'reference' / 'leaves.py')!r}).read())\nexcept OSError:\n    pass"),
+             Expected("flagged", says=("accessed a course file (leaves.py)",))),
+        Case("writes-gradebook", _writes_gradebook, Expected("flagged", says=("opened a SQLite database",))),
+        Case("imports-reference", lambda b: b.wrap_chain(
+            f"import sys\nsys.path.insert(0, {str(REPO_ROOT)!r})\ntry:\n    import solutions.reference.leaves\nexcept Exception:\n    pass"),
+             Expected("flagged", says=("accessed a course file",))),
+        # Hostile: hiding a failure by patching IPython's traceback machinery
+        Case("hides-tracebacks", lambda b: b.cheat("get_ipython().showtraceback = lambda *args, **kwargs: None"),
+             Expected("flagged", {CHAIN_TEST}, ("the IPython shell's showtraceback was replaced",))),
+        Case("patches-shell-class", lambda b: b.cheat(
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "InteractiveShell.showtraceback = lambda *args, **kwargs: None\n"
+            "InteractiveShell._showtraceback = lambda *args, **kwargs: None"),
+             Expected("flagged", {CHAIN_TEST}, ("InteractiveShell.showtraceback was replaced",))),
+    )
+
+
+def build_case(course: Course, manifest: Manifest, case: Case) -> None:
+    builder = Builder(course, manifest, course.submitted_dir / case.name / course.assignment_id)
+    case.build(builder)
+    builder.write()
+
+
+def full_marks(manifest: Manifest) -> dict[str, float]:
+    """Full marks of every graded cell of the case notebooks, as "<notebook>/<grade id>"."""
+    return {f"{name}/{test.cell}": test.points for name in NOTEBOOKS for test in manifest.test_cells_of(name)}

@@ -1,0 +1,84 @@
+"""Every broken or hostile submission gets its exact outcome, and the cohort around them is graded whole."""
+import io
+
+import pytest
+
+from gradekit.cohort import grade_cohort, submitted_students
+from gradekit.executors import LocalExecutor
+from gradekit.gradebook import read_grades
+from gradekit.gradebook_records import read_record
+from gradekit.progress import Progress
+from gradekit.workspace import new_workspace
+
+from submission_cases import CELL_TIMEOUT, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks
+
+CASES = case_list()
+HONEST = "honest-student"
+
+
+@pytest.fixture(scope="module")
+def graded(course, manifest, tmp_path_factory):
+    """One cohort: an honest student and every case, graded together with a short cell timeout."""
+    narrow = manifest.only(list(NOTEBOOKS))
+    scratch = new_workspace(course, tmp_path_factory.mktemp("cases"), NOTEBOOKS)
+    for case in CASES:
+        build_case(scratch, narrow, case)
+    Builder(scratch, narrow, scratch.submitted_dir / HONEST / scratch.assignment_id).write()
+    stream = io.StringIO()
+    progress = Progress(len(submitted_students(scratch)), stream)
+    result = grade_cohort(scratch, LocalExecutor(2), NOTEBOOKS, progress, cell_timeout=CELL_TIMEOUT)
+    return scratch, narrow, {row.student_id: row for row in result.rows}, stream.getvalue()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_each_case_gets_its_exact_outcome(graded, case: Case):
+    scratch, narrow, rows, _ = graded
+    row, expected = rows[case.name], case.expected
+    said = "\n".join((row.message, *row.notes, *row.findings))
+    assert row.status == expected.status, said
+    for fragment in expected.says:
+        assert fragment in said
+    if expected.status == "failed":
+        assert row.grades is None and read_grades(scratch, case.name).missing
+        return
+    scores = {f"{cell.notebook}/{cell.cell}": cell.score for cell in row.grades.cells}
+    points = full_marks(narrow)
+    assert set(scores) == set(points)
+    assert scores == {cell: 0 if cell in expected.zero_cells else full for cell, full in points.items()}
+    _assert_withheld_exactly_when_flagged(read_record(scratch, case.name), expected.status == "flagged")
+
+
+def _assert_withheld_exactly_when_flagged(record, flagged: bool):
+    """A flagged submission's attacked notebook waits for a TA; nothing else does."""
+    for notebook in record.notebooks:
+        withheld = flagged and notebook.name == TARGET
+        assert notebook.flagged == withheld, notebook.name
+        assert all(grade.needs_manual_grade == withheld for grade in notebook.grades), notebook.name
+
+
+def test_the_honest_student_beside_them_gets_full_marks(graded):
+    _, narrow, rows, _ = graded
+    honest = rows[HONEST]
+    assert honest.status == "graded" and not honest.notes and not honest.findings
+    assert honest.grades.score == sum(full_marks(narrow).values())
+
+
+def test_the_gradebook_holds_every_gradable_submission_and_nothing_else(graded):
+    scratch, _, rows, progress = graded
+    for student, row in rows.items():
+        assert read_grades(scratch, student).missing == (row.status == "failed"), student
+    assert len(progress.strip().splitlines()) == len(rows)
+
+
+def test_outputs_are_cut_to_size(graded):
+    scratch, _, _, _ = graded
+    notebook = scratch.autograded_dir / "prints-megabytes" / scratch.assignment_id / f"{TARGET}.ipynb"
+    text = notebook.read_text()
+    assert len(text) < 500_000 and "more characters cut by the grader" in text
+
+
+def test_shadowing_files_never_reach_the_kernel(graded, course):
+    scratch, _, _, _ = graded
+    folder = scratch.autograded_dir / "shadowing-files" / scratch.assignment_id
+    assert not (folder / "torch.py").exists() and not (folder / "numpy.py").exists()
+    assert (folder / "autograd_checks.py").read_bytes() == (course.source_dir / "autograd_checks.py").read_bytes()
