@@ -1,0 +1,87 @@
+"""What reaches nbgrader from a submission folder, and the notes that say what changed."""
+import copy
+
+import nbformat
+import pytest
+
+from gradekit.intake import repair, take_in, timestamp_problem
+
+NOTEBOOK = "020_leaves"
+
+
+@pytest.fixture
+def release(course):
+    return course.release_dir
+
+
+def _grade_ids(notebook):
+    return [c.metadata.get("nbgrader", {}).get("grade_id") for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id")]
+
+
+def _submit(folder, release, **files):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_only_assignment_notebooks_and_the_timestamp_are_kept(tmp_path, release):
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released, "torch.py": "", "timestamp.txt": "2026-11-01 10:00:00"})
+    intake = take_in(folder, release)
+    assert intake.problem is None
+    assert [name for name, _ in intake.notebooks] == [NOTEBOOK]
+    assert any("torch.py" in note for note in intake.notes)
+    intake.write(tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{NOTEBOOK}.ipynb", "timestamp.txt"]
+
+
+def test_an_unreadable_notebook_is_left_out_with_a_note(tmp_path, release):
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released, "010_history.ipynb": "{not json"})
+    intake = take_in(folder, release)
+    assert [name for name, _ in intake.notebooks] == [NOTEBOOK]
+    assert any(note.startswith("010_history.ipynb cannot be read") for note in intake.notes)
+
+
+def test_nothing_gradable_is_a_problem_not_an_exception(tmp_path, release):
+    assert take_in(_submit(tmp_path / "a", release), release).problem == "the submission folder is empty"
+    assert "no gradable notebook" in take_in(_submit(tmp_path / "b", release, **{"x.txt": "hi"}), release).problem
+    assert "timestamp.txt" in take_in(_submit(tmp_path / "c", release, **{"timestamp.txt": "soon"}), release).problem
+
+
+def test_an_unreadable_timestamp_is_named(tmp_path):
+    (tmp_path / "timestamp.txt").write_text("not a date")
+    assert "timestamp.txt does not hold a date" in timestamp_problem(tmp_path)
+    (tmp_path / "timestamp.txt").write_text("2026-11-01 10:00:00.000000 UTC")
+    assert timestamp_problem(tmp_path) is None
+
+
+def test_repair_puts_back_deleted_tests_and_disarms_copies(release):
+    original = nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4)
+    student = copy.deepcopy(original)
+    test = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_chain_gradients")
+    student.cells.remove(test)
+    answer = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_why_grad_is_none")
+    student.cells.append(copy.deepcopy(answer))
+    notes = []
+    repaired = repair(student, original, NOTEBOOK, notes)
+    assert _grade_ids(repaired) == _grade_ids(original)
+    assert len(notes) == 2 and any("put back" in n for n in notes) and any("second copy" in n for n in notes)
+
+
+def test_repair_restores_a_renamed_grade_id_from_the_cell_id(release):
+    original = nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4)
+    student = copy.deepcopy(original)
+    renamed = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_can_require_grad")
+    renamed.metadata["nbgrader"]["grade_id"] = "free_points"
+    notes = []
+    assert _grade_ids(repair(student, original, NOTEBOOK, notes)) == _grade_ids(original)
+    assert notes == [f"{NOTEBOOK}: cell 'free_points' had its grade id changed; restored to 'test_can_require_grad'"]
+
+
+def test_an_untouched_release_needs_no_repair(release):
+    original = nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4)
+    notes = []
+    repair(copy.deepcopy(original), original, NOTEBOOK, notes)
+    assert notes == []

@@ -1,0 +1,78 @@
+"""The grading kernel's guard, exercised directly: its hook is called here, never installed in the test process."""
+import json
+import math
+import os
+
+import pytest
+
+from gradekit.kernel_guard import ARM_EVENT, PROBE_EVENT, Guard
+
+
+@pytest.fixture
+def course_root(tmp_path):
+    notebook_dir = tmp_path / "course" / "autograded" / "student" / "autograd"
+    notebook_dir.mkdir(parents=True)
+    (notebook_dir / "autograd_checks.py").write_text("")
+    (tmp_path / "course" / "gradebook.db").write_text("")
+    return tmp_path / "course"
+
+
+@pytest.fixture
+def guard(tmp_path, course_root):
+    notebook_dir = course_root / "autograded" / "student" / "autograd"
+    guard = Guard(str(tmp_path / "guard.jsonl"), (str(course_root),), (os.path.realpath(os.__file__),), str(notebook_dir))
+    guard.hook(ARM_EVENT, ())
+    return guard
+
+
+def _log(tmp_path):
+    return [json.loads(line) for line in (tmp_path / "guard.jsonl").read_text().splitlines()]
+
+
+def test_course_files_are_refused_and_logged_once(guard, course_root, tmp_path):
+    for _ in range(2):
+        with pytest.raises(PermissionError, match="accessed a course file"):
+            guard.hook("open", (str(course_root / "gradebook.db"), "r", 0))
+    assert _log(tmp_path) == [{"armed": True}, {"refused": "open", "reason": "accessed a course file (gradebook.db)"}]
+
+
+def test_the_notebook_folder_is_readable_except_its_notebooks(guard, course_root):
+    notebook_dir = course_root / "autograded" / "student" / "autograd"
+    guard.hook("open", (str(notebook_dir / "autograd_checks.py"), "r", 0))
+    guard.hook("os.listdir", (str(notebook_dir),))
+    with pytest.raises(PermissionError):
+        guard.hook("open", (str(notebook_dir / "010_history.ipynb"), "r", 0))
+    with pytest.raises(PermissionError):
+        guard.hook("open", (str(notebook_dir / "torch.py"), "w", os.O_WRONLY | os.O_CREAT))
+
+
+def test_files_outside_the_course_and_descriptors_pass(guard, tmp_path):
+    guard.hook("open", (os.__file__, "r", 0))
+    guard.hook("open", (str(tmp_path / "scratch.txt"), "w", os.O_WRONLY))
+    guard.hook("open", (3, "r", 0))
+
+
+def test_processes_databases_and_ctypes_are_refused(guard):
+    for event in ("subprocess.Popen", "sqlite3.connect", "ctypes.string_at", "os.fork", "gc.get_referrers"):
+        with pytest.raises(PermissionError):
+            guard.hook(event, ())
+
+
+def test_an_unarmed_guard_lets_the_kernel_start(tmp_path, course_root):
+    guard = Guard(str(tmp_path / "guard.jsonl"), (str(course_root),), (), str(course_root))
+    guard.hook("sqlite3.connect", (":memory:",))
+    guard.hook("open", (str(course_root / "gradebook.db"), "r", 0))
+    assert (tmp_path / "guard.jsonl").read_text() == ""
+
+
+def test_a_probe_reports_replaced_functions(guard, tmp_path):
+    original = math.sqrt
+    try:
+        guard.hook(PROBE_EVENT, ("clean",))
+        math.sqrt = lambda value: 4.0
+        guard.hook(PROBE_EVENT, ("patched",))
+    finally:
+        math.sqrt = original
+    probes = {record["probe"]: record["findings"] for record in _log(tmp_path) if "probe" in record}
+    assert probes["clean"] == []
+    assert probes["patched"] == ["math.sqrt was replaced"]
