@@ -1,17 +1,18 @@
 """The grading kernel's guard: installed in each forked kernel before any student code runs.
 
-This file runs inside the kernel process (kernel_zygote.py loads it with
-runpy), never as part of the gradekit package. It does two things:
+The kernel loads this file by path (kernel_zygote.py, with runpy), so it uses
+the standard library only; the grader imports it just for its constants. It
+does two things:
 
 * An audit hook (PEP 578; once added it cannot be removed) is armed by the
   grader's audit event `kit.arm`, sent once the kernel has started (IPython
   itself opens a SQLite history and loads C symbols while starting) and
-  before the first cell. Armed, it refuses what an
-  answer to this problem set never needs and a cheat does: reading or writing
+  before the first cell. Armed, it refuses what an answer to this problem
+  set never needs and a cheat does: reading or writing
   the course's files (source notebooks with hidden tests, the gradebook,
-  graded notebooks), opening SQLite databases, starting processes, forking,
-  raw memory access through ctypes, walking the garbage collector to reach
-  the guard. Each refusal is written to the guard's log.
+  graded notebooks), opening SQLite databases or network connections,
+  starting processes, forking, raw memory access through ctypes, walking the
+  garbage collector to reach the guard. Each refusal is written to the guard's log.
 * An integrity check, run when the grader raises the audit event
   `kit.probe`: are the objects the checks rely on (builtins, torch and
   numpy comparison functions, the check helpers, IPython's traceback and
@@ -47,6 +48,8 @@ REFUSED_EVENTS = {
     "gc.get_objects": "walked the garbage collector",
     "gc.get_referrers": "walked the garbage collector",
     "gc.get_referents": "walked the garbage collector",
+    "socket.connect": "opened a network connection",
+    "socket.sendto": "opened a network connection",
 }
 REFUSED_PREFIXES = {"ctypes.": "used ctypes (raw memory access)"}
 

@@ -29,12 +29,13 @@ def grade_and_report(
     for row in result.rows:
         if row.status != "graded":
             print(f"{row.student_id}: {row.status}: {row.message}")
-        for note in row.notes:
-            print(f"{row.student_id}: note: {note}")
     print(
         f"\n{len(result.rows)} submissions in {result.seconds:.0f} s, {len(result.failed)} could not be graded, "
         f"{len(result.flagged)} flagged for a TA (grade withheld: formgrader lists them as needing manual grading)"
     )
+    noted = sum(1 for row in result.rows if row.notes)
+    if noted:
+        print(f"notes on {noted} submission(s) (what was set aside or repaired): {report_dir(course) / 'students.csv'}")
     print(f"grades:       {grades_csv(course)}")
     print(f"feedback:     {course.feedback_dir}/<student>/{course.assignment_id}/")
     print(f"class report: {report}")

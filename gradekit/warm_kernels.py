@@ -30,6 +30,8 @@ from gradekit.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE
 
 ZYGOTE_SOURCE = (Path(__file__).with_name("kernel_zygote.py")).read_text()
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
+# Settings of the grader that a guarded kernel has no business reading.
+SECRET_VARIABLES = ("KIT_GRADEBOOK_URL",)
 
 
 class Zygote:
@@ -146,6 +148,8 @@ class WarmProvisioner(LocalProvisioner):
             handle, self.guard_log = tempfile.mkstemp(prefix="kit-guard-", suffix=".jsonl")
             os.close(handle)
             env[LOG_VARIABLE] = self.guard_log
+            for name in SECRET_VARIABLES:  # a gradebook URL may carry a password
+                env.pop(name, None)
         pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None)
         self.process = ForkedKernelProcess(pid)
         self.pid = self.pgid = pid

@@ -52,8 +52,8 @@ def test_files_outside_the_course_and_descriptors_pass(guard, tmp_path):
     guard.hook("open", (3, "r", 0))
 
 
-def test_processes_databases_and_ctypes_are_refused(guard):
-    for event in ("subprocess.Popen", "sqlite3.connect", "ctypes.string_at", "os.fork", "gc.get_referrers"):
+def test_processes_databases_network_and_ctypes_are_refused(guard):
+    for event in ("subprocess.Popen", "sqlite3.connect", "socket.connect", "ctypes.string_at", "os.fork", "gc.get_referrers"):
         with pytest.raises(PermissionError):
             guard.hook(event, ())
 
