@@ -65,6 +65,8 @@ WATCHED_MODULES = (
     "torch", "torch.testing", "torch.autograd", "torch.nn.functional", "numpy", "numpy.testing", "math",
     "warnings", "traceback",
 )
+# Whole packages whose every loaded module is watched: the comparison machinery behind the checks.
+WATCHED_PACKAGES = ("torch.testing", "numpy.testing", "torch.autograd")
 WATCHED_CLASSES = (
     ("torch", "Tensor"),
     ("IPython.core.interactiveshell", "InteractiveShell"),
@@ -142,6 +144,7 @@ class Guard:
 
     def integrity_findings(self):
         findings = [f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original]
+        findings.extend(added_to_classes(self.snapshot))
         now = instance_methods()
         findings.extend(f"{name} was replaced" for name in sorted(set(now) | set(self.instance_methods))
                         if now.get(name) is not self.instance_methods.get(name))
@@ -169,7 +172,7 @@ def take_snapshot():
     for name, value in vars(builtins).items():
         if name not in BUILTINS_IPYTHON_OWNS:
             snapshot[f"builtins.{name}"] = value
-    for module_name in WATCHED_MODULES + CHECK_MODULES:
+    for module_name in watched_module_names():
         module = sys.modules.get(module_name)
         if module is None:
             continue
@@ -184,6 +187,25 @@ def take_snapshot():
                 if callable(value):
                     snapshot[f"{module_name}.{class_name}.{name}"] = value
     return snapshot
+
+
+def watched_module_names():
+    packaged = (
+        name for name in list(sys.modules)
+        if any(name.startswith(package + ".") for package in WATCHED_PACKAGES)
+    )
+    return tuple(dict.fromkeys((*WATCHED_MODULES, *CHECK_MODULES, *sorted(packaged))))
+
+
+def added_to_classes(snapshot):
+    """Callables set on a watched class after the snapshot: they shadow what the class inherits."""
+    found = []
+    for module_name, class_name in WATCHED_CLASSES:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        for name, value in (vars(cls).items() if cls is not None else ()):
+            if callable(value) and f"{module_name}.{class_name}.{name}" not in snapshot:
+                found.append(f"{module_name}.{class_name}.{name} was added")
+    return found
 
 
 _MISSING = object()
@@ -244,7 +266,8 @@ def install():
     protected = os.environ.pop(PROTECTED_VARIABLE, "")
     if not log_path:
         return None
-    for name in WATCHED_MODULES + CHECK_MODULES:  # loaded now, so the snapshot holds the originals
+    # Loaded now, so that the snapshot holds the originals.
+    for name in WATCHED_MODULES + CHECK_MODULES + ("torch.testing._comparison",):
         try:
             __import__(name)
         except Exception:

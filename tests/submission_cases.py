@@ -237,6 +237,12 @@ def case_list() -> tuple[Case, ...]:
         Case("patches-assertion-error", lambda b: b.cheat(
             "import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})"),
              Expected("flagged", {CHAIN_TEST}, ("builtins.AssertionError was replaced",))),
+        Case("patches-tensor-method", lambda b: b.cheat("torch.Tensor.allclose = lambda self, other, *args, **kwargs: True"),
+             Expected("flagged", {CHAIN_TEST}, ("torch.Tensor.allclose was added",))),
+        Case("patches-comparison-internals", lambda b: b.cheat(
+            "import torch.testing._comparison as comparison\n"
+            "comparison.not_close_error_metas = lambda *args, **kwargs: []"),
+             Expected("flagged", {CHAIN_TEST}, ("torch.testing._comparison.not_close_error_metas was replaced",))),
         Case("patches-check-helpers", lambda b: b.cheat(
             "import autograd_checks\nautograd_checks.expect_close = lambda *args, **kwargs: None\n"
             "expect = lambda *args, **kwargs: None"),

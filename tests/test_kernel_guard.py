@@ -4,6 +4,7 @@ import math
 import os
 
 import pytest
+import torch
 
 from gradekit.kernel_guard import ARM_EVENT, PROBE_EVENT, Guard
 
@@ -76,3 +77,13 @@ def test_a_probe_reports_replaced_functions(guard, tmp_path):
     probes = {record["probe"]: record["findings"] for record in _log(tmp_path) if "probe" in record}
     assert probes["clean"] == []
     assert probes["patched"] == ["math.sqrt was replaced"]
+
+
+def test_a_probe_reports_methods_added_to_tensors(guard, tmp_path):
+    try:
+        torch.Tensor.cheap_equal = lambda self, other: True
+        guard.hook(PROBE_EVENT, ("added",))
+    finally:
+        del torch.Tensor.cheap_equal
+    probes = {record["probe"]: record["findings"] for record in _log(tmp_path) if "probe" in record}
+    assert probes["added"] == ["torch.Tensor.cheap_equal was added"]
