@@ -48,6 +48,8 @@ REFUSED_EVENTS = {
     "gc.get_objects": "walked the garbage collector",
     "gc.get_referrers": "walked the garbage collector",
     "gc.get_referents": "walked the garbage collector",
+    "sys.settrace": "set a trace function",
+    "sys.setprofile": "set a profile function",
     "socket.connect": "opened a network connection",
     "socket.sendto": "opened a network connection",
 }
@@ -78,6 +80,10 @@ CHECK_MODULES = ("autograd_checks",)
 NOTEBOOK_MODULE_NAMES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "math": "math", "F": "torch.nn.functional"}
 # IPython rebinds these in builtins while a cell runs; they are not the checks' business.
 BUILTINS_IPYTHON_OWNS = {"_", "__", "___", "exit", "quit", "display", "get_ipython", "__IPYTHON__", "input"}
+# The shell's lists of code rewriters: a cheat could rewrite the test cells before they run.
+SHELL_TRANSFORMERS = ("ast_transformers", "input_transformers_cleanup", "input_transformers_post")
+# Modules whose own event callbacks the shell may gain while a notebook runs (inline plots).
+CALLBACK_OWNERS = ("IPython", "ipykernel", "matplotlib", "matplotlib_inline")
 # Methods a cheat rebinds on the shell or kernel instance to hide a failure.
 INSTANCE_METHODS = (
     "showtraceback", "_showtraceback", "showsyntaxerror", "run_cell", "run_cell_async", "run_code",
@@ -94,6 +100,7 @@ class Guard:
         self.notebook_dir = notebook_dir
         self.snapshot = {}
         self.instance_methods = {}
+        self.shell_hooks = {}
         self.armed = False
         self.reported = set()
 
@@ -101,6 +108,7 @@ class Guard:
         if event == ARM_EVENT and not self.armed:
             self.snapshot = take_snapshot()
             self.instance_methods = instance_methods()
+            self.shell_hooks = shell_hooks()
             self.armed = True
             self.write({"armed": True})
             return
@@ -149,13 +157,13 @@ class Guard:
         findings.extend(f"{name} was replaced" for name in sorted(set(now) | set(self.instance_methods))
                         if now.get(name) is not self.instance_methods.get(name))
         findings.extend(self.namespace_findings())
+        findings.extend(changed_hooks(self.shell_hooks, shell_hooks()))
+        findings.extend(active_torch_modes())
         return findings
 
     def namespace_findings(self):
         """Names in the notebook's namespace that the test cells call, now bound to something else."""
-        shell_module = sys.modules.get("IPython.core.interactiveshell")
-        shell = shell_module.InteractiveShell._instance if shell_module else None
-        namespace = getattr(shell, "user_ns", None) or {}
+        namespace = getattr(_shell(), "user_ns", None) or {}
         findings = []
         for name, value in list(namespace.items()):
             helper = self.snapshot.get(f"{CHECK_MODULES[0]}.{name}", _MISSING)
@@ -225,11 +233,50 @@ def _current(name):
     return vars(sys.modules.get(module_name, sys)).get(attribute, _MISSING)
 
 
+def _shell():
+    shell_module = sys.modules.get("IPython.core.interactiveshell")
+    return shell_module.InteractiveShell._instance if shell_module else None
+
+
+def shell_hooks():
+    """The shell's code rewriters and event callbacks, as tuples of the objects registered now."""
+    shell = _shell()
+    if shell is None:
+        return {}
+    hooks = {f"IPython's {name}": tuple(getattr(shell, name, ())) for name in SHELL_TRANSFORMERS}
+    events = getattr(getattr(shell, "events", None), "callbacks", {})
+    hooks.update((f"IPython's {event} callbacks", tuple(callbacks)) for event, callbacks in events.items())
+    return hooks
+
+
+def changed_hooks(before, now):
+    findings = []
+    for name, registered in now.items():
+        known = before.get(name, ())
+        added = [hook for hook in registered if not any(hook is old for old in known)]
+        foreign = [hook for hook in added if not str(getattr(hook, "__module__", "")).startswith(CALLBACK_OWNERS)]
+        if foreign or any(not any(old is hook for hook in registered) for old in known):
+            findings.append(f"{name} were changed")
+    return findings
+
+
+def active_torch_modes():
+    """Torch function or dispatch modes left active between cells would intercept every check."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return []
+    found = []
+    if torch._C._len_torch_function_stack():
+        found.append("a torch function mode was left active")
+    if torch._C._len_torch_dispatch_stack():
+        found.append("a torch dispatch mode was left active")
+    return found
+
+
 def instance_methods():
     """Watched methods set on the running shell or kernel object itself, shadowing their classes'."""
     found = {}
-    shell_module = sys.modules.get("IPython.core.interactiveshell")
-    shell = shell_module.InteractiveShell._instance if shell_module else None
+    shell = _shell()
     for owner, label in ((shell, "the IPython shell"), (getattr(shell, "kernel", None), "the kernel")):
         if owner is not None:
             found.update((f"{label}'s {name}", vars(owner)[name]) for name in INSTANCE_METHODS if name in vars(owner))

@@ -243,6 +243,21 @@ def case_list() -> tuple[Case, ...]:
             "import torch.testing._comparison as comparison\n"
             "comparison.not_close_error_metas = lambda *args, **kwargs: []"),
              Expected("flagged", {CHAIN_TEST}, ("torch.testing._comparison.not_close_error_metas was replaced",))),
+        Case("rewrites-test-cells", lambda b: b.cheat(
+            "import ast\n\n\nclass DropChecks(ast.NodeTransformer):\n"
+            "    def visit_Call(self, node):\n"
+            "        if isinstance(node.func, ast.Name) and node.func.id.startswith('expect'):\n"
+            "            return ast.Constant(None)\n"
+            "        return self.generic_visit(node)\n\n\n"
+            "get_ipython().ast_transformers.append(DropChecks())"),
+             Expected("flagged", says=("IPython's ast_transformers were changed",))),
+        Case("leaves-a-torch-mode-active", lambda b: b.cheat(
+            "from torch.overrides import TorchFunctionMode\n\n\nclass Agreeable(TorchFunctionMode):\n"
+            "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+            "        return func(*args, **(kwargs or {}))\n\n\nAgreeable().__enter__()"),
+             Expected("flagged", {CHAIN_TEST}, ("a torch function mode was left active",))),
+        Case("sets-a-trace-function", lambda b: b.cheat("import sys\nsys.settrace(lambda *args: None)"),
+             Expected("flagged", {CHAIN_TEST}, ("set a trace function",))),
         Case("patches-check-helpers", lambda b: b.cheat(
             "import autograd_checks\nautograd_checks.expect_close = lambda *args, **kwargs: None\n"
             "expect = lambda *args, **kwargs: None"),
