@@ -48,6 +48,9 @@ REFUSED_EVENTS = {
     "gc.get_objects": "walked the garbage collector",
     "gc.get_referrers": "walked the garbage collector",
     "gc.get_referents": "walked the garbage collector",
+    "os.kill": "sent a signal to a process",
+    "os.killpg": "sent a signal to a process",
+    "signal.pthread_kill": "sent a signal to a process",
     "sys.settrace": "set a trace function",
     "sys.setprofile": "set a profile function",
     "socket.connect": "opened a network connection",
@@ -92,12 +95,13 @@ INSTANCE_METHODS = (
 
 
 class Guard:
-    def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir):
+    def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir, seal=True):
         self.log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self.log_path = os.path.realpath(log_path)
         self.protected = tuple(protected_roots)
         self.allowed = tuple(allowed_roots)
         self.notebook_dir = notebook_dir
+        self.seal = seal  # forbid new programs when armed (off only where the hook is tested in-process)
         self.snapshot = {}
         self.instance_methods = {}
         self.shell_hooks = {}
@@ -109,8 +113,9 @@ class Guard:
             self.snapshot = take_snapshot()
             self.instance_methods = instance_methods()
             self.shell_hooks = shell_hooks()
+            no_exec = forbid_new_programs() if self.seal else False
             self.armed = True
-            self.write({"armed": True})
+            self.write({"armed": True, "exec_forbidden": no_exec})
             return
         if not self.armed:
             return
@@ -135,6 +140,9 @@ class Guard:
             return None
         if real == self.log_path:
             return "touched the grading guard's log"
+        other = _other_process(real, _reads(event, args))
+        if other:
+            return f"looked into another process ({other})"
         if not _inside(real, self.protected) or _inside(real, self.allowed):
             return None
         if _inside(real, (self.notebook_dir,)) and _reads(event, args) and not real.endswith(".ipynb"):
@@ -281,6 +289,54 @@ def instance_methods():
         if owner is not None:
             found.update((f"{label}'s {name}", vars(owner)[name]) for name in INSTANCE_METHODS if name in vars(owner))
     return found
+
+
+# What /proc shows of another process that a kernel must not touch: its memory, environment, files.
+PRIVATE_PROC_ENTRIES = {"mem", "environ", "fd", "map_files", "pagemap", "cwd", "root", "exe"}
+
+
+def _other_process(path, reading):
+    """The /proc entry of another process that this access would read privately or write, if any."""
+    parts = path.split(os.sep)
+    if len(parts) < 3 or parts[1] != "proc" or not parts[2].isdigit() or parts[2] == str(os.getpid()):
+        return None
+    if not reading or (len(parts) > 3 and parts[3] in PRIVATE_PROC_ENTRIES):
+        return os.sep.join(parts[:4])
+    return None
+
+
+# Seccomp (Linux): refuse execve for this process and all its threads, so no new program
+# can start, whatever Python route (some have no audit event) forks and execs it.
+SECCOMP_ARCHES = {"x86_64": (0xC000003E, 59, 322, 317), "aarch64": (0xC00000B7, 221, 281, 277)}
+
+
+def forbid_new_programs():
+    """Install the seccomp filter; False where the platform or the container does not allow it."""
+    import ctypes
+    import platform
+    import struct
+
+    numbers = SECCOMP_ARCHES.get(platform.machine())
+    if numbers is None or not sys.platform.startswith("linux"):
+        return False
+    arch, execve, execveat, seccomp = numbers
+    load, equal, ret = 0x20, 0x15, 0x06
+    allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    program = b"".join(struct.pack("HBBI", *step) for step in (
+        (load, 0, 0, 4), (equal, 0, 5, arch),  # another architecture: allow (jump to the end)
+        (load, 0, 0, 0), (equal, 2, 0, execve), (equal, 1, 0, execveat),
+        (ret, 0, 0, allow), (ret, 0, 0, refuse), (ret, 0, 0, allow),
+    ))
+    buffer = ctypes.create_string_buffer(program)
+
+    class Program(ctypes.Structure):
+        _fields_ = [("length", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        return False
+    # SECCOMP_SET_MODE_FILTER with SECCOMP_FILTER_FLAG_TSYNC: every thread of the kernel.
+    return libc.syscall(seccomp, 1, 1, ctypes.byref(Program(len(program) // 8, ctypes.addressof(buffer)))) == 0
 
 
 def _inside(path, roots):

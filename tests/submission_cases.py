@@ -256,6 +256,20 @@ def case_list() -> tuple[Case, ...]:
             "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
             "        return func(*args, **(kwargs or {}))\n\n\nAgreeable().__enter__()"),
              Expected("flagged", {CHAIN_TEST}, ("a torch function mode was left active",))),
+        Case("starts-an-unguarded-process", lambda b: b.wrap_chain(
+            "import _posixsubprocess, os\n"
+            "try:\n"
+            "    _posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], True, (), None, None,\n"
+            "        -1, -1, -1, -1, -1, -1, *os.pipe(), True, True, -1, None, None, None, -1, None, False)\n"
+            "except OSError:\n"
+            "    pass"),
+             Expected("graded")),
+        Case("signals-the-grader", lambda b: b.wrap_chain(
+            "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGSTOP)\nexcept OSError:\n    pass"),
+             Expected("flagged", says=("sent a signal to a process",))),
+        Case("reads-another-process", lambda b: b.wrap_chain(
+            "import os\ntry:\n    open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError:\n    pass"),
+             Expected("flagged", says=("looked into another process",))),
         Case("sets-a-trace-function", lambda b: b.cheat("import sys\nsys.settrace(lambda *args: None)"),
              Expected("flagged", {CHAIN_TEST}, ("set a trace function",))),
         Case("patches-check-helpers", lambda b: b.cheat(
