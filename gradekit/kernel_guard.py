@@ -85,8 +85,6 @@ NOTEBOOK_MODULE_NAMES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "mat
 BUILTINS_IPYTHON_OWNS = {"_", "__", "___", "exit", "quit", "display", "get_ipython", "__IPYTHON__", "input"}
 # The shell's lists of code rewriters: a cheat could rewrite the test cells before they run.
 SHELL_TRANSFORMERS = ("ast_transformers", "input_transformers_cleanup", "input_transformers_post")
-# Modules whose own event callbacks the shell may gain while a notebook runs (inline plots).
-CALLBACK_OWNERS = ("IPython", "ipykernel", "matplotlib", "matplotlib_inline")
 # Methods a cheat rebinds on the shell or kernel instance to hide a failure.
 INSTANCE_METHODS = (
     "showtraceback", "_showtraceback", "showsyntaxerror", "run_cell", "run_cell_async", "run_code",
@@ -261,9 +259,7 @@ def changed_hooks(before, now):
     findings = []
     for name, registered in now.items():
         known = before.get(name, ())
-        added = [hook for hook in registered if not any(hook is old for old in known)]
-        foreign = [hook for hook in added if not str(getattr(hook, "__module__", "")).startswith(CALLBACK_OWNERS)]
-        if foreign or any(not any(old is hook for hook in registered) for old in known):
+        if len(registered) != len(known) or any(hook is not old for hook, old in zip(registered, known)):
             findings.append(f"{name} were changed")
     return findings
 

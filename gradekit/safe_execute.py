@@ -9,6 +9,9 @@ On top of the warm, forked kernels (warm_kernels.py):
   whether anything the checks rely on was replaced; the guard's refusals and
   answers, and any question left unanswered, become findings.
 
+* no output may repeat a line of the course's hidden tests (however the
+  answer got hold of it): such lines are cut and the cut is a finding.
+
 Each notebook's outcome is appended to `REPORTS`, which the scratch grader
 reads and clears per submission (grading runs in this same process).
 """
@@ -43,6 +46,26 @@ class NotebookReport:
 
 
 REPORTS: list[NotebookReport] = []
+# Lines of hidden tests that must never show up in an output; the scratch grader adds the course's.
+HIDDEN_LINES: set[str] = set()
+SHORTEST_SECRET = 25  # characters: shorter lines (an `expect(` or a `)`) are too common to tell anything
+CUT_NOTICE = "[a line of the hidden tests was cut here by the grader]"
+
+
+def hidden_test_lines(notebook) -> set[str]:
+    """The telling lines between BEGIN and END HIDDEN TESTS in the notebook's cells."""
+    found = set()
+    for cell in notebook.cells:
+        inside = False
+        for line in cell.get("source", "").splitlines():
+            marker = line.strip()
+            if marker == "### BEGIN HIDDEN TESTS":
+                inside = True
+            elif marker == "### END HIDDEN TESTS":
+                inside = False
+            elif inside and len(marker) >= SHORTEST_SECRET:
+                found.add(marker)
+    return found
 
 
 class SafeExecute(WarmExecute):
@@ -52,6 +75,8 @@ class SafeExecute(WarmExecute):
         self._notes: list[str] = []
         self._probes: dict[str, str] = {}  # nonce -> the graded cell it followed
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
+        self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
+        self._leaks: list[str] = []
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -76,6 +101,8 @@ class SafeExecute(WarmExecute):
             self._kill_kernel()
             self._stop(cell, f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
             return cell
+        if _cut_hidden_lines(cell, self._hidden):
+            self._leaks.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
         if any(output.get("ename") == "CellTimeoutError" for output in cell.outputs):
             self._notes.append(f"{self._notebook}: {_cell_name(cell)} ran past the {self.timeout} s limit and was interrupted")
         if _graded(cell) and self._guard_log:
@@ -120,10 +147,10 @@ class SafeExecute(WarmExecute):
 
     def _findings(self) -> tuple[str, ...]:
         """What the guard's log says, once per finding, in the order first seen."""
+        findings: dict[str, None] = dict.fromkeys(self._leaks)
         if not self._guard_log:
-            return ()
+            return tuple(f"{self._notebook}: {finding}" for finding in findings)
         log = Path(self._guard_log)
-        findings: dict[str, None] = {}
         answered: set[str] = set()
         armed = False
         for record in _read_log(log):
@@ -147,6 +174,32 @@ class SafeExecute(WarmExecute):
                     findings[f"the integrity check got no answer after {cell} (the audit machinery was replaced)"] = None
         log.unlink(missing_ok=True)
         return tuple(f"{self._notebook}: {finding}" for finding in findings)
+
+
+def _cut_hidden_lines(cell, hidden: set[str]) -> bool:
+    """Replace every output line that holds a hidden-test line; True if any was cut.
+
+    Error tracebacks are left alone (nbgrader's own failures quote the test
+    code there, and feedback shows only their last line); their message is not.
+    """
+    cut = False
+
+    def clean(text: str) -> str:
+        nonlocal cut
+        lines = text.splitlines(keepends=True)
+        kept = [CUT_NOTICE + "\n" if any(secret in line for secret in hidden) else line for line in lines]
+        cut = cut or kept != lines
+        return "".join(kept)
+
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            output["text"] = clean(output.get("text", ""))
+        elif output.get("output_type") == "error":
+            output["evalue"] = clean(output.get("evalue", ""))
+        for mime, value in output.get("data", {}).items():
+            if mime.startswith("text/") and isinstance(value, str):
+                output["data"][mime] = clean(value)
+    return cut
 
 
 def _read_log(path: Path) -> list[dict]:

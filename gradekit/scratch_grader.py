@@ -15,6 +15,7 @@ import socket
 import time
 from pathlib import Path
 
+import nbformat
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
@@ -24,7 +25,7 @@ from gradekit.course import CONFIG_FILE, Course, load_course
 from gradekit.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.intake import Intake, take_in
 from gradekit.kernel_guard import PROTECTED_VARIABLE
-from gradekit.safe_execute import REPORTS
+from gradekit.safe_execute import HIDDEN_LINES, REPORTS, hidden_test_lines
 
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
@@ -92,8 +93,12 @@ class ScratchGrader:
         self.course = load_course().at(scratch_root)
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
-        shutil.copytree(template_root / "source", scratch_root / "source")
-        shutil.copyfile(template_root / "gradebook.db", scratch_root / "gradebook.db")
+        # Kept in memory and written afresh for every submission: nothing one student's
+        # code might change in the scratch course can reach the next student.
+        self.pristine = _read_tree(template_root, ("source", "gradebook.db"))
+        for relative, content in self.pristine:
+            if relative.endswith(".ipynb"):
+                HIDDEN_LINES.update(hidden_test_lines(nbformat.reads(content.decode(), as_version=4)))
         settings_file = template_root / SETTINGS_FILE
         settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
         self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
@@ -105,6 +110,7 @@ class ScratchGrader:
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         started = time.monotonic()
         try:
+            self._reset_course()
             intake = take_in(Path(submission_dir), self.course.source_dir)
             if intake.problem:
                 return self._failed(student_id, intake.problem, started, intake.notes)
@@ -155,11 +161,25 @@ class ScratchGrader:
         shutil.rmtree(target, ignore_errors=True)
         intake.write(target)
         for attempt in range(2 if retry else 1):
+            self._reset_course()
             REPORTS.clear()
             outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
             if outcome["success"]:
                 break
         return outcome
+
+    def _reset_course(self) -> None:
+        """The scratch course's source and gradebook exactly as the template held them."""
+        for name in ("source", "gradebook.db", "gradebook.db-journal", "gradebook.db-wal"):
+            path = self.course.root / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+        for relative, content in self.pristine:
+            path = self.course.root / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
 
     def _failed(self, student_id: str, message: str, started: float, notes: tuple[str, ...] = ()) -> GradedSubmission:
         return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started, WORKER_ID, notes)
@@ -182,6 +202,16 @@ def nbgrader_error(outcome: dict) -> str:
     errors = [line.split("ERROR]", 1)[1].strip() for line in log.splitlines() if "ERROR]" in line]
     errors = [line for line in errors if line and not line.startswith("Traceback")]
     return " / ".join(dict.fromkeys(errors))[:400] if errors else _last_lines(log)
+
+
+def _read_tree(root: Path, names: tuple[str, ...]) -> tuple[tuple[str, bytes], ...]:
+    """(path relative to root, content) of every file under the named entries of root."""
+    found = []
+    for name in names:
+        entry = root / name
+        paths = sorted(entry.rglob("*")) if entry.is_dir() else [entry]
+        found.extend((str(path.relative_to(root)), path.read_bytes()) for path in paths if path.is_file())
+    return tuple(found)
 
 
 def _files(folder: Path) -> tuple[tuple[str, bytes], ...]:
