@@ -24,6 +24,7 @@ answer is itself a finding. A determined attacker with arbitrary memory
 access can defeat any in-process guard; the README says what to do then.
 """
 import builtins
+import functools
 import json
 import os
 import sys
@@ -93,6 +94,8 @@ INSTANCE_METHODS = (
 
 
 class Guard:
+    """The guard's state and judgement; `audit_hook` is what Python calls on every audit event."""
+
     def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir, seal=True):
         self.log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self.log_path = os.path.realpath(log_path)
@@ -105,8 +108,16 @@ class Guard:
         self.shell_hooks = {}
         self.armed = False
         self.reported = set()
+        self.refusals = 0  # refusal records written (or tried): a log that holds fewer lost some
 
     def hook(self, event, args):
+        """Raise PermissionError for a refused event (the tests call this directly)."""
+        reason = self.verdict(event, args)
+        if reason is not None:
+            raise PermissionError(f"grading forbids this: the answer {reason}")
+
+    def verdict(self, event, args):
+        """Why `event` is refused (logged), or None; never raises, whatever the student passed."""
         if event == ARM_EVENT and not self.armed:
             self.snapshot = take_snapshot()
             self.instance_methods = instance_methods()
@@ -114,23 +125,27 @@ class Guard:
             no_exec = forbid_new_programs() if self.seal else False
             self.armed = True
             self.write({"armed": True, "exec_forbidden": no_exec})
-            return
+            return None
         if not self.armed:
-            return
+            return None
         if event == PROBE_EVENT:
-            self.write({"probe": str(args[0]) if args else "", "findings": self.integrity_findings()})
-            return
+            nonce = args[0] if args and type(args[0]) is str else ""
+            self.write({"probe": nonce, "findings": self.integrity_findings(), "refusals": self.refusals})
+            return None
         reason = REFUSED_EVENTS.get(event) or next(
             (why for prefix, why in REFUSED_PREFIXES.items() if event.startswith(prefix)), None
         )
         if reason is None and event in PATH_EVENTS and args:
             reason = self.path_reason(event, args)
-        if reason is not None:
-            self.refuse(event, reason)
+        if reason is not None and (event, reason) not in self.reported:
+            self.reported.add((event, reason))
+            self.refusals += 1
+            self.write({"refused": event, "reason": reason})
+        return reason
 
     def path_reason(self, event, args):
         path = args[0]
-        if isinstance(path, int) or path is None:
+        if type(path) not in (str, bytes):  # a descriptor; and never run a student's __fspath__ in here
             return None
         try:
             real = os.path.realpath(os.fsdecode(path))
@@ -147,14 +162,11 @@ class Guard:
             return None  # the support modules next to the notebook
         return f"accessed a course file ({os.path.basename(real)})"
 
-    def refuse(self, event, reason):
-        if (event, reason) not in self.reported:
-            self.reported.add((event, reason))
-            self.write({"refused": event, "reason": reason})
-        raise PermissionError(f"grading forbids this: the answer {reason}")
-
     def write(self, record):
-        os.write(self.log_fd, (json.dumps(record) + "\n").encode())
+        try:
+            os.write(self.log_fd, (json.dumps(record) + "\n").encode())
+        except OSError:
+            pass  # a closed or redirected log: the grader sees answers or records missing
 
     def integrity_findings(self):
         findings = [f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original]
@@ -169,9 +181,11 @@ class Guard:
 
     def namespace_findings(self):
         """Names in the notebook's namespace that the test cells call, now bound to something else."""
-        namespace = getattr(_shell(), "user_ns", None) or {}
+        namespace = _field(_shell(), "_user_ns") if _shell() is not None else {}
+        if type(namespace) is not dict:
+            return ["the notebook's namespace was replaced"]
         findings = []
-        for name, value in list(namespace.items()):
+        for name, value in list(dict.items(namespace)):
             helper = self.snapshot.get(f"{CHECK_MODULES[0]}.{name}", _MISSING)
             module = self.snapshot.get(f"sys.modules[{NOTEBOOK_MODULE_NAMES.get(name)!r}]", _MISSING)
             expected = helper if helper is not _MISSING else module
@@ -245,14 +259,34 @@ def _shell():
 
 
 def shell_hooks():
-    """The shell's code rewriters and event callbacks, as tuples of the objects registered now."""
+    """The shell's code rewriters and event callbacks, as tuples of the objects registered now.
+
+    Read through the instances' own dictionaries and exact types only, so that no
+    property or container of the student's runs inside the guard.
+    """
     shell = _shell()
     if shell is None:
         return {}
-    hooks = {f"IPython's {name}": tuple(getattr(shell, name, ())) for name in SHELL_TRANSFORMERS}
-    events = getattr(getattr(shell, "events", None), "callbacks", {})
-    hooks.update((f"IPython's {event} callbacks", tuple(callbacks)) for event, callbacks in events.items())
+    hooks = {f"IPython's {name}": _plain_list(_field(shell, name)) for name in SHELL_TRANSFORMERS}
+    events = _field(shell, "events")
+    callbacks = _field(events, "callbacks") if events is not None else {}
+    if type(callbacks) is not dict:
+        return {**hooks, "IPython's event callbacks": ("replaced",)}
+    hooks.update((f"IPython's {event} callbacks", _plain_list(found)) for event, found in dict.items(callbacks))
     return hooks
+
+
+def _field(obj, name):
+    """An attribute as the object itself stores it (a traitlets value or its own __dict__ entry)."""
+    own = vars(obj)
+    traits = own.get("_trait_values")
+    if type(traits) is dict and name in traits:
+        return traits[name]
+    return own.get(name)
+
+
+def _plain_list(value):
+    return tuple(list.__iter__(value)) if type(value) is list else ("replaced",)
 
 
 def changed_hooks(before, now):
@@ -359,6 +393,22 @@ def _allowed_roots():
     return tuple(sorted(os.path.realpath(r) for r in roots))
 
 
+def audit_hook(event, args, guard):
+    """The hook Python calls (bound to the guard with functools.partial, a C object).
+
+    The guard is dropped from this frame before raising: a refused answer sees
+    this frame in its traceback, and must not find the guard there.
+    """
+    try:
+        reason = guard.verdict(event, args)
+    except Exception:
+        reason = "confused the grading guard"
+    if reason is None:
+        return
+    del guard
+    raise PermissionError(f"grading forbids this: the answer {reason}")
+
+
 def install():
     """Guard this process if the grader asked for it; the environment variables are removed."""
     log_path = os.environ.pop(LOG_VARIABLE, None)
@@ -376,5 +426,5 @@ def install():
     allowed = _allowed_roots() + (os.path.realpath(__file__),)
     guard = Guard(log_path, roots, allowed, os.path.realpath(os.getcwd()))
     sys.dont_write_bytecode = True
-    sys.addaudithook(guard.hook)
-    return guard
+    sys.addaudithook(functools.partial(audit_hook, guard=guard))
+    return None  # nothing of the guard stays reachable from the kernel's code

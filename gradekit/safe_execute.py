@@ -153,13 +153,16 @@ class SafeExecute(WarmExecute):
         log = Path(self._guard_log)
         answered: set[str] = set()
         armed = False
+        refusals_logged = refusals_counted = 0
         for record in _read_log(log):
             if "armed" in record:
                 armed = True
             elif "refused" in record:
+                refusals_logged += 1
                 findings[f"the answer {record.get('reason')} (refused: {record['refused']})"] = None
             elif "probe" in record:
                 answered.add(record["probe"])
+                refusals_counted = max(refusals_counted, int(record.get("refusals", 0)))
                 after = self._probes.get(record["probe"], "a cell")
                 for finding in record.get("findings", []):
                     if not any(key.startswith(finding + " (") for key in findings):
@@ -168,6 +171,8 @@ class SafeExecute(WarmExecute):
                 findings["the guard's log holds a line the guard did not write"] = None
         if not armed and self._probes:
             findings["the grading guard was never armed"] = None
+        if refusals_counted > refusals_logged:
+            findings["the guard's log lost records (it was closed or redirected)"] = None
         if not self._stopped:
             for nonce, cell in self._probes.items():
                 if nonce not in answered:
