@@ -31,8 +31,10 @@ import sys
 
 LOG_VARIABLE = "KIT_GUARD_LOG"
 PROTECTED_VARIABLE = "KIT_PROTECTED_ROOTS"
+TMP_VARIABLE = "KIT_KERNEL_TMP"  # the kernel's private temporary folder, made and removed by the grader
 ARM_EVENT = "kit.arm"
 PROBE_EVENT = "kit.probe"
+SANDBOX_FILE = "kernel_sandbox.py"
 
 # Audit events refused outright, with the reason written to the log.
 REFUSED_EVENTS = {
@@ -109,6 +111,7 @@ class Guard:
         self.armed = False
         self.reported = set()
         self.refusals = 0  # refusal records written (or tried): a log that holds fewer lost some
+        self.sandboxed = False  # whether Landlock confines the kernel's files (kernel_sandbox.py)
 
     def hook(self, event, args):
         """Raise PermissionError for a refused event (the tests call this directly)."""
@@ -124,7 +127,7 @@ class Guard:
             self.shell_hooks = shell_hooks()
             no_exec = forbid_new_programs() if self.seal else False
             self.armed = True
-            self.write({"armed": True, "exec_forbidden": no_exec})
+            self.write({"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed})
             return None
         if not self.armed:
             return None
@@ -393,6 +396,16 @@ def _allowed_roots():
     return tuple(sorted(os.path.realpath(r) for r in roots))
 
 
+def _confine(sandbox_file, roots, allowed, private_tmp):
+    """Landlock confinement (kernel_sandbox.py); False where the system does not offer it."""
+    import runpy
+
+    try:
+        return runpy.run_path(sandbox_file)["confine"](roots, allowed, os.path.realpath(os.getcwd()), private_tmp)
+    except Exception:
+        return False
+
+
 def audit_hook(event, args, guard):
     """The hook Python calls (bound to the guard with functools.partial, a C object).
 
@@ -422,9 +435,12 @@ def install():
         except Exception:
             pass
     roots = tuple(os.path.realpath(p) for p in protected.split(os.pathsep) if p)
-    # A traceback through the hook makes IPython read this file's source: let it.
-    allowed = _allowed_roots() + (os.path.realpath(__file__),)
-    guard = Guard(log_path, roots, allowed, os.path.realpath(os.getcwd()))
+    here = os.path.dirname(os.path.realpath(__file__))
+    # A traceback through the hook makes IPython read these files' source: let it.
+    allowed = _allowed_roots() + tuple(os.path.join(here, name) for name in ("kernel_guard.py", SANDBOX_FILE))
+    guard = Guard(log_path, roots, allowed, os.path.realpath(os.getcwd()))  # opens its log first
+    private_tmp = os.environ.pop(TMP_VARIABLE, "")
+    guard.sandboxed = bool(private_tmp) and _confine(os.path.join(here, SANDBOX_FILE), roots, allowed, private_tmp)
     sys.dont_write_bytecode = True
     sys.addaudithook(functools.partial(audit_hook, guard=guard))
     return None  # nothing of the guard stays reachable from the kernel's code

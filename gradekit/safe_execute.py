@@ -22,6 +22,7 @@ import dataclasses
 import json
 import os
 import secrets
+import shutil
 import signal
 from pathlib import Path
 from queue import Empty
@@ -75,12 +76,15 @@ class SafeExecute(WarmExecute):
         self._notes: list[str] = []
         self._probes: dict[str, str] = {}  # nonce -> the graded cell it followed
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
+        self._private_tmp: str | None = None
         self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
         self._leaks: list[str] = []
         try:
             return super().preprocess(nb, resources, km)
         finally:
             REPORTS.append(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
+            if self._private_tmp:
+                shutil.rmtree(self._private_tmp, ignore_errors=True)
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
         if cell.cell_type != "code":
@@ -90,6 +94,7 @@ class SafeExecute(WarmExecute):
             return cell
         if self._guard_log is None:
             self._guard_log = getattr(self.km.provisioner, "guard_log", None) or ""
+            self._private_tmp = getattr(self.km.provisioner, "private_tmp", None)
             if self._guard_log:
                 await self._tell_guard(ARM_EVENT, "")
         try:

@@ -26,7 +26,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
-from gradekit.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE
+from gradekit.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_VARIABLE
 
 ZYGOTE_SOURCE = (Path(__file__).with_name("kernel_zygote.py")).read_text()
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
@@ -137,6 +137,7 @@ class WarmProvisioner(LocalProvisioner):
     """
 
     guard_log: str | None = None
+    private_tmp: str | None = None  # the guarded kernel's only writable folder
 
     async def launch_kernel(self, cmd: list[str], **kwargs):
         if not _forkable(cmd):
@@ -148,6 +149,7 @@ class WarmProvisioner(LocalProvisioner):
             handle, self.guard_log = tempfile.mkstemp(prefix="kit-guard-", suffix=".jsonl")
             os.close(handle)
             env[LOG_VARIABLE] = self.guard_log
+            env[TMP_VARIABLE] = self.private_tmp = tempfile.mkdtemp(prefix="kit-kernel-")
             for name in SECRET_VARIABLES:  # a gradebook URL may carry a password
                 env.pop(name, None)
         pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None)

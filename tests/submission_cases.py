@@ -281,6 +281,11 @@ def case_list() -> tuple[Case, ...]:
             "        found += [value for value in trace.tb_frame.f_locals.values() if type(value).__name__ == 'Guard']\n"
             "        trace = trace.tb_next\nprint('guard found:', bool(found))"),
              Expected("flagged", {CHAIN_TEST}, ("opened a SQLite database",))),
+        Case("reads-course-files-from-c", lambda b: b.cell("answer_chain_gradients").__setitem__(
+            "source", b.cell("answer_chain_gradients").source + (
+                "\n\ntry:\n    torch.from_file('../../../gradebook.db', size=16, dtype=torch.uint8)\n"
+                "    print('read the gradebook')\nexcept RuntimeError:\n    print('the gradebook stayed out of reach')\n")),
+             Expected("graded")),
         Case("sets-a-trace-function", lambda b: b.cheat("import sys\nsys.settrace(lambda *args: None)"),
              Expected("flagged", {CHAIN_TEST}, ("set a trace function",))),
         Case("patches-check-helpers", lambda b: b.cheat(

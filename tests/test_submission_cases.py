@@ -1,6 +1,7 @@
 """Every broken or hostile submission gets its exact outcome, and the cohort around them is graded whole."""
 import io
 
+import nbformat
 import pytest
 
 from gradekit.cohort import grade_cohort, submitted_students
@@ -82,3 +83,11 @@ def test_shadowing_files_never_reach_the_kernel(graded, course):
     folder = scratch.autograded_dir / "shadowing-files" / scratch.assignment_id
     assert not (folder / "torch.py").exists() and not (folder / "numpy.py").exists()
     assert (folder / "autograd_checks.py").read_bytes() == (course.source_dir / "autograd_checks.py").read_bytes()
+
+
+def test_files_opened_in_c_code_are_refused_by_the_system(graded):
+    """torch.from_file opens files without an audit event: Landlock refuses the course's files."""
+    scratch, _, _, _ = graded
+    notebook = nbformat.read(scratch.autograded_dir / "reads-course-files-from-c" / scratch.assignment_id / f"{TARGET}.ipynb", 4)
+    printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
+    assert "the gradebook stayed out of reach" in printed and "read the gradebook" not in printed
