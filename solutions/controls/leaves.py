@@ -47,6 +47,16 @@ def chain_gradients__y_grad_by_formula(x):
     return x.grad, torch.cos(y).detach()
 
 
+@negative_control("grad-by-formula", fails=["test_chain_gradients"])
+def chain_gradients__assigned_by_hand(x):
+    y = x**2
+    y.retain_grad()
+    # the derivatives are known in closed form, so store them where backward() would
+    y.grad = torch.cos(y).detach()
+    x.grad = (2 * x * torch.cos(y)).detach()
+    return x.grad, y.grad
+
+
 @negative_control("none-grad-means-nonleaf", fails=["test_why_grad_is_none"])
 def why_grad_is_none__always_non_leaf(tensor, output, backward_ran):
     # backward() only fills leaves, so a missing .grad means the tensor is not one
