@@ -59,12 +59,15 @@ def readable_outside(protected_roots):
         folder = pending.pop()
         for entry in os.scandir(folder):
             path = entry.path
-            if any(_within(path, root) for root in roots):
+            # A rule follows a symbolic link to its target: judge the target.
+            target = os.path.realpath(path) if entry.is_symlink() else path
+            if any(_within(target, root) for root in roots):
                 continue
-            if any(_within(root, path) for root in roots) and entry.is_dir(follow_symlinks=False):
-                pending.append(path)
-            else:
-                found.append(path)
+            if any(_within(root, target) for root in roots):
+                if not entry.is_symlink() and entry.is_dir(follow_symlinks=False):
+                    pending.append(path)
+                continue
+            found.append(path)
     return found
 
 

@@ -1,0 +1,57 @@
+"""Landlock confinement of a grading kernel, tried on a child process (never on the test process)."""
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from gradekit.kernel_sandbox import readable_outside
+
+SANDBOX = Path(__file__).resolve().parent.parent / "gradekit" / "kernel_sandbox.py"
+
+
+def test_readable_outside_covers_everything_but_the_protected_roots(tmp_path):
+    protected = tmp_path / "course"
+    (protected / "source").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "note.txt").write_text("")
+    (tmp_path / "shortcut").symlink_to(tmp_path)  # a link to an ancestor would open up everything
+    found = readable_outside([str(protected)])
+    assert str(tmp_path / "elsewhere") in found and str(tmp_path / "note.txt") in found
+    assert not any(path == str(protected) or path.startswith(str(protected) + "/") for path in found)
+    assert "/" not in found and str(tmp_path) not in found  # ancestors are opened up entry by entry
+    assert str(tmp_path / "shortcut") not in found
+
+
+def test_a_confined_process_cannot_open_course_files_even_from_c(tmp_path):
+    course = tmp_path / "course"
+    notebook_dir = course / "autograded" / "student"
+    notebook_dir.mkdir(parents=True)
+    (course / "gradebook.db").write_text("grades")
+    (notebook_dir / "autograd_checks.py").write_text("helpers")
+    (notebook_dir / "010_history.ipynb").write_text("hidden tests")
+    private_tmp = tmp_path / "private"
+    private_tmp.mkdir()
+    program = textwrap.dedent(f"""
+        import os, runpy, sys
+        confine = runpy.run_path({str(SANDBOX)!r})["confine"]
+        assert confine([{str(course)!r}], [sys.prefix, sys.base_prefix], {str(notebook_dir)!r}, {str(private_tmp)!r})
+        def can_read(path):
+            try:
+                fd = os.open(path, os.O_RDONLY)  # os.open goes straight to the system call
+            except PermissionError:
+                return False
+            os.close(fd)
+            return True
+        print(can_read({str(course / "gradebook.db")!r}), can_read({str(notebook_dir / "010_history.ipynb")!r}),
+              can_read({str(notebook_dir / "autograd_checks.py")!r}), can_read("/etc/hostname"))
+        try:
+            open({str(tmp_path / "outside.txt")!r}, "w")
+            print("wrote outside")
+        except PermissionError:
+            print("writes outside refused")
+        open(os.path.join({str(private_tmp)!r}, "scratch.txt"), "w").write("ok")
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr  # Landlock must be there: the grader relies on it
+    assert result.stdout.split("\n")[:2] == ["False False True True", "writes outside refused"]
+    assert (private_tmp / "scratch.txt").read_text() == "ok"
