@@ -78,6 +78,18 @@ def test_expect_tensor_checks_type_and_shape():
         checks.expect_tensor(torch.zeros(3, 2), "t", shape=(2, 3))
 
 
+def test_expect_tensor_refuses_subclasses_that_redefine_comparison():
+    class Agreeable(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return True if getattr(func, "__name__", "") == "equal" else super().__torch_function__(func, types, args, kwargs)
+
+    forged = torch.zeros(()).as_subclass(Agreeable)
+    with pytest.raises(checks.Diagnosis, match="plain torch.Tensor, not the subclass Agreeable"):
+        checks.expect_tensor(forged, "the gradient")
+    checks.expect_tensor(torch.nn.Parameter(torch.zeros(2)), "a parameter", shape=(2,))
+
+
 def test_central_difference_matches_closed_forms():
     point = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
     gradient = checks.central_difference(lambda t: (t.sin() * t).sum(), point)

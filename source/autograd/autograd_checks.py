@@ -122,11 +122,19 @@ def _student_traceback(error):
     ]
 
 
+# A tensor subclass can redefine what comparing it means; the checks accept only these.
+PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
+
+
 def expect_tensor(value, what, shape=None):
-    """Fail unless `value` is a tensor (of `shape`, when given)."""
+    """Fail unless `value` is a plain tensor (of `shape`, when given)."""
     expect(
         isinstance(value, torch.Tensor),
         f"{what} should be a torch.Tensor, got {type(value).__name__}",
+    )
+    expect(
+        type(value) in PLAIN_TENSOR_TYPES,
+        f"{what} should be a plain torch.Tensor, not the subclass {type(value).__name__}",
     )
     if shape is not None:
         expect(
