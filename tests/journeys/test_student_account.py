@@ -17,7 +17,7 @@ def test_configuration_names_the_student_course_exchange_and_cache(tmp_path):
 
 def test_environment_is_the_students_own(tmp_path, monkeypatch):
     monkeypatch.setenv("KIT_EXCHANGE_ROOT", "/somewhere/else")
-    monkeypatch.setenv("PYTHONPATH", "/work/main")
+    monkeypatch.setenv("PYTHONPATH", "/srv/course")
     account = create_student_account(tmp_path / "home", "bob", "autograd-course", tmp_path / "exchange")
     env = student_environment(account)
     assert env["HOME"] == str(account.home) and env["USER"] == env["LOGNAME"] == "bob"
