@@ -13,10 +13,14 @@ Cells are compared with the release by their nbgrader grade id:
   cell gets its metadata back from the release cell with the same cell id;
 * reordered cells are graded as submitted, with a note.
 
-Every change is a note on the submission's row, in the TA's words.
+Every change is a note on the submission's row, in the TA's words. The code
+the student wrote is also read for special methods that let a value pass a
+comparison it should fail (`__eq__`, `__bool__`, `__torch_function__`, ...):
+no exercise needs them, so naming one is a finding that flags the submission.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 from pathlib import Path
@@ -25,6 +29,12 @@ import nbformat
 from nbgrader.utils import parse_utc
 
 TIMESTAMP = "timestamp.txt"
+# Special methods that change what comparing, testing or type-checking a value means.
+FORGING_METHODS = {
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__hash__",
+    "__instancecheck__", "__subclasscheck__", "__torch_function__", "__torch_dispatch__", "__array_function__",
+    "__array_ufunc__",
+}
 QUIET_NAMES = {".ipynb_checkpoints", ".DS_Store", "__pycache__"}
 
 
@@ -36,6 +46,7 @@ class Intake:
     timestamp: str | None
     notes: tuple[str, ...]
     problem: str | None  # set when nothing can be graded
+    findings: tuple[str, ...] = ()  # what flags the submission for a TA, prefixed by its notebook
 
     def write(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=False)
@@ -50,6 +61,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     expected = sorted(path.stem for path in release_dir.glob("*.ipynb"))
     present = sorted(p.name for p in submission.iterdir() if p.name not in QUIET_NAMES) if submission.is_dir() else []
     notes: list[str] = []
+    findings: list[str] = []
     if not present:
         return Intake((), None, (), "the submission folder is empty")
     problem = timestamp_problem(submission)
@@ -69,6 +81,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
             notes.append(f"{name}.ipynb cannot be read as a notebook ({_short(error)}); it scores 0")
             continue
         release = nbformat.read(release_dir / f"{name}.ipynb", as_version=4)
+        findings.extend(f"{name}: {finding}" for finding in forging_methods(student, release))
         notebooks.append((name, repair(student, release, name, notes)))
     missing = [name for name in expected if not (submission / f"{name}.ipynb").is_file()]
     if missing and notebooks:
@@ -78,7 +91,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         return Intake((), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})")
     stamp = submission / TIMESTAMP
     timestamp = stamp.read_text() if stamp.is_file() else None
-    return Intake(tuple(notebooks), timestamp, tuple(notes), None)
+    return Intake(tuple(notebooks), timestamp, tuple(notes), None, tuple(findings))
 
 
 def timestamp_problem(submission_dir: Path) -> str | None:
@@ -120,6 +133,39 @@ def repair(student, release, name: str, notes: list[str]):
     _restore_locked_cells(student, release, seen, name, notes)
     _note_order(student, release, name, notes)
     return student
+
+
+def forging_methods(student, release) -> list[str]:
+    """Findings for the special methods named in the cells nbgrader will not restore."""
+    locked = {_grade_id(cell) for cell in release.cells if cell.get("metadata", {}).get("nbgrader", {}).get("locked")}
+    findings = []
+    for cell in student.cells:
+        if cell.get("cell_type") != "code" or _grade_id(cell) in locked:
+            continue
+        named = sorted(_names_in(cell.get("source", "")) & FORGING_METHODS)
+        if named:
+            label = _grade_id(cell) or f"cell {cell.get('id', '?')}"
+            findings.append(f"{label} defines {', '.join(named)}, which can make a wrong value pass a check")
+    return findings
+
+
+def _names_in(source: str) -> set[str]:
+    """Every identifier and string constant in the code (the whole text, when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {word for word in FORGING_METHODS if word in source}
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.update(word for word in FORGING_METHODS if word in node.value)
+    return names
 
 
 def _restore_locked_cells(student, release, seen: set[str], name: str, notes: list[str]) -> None:

@@ -118,11 +118,13 @@ class ScratchGrader:
             if not outcome["success"]:
                 return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)
             reports = tuple(REPORTS)
-            findings = tuple(f for report in reports for f in report.findings)
+            findings = intake.findings + tuple(f for report in reports for f in report.findings)
             notes += tuple(n for report in reports for n in report.notes)
             record = read_record(self.course, student_id)
             if findings:
-                record = withhold(record, {report.notebook for report in reports if report.findings})
+                flagged = {report.notebook for report in reports if report.findings}
+                flagged |= {finding.split(":", 1)[0] for finding in intake.findings}
+                record = withhold(record, flagged)
             graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
             return GradedSubmission(
                 student_id, "flagged" if findings else "graded",

@@ -4,7 +4,7 @@ import copy
 import nbformat
 import pytest
 
-from gradekit.intake import repair, take_in, timestamp_problem
+from gradekit.intake import forging_methods, repair, take_in, timestamp_problem
 
 NOTEBOOK = "020_leaves"
 
@@ -85,3 +85,12 @@ def test_an_untouched_release_needs_no_repair(release):
     notes = []
     repair(copy.deepcopy(original), original, NOTEBOOK, notes)
     assert notes == []
+
+
+def test_special_methods_that_forge_comparisons_are_findings(release):
+    original = nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4)
+    student = copy.deepcopy(original)
+    answer = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_can_require_grad")
+    answer.source = "Agreeable = type('Agreeable', (), {'__eq__': lambda self, other: True})\n"
+    assert forging_methods(student, original) == ["answer_can_require_grad defines __eq__, which can make a wrong value pass a check"]
+    assert forging_methods(original, original) == []
