@@ -28,6 +28,9 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import parse_utc
 
+from gradekit.cells import cells_by_grade_id
+from gradekit.cells import grade_id as grade_id_of
+
 TIMESTAMP = "timestamp.txt"
 # Special methods that change what comparing, testing or type-checking a value means.
 FORGING_METHODS = {
@@ -109,22 +112,22 @@ def timestamp_problem(submission_dir: Path) -> str | None:
 
 def repair(student, release, name: str, notes: list[str]):
     """The student's notebook with nbgrader's grade ids made whole again (see the module docstring)."""
-    release_ids = {_grade_id(cell): cell for cell in release.cells if _grade_id(cell)}
+    release_ids = cells_by_grade_id(release)
     by_cell_id = {cell.get("id"): cell for cell in release.cells}
     seen: set[str] = set()
     for cell in student.cells:
-        grade_id = _grade_id(cell)
+        grade_id = grade_id_of(cell)
         if not grade_id:
             continue
         if grade_id not in release_ids:
             original = by_cell_id.get(cell.get("id"))
-            if original is not None and _grade_id(original) and _grade_id(original) not in seen:
+            if original is not None and grade_id_of(original) and grade_id_of(original) not in seen:
                 cell.metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])
-                notes.append(f"{name}: cell {grade_id!r} had its grade id changed; restored to {_grade_id(original)!r}")
+                notes.append(f"{name}: cell {grade_id!r} had its grade id changed; restored to {grade_id_of(original)!r}")
             else:
                 del cell.metadata["nbgrader"]
                 notes.append(f"{name}: unknown graded cell {grade_id!r} is run as ordinary code")
-            grade_id = _grade_id(cell)
+            grade_id = grade_id_of(cell)
         if grade_id in seen:
             del cell.metadata["nbgrader"]
             notes.append(f"{name}: a second copy of {grade_id!r} is run as ordinary code")
@@ -137,14 +140,14 @@ def repair(student, release, name: str, notes: list[str]):
 
 def forging_methods(student, release) -> list[str]:
     """Findings for the special methods named in the cells nbgrader will not restore."""
-    locked = {_grade_id(cell) for cell in release.cells if cell.get("metadata", {}).get("nbgrader", {}).get("locked")}
+    locked = {grade_id_of(cell) for cell in release.cells if cell.get("metadata", {}).get("nbgrader", {}).get("locked")}
     findings = []
     for cell in student.cells:
-        if cell.get("cell_type") != "code" or _grade_id(cell) in locked:
+        if cell.get("cell_type") != "code" or grade_id_of(cell) in locked:
             continue
         named = sorted(_names_in(cell.get("source", "")) & FORGING_METHODS)
         if named:
-            label = _grade_id(cell) or f"cell {cell.get('id', '?')}"
+            label = grade_id_of(cell) or f"cell {cell.get('id', '?')}"
             findings.append(f"{label} defines {', '.join(named)}, which can make a wrong value pass a check")
     return findings
 
@@ -171,7 +174,7 @@ def _names_in(source: str) -> set[str]:
 def _restore_locked_cells(student, release, seen: set[str], name: str, notes: list[str]) -> None:
     previous = None
     for cell in release.cells:
-        grade_id = _grade_id(cell)
+        grade_id = grade_id_of(cell)
         if grade_id and grade_id not in seen:
             meta = cell.metadata["nbgrader"]
             if meta.get("locked") and not meta.get("solution"):
@@ -185,20 +188,16 @@ def _restore_locked_cells(student, release, seen: set[str], name: str, notes: li
 
 def _position_after(student, grade_id: str | None) -> int:
     for index, cell in enumerate(student.cells):
-        if grade_id and _grade_id(cell) == grade_id:
+        if grade_id and grade_id_of(cell) == grade_id:
             return index + 1
     return 0
 
 
 def _note_order(student, release, name: str, notes: list[str]) -> None:
-    wanted = [_grade_id(cell) for cell in release.cells if _grade_id(cell)]
-    actual = [_grade_id(cell) for cell in student.cells if _grade_id(cell) in wanted]
+    wanted = [grade_id_of(cell) for cell in release.cells if grade_id_of(cell)]
+    actual = [grade_id_of(cell) for cell in student.cells if grade_id_of(cell) in wanted]
     if actual != [grade_id for grade_id in wanted if grade_id in actual]:
         notes.append(f"{name}: cells were reordered; graded in the submitted order")
-
-
-def _grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
 def _short(error: Exception) -> str:

@@ -31,6 +31,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
+from gradekit.cells import BEGIN_HIDDEN, END_HIDDEN, grade_id
 from gradekit.kernel_guard import ARM_EVENT, PROBE_EVENT
 from gradekit.warm_kernels import WarmExecute
 
@@ -60,9 +61,9 @@ def hidden_test_lines(notebook) -> set[str]:
         inside = False
         for line in cell.get("source", "").splitlines():
             marker = line.strip()
-            if marker == "### BEGIN HIDDEN TESTS":
+            if marker == BEGIN_HIDDEN:
                 inside = True
-            elif marker == "### END HIDDEN TESTS":
+            elif marker == END_HIDDEN:
                 inside = False
             elif inside and len(marker) >= SHORTEST_SECRET:
                 found.add(marker)
@@ -196,6 +197,8 @@ def _cut_hidden_lines(cell, hidden: set[str]) -> bool:
 
     def clean(text: str) -> str:
         nonlocal cut
+        if not any(secret in text for secret in hidden):  # the usual case: one scan per secret, in C
+            return text
         lines = text.splitlines(keepends=True)
         kept = [CUT_NOTICE + "\n" if any(secret in line for secret in hidden) else line for line in lines]
         cut = cut or kept != lines
@@ -228,7 +231,7 @@ def _graded(cell) -> bool:
 
 
 def _cell_name(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {cell.get('id', '?')}"
+    return grade_id(cell) or f"cell {cell.get('id', '?')}"
 
 
 def _fail(cell, ename: str, why: str) -> None:

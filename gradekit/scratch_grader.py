@@ -95,7 +95,7 @@ class ScratchGrader:
             shutil.rmtree(scratch_root)
         # Kept in memory and written afresh for every submission: nothing one student's
         # code might change in the scratch course can reach the next student.
-        self.pristine = _read_tree(template_root, ("source", "gradebook.db"))
+        self.pristine = _files(template_root / "source", template_root) + _files(template_root / "gradebook.db", template_root)
         for relative, content in self.pristine:
             if relative.endswith(".ipynb"):
                 HIDDEN_LINES.update(hidden_test_lines(nbformat.reads(content.decode(), as_version=4)))
@@ -206,22 +206,10 @@ def nbgrader_error(outcome: dict) -> str:
     return " / ".join(dict.fromkeys(errors))[:400] if errors else _last_lines(log)
 
 
-def _read_tree(root: Path, names: tuple[str, ...]) -> tuple[tuple[str, bytes], ...]:
-    """(path relative to root, content) of every file under the named entries of root."""
-    found = []
-    for name in names:
-        entry = root / name
-        paths = sorted(entry.rglob("*")) if entry.is_dir() else [entry]
-        found.extend((str(path.relative_to(root)), path.read_bytes()) for path in paths if path.is_file())
-    return tuple(found)
-
-
-def _files(folder: Path) -> tuple[tuple[str, bytes], ...]:
-    return tuple(
-        (str(path.relative_to(folder)), path.read_bytes())
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    )
+def _files(entry: Path, base: Path | None = None) -> tuple[tuple[str, bytes], ...]:
+    """(path relative to `base`, content) of the file `entry` or of every file below it; `base` defaults to `entry`."""
+    paths = sorted(entry.rglob("*")) if entry.is_dir() else [entry]
+    return tuple((str(path.relative_to(base or entry)), path.read_bytes()) for path in paths if path.is_file())
 
 
 def _last_lines(text: str, count: int = 6) -> str:

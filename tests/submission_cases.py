@@ -15,6 +15,7 @@ from typing import Callable
 
 import nbformat
 
+from gradekit.cells import cells_by_grade_id
 from gradekit.course import REPO_ROOT, Course
 from gradekit.manifest import Manifest
 from gradekit.submissions import answer_sources, fill_answers
@@ -59,7 +60,7 @@ class Builder:
         return fill_answers(self.course.release_dir / f"{name}.ipynb", answer_sources(self.manifest, name, None))
 
     def cell(self, grade_id: str, notebook: str = TARGET):
-        return next(c for c in self.notebooks[notebook].cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+        return cells_by_grade_id(self.notebooks[notebook])[grade_id]
 
     def index(self, grade_id: str, notebook: str = TARGET) -> int:
         return self.notebooks[notebook].cells.index(self.cell(grade_id, notebook))

@@ -4,6 +4,7 @@ import copy
 import nbformat
 import pytest
 
+from gradekit.cells import cells_by_grade_id, grade_id
 from gradekit.intake import forging_methods, repair, take_in, timestamp_problem
 
 NOTEBOOK = "020_leaves"
@@ -15,7 +16,7 @@ def release(course):
 
 
 def _grade_ids(notebook):
-    return [c.metadata.get("nbgrader", {}).get("grade_id") for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id")]
+    return [grade_id(c) for c in notebook.cells if grade_id(c)]
 
 
 def _submit(folder, release, **files):
@@ -60,9 +61,9 @@ def test_an_unreadable_timestamp_is_named(tmp_path):
 def test_repair_puts_back_deleted_tests_and_disarms_copies(release):
     original = nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4)
     student = copy.deepcopy(original)
-    test = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_chain_gradients")
+    test = cells_by_grade_id(student)["test_chain_gradients"]
     student.cells.remove(test)
-    answer = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_why_grad_is_none")
+    answer = cells_by_grade_id(student)["answer_why_grad_is_none"]
     student.cells.append(copy.deepcopy(answer))
     notes = []
     repaired = repair(student, original, NOTEBOOK, notes)
@@ -73,7 +74,7 @@ def test_repair_puts_back_deleted_tests_and_disarms_copies(release):
 def test_repair_restores_a_renamed_grade_id_from_the_cell_id(release):
     original = nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4)
     student = copy.deepcopy(original)
-    renamed = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_can_require_grad")
+    renamed = cells_by_grade_id(student)["test_can_require_grad"]
     renamed.metadata["nbgrader"]["grade_id"] = "free_points"
     notes = []
     assert _grade_ids(repair(student, original, NOTEBOOK, notes)) == _grade_ids(original)
@@ -90,7 +91,7 @@ def test_an_untouched_release_needs_no_repair(release):
 def test_special_methods_that_forge_comparisons_are_findings(release):
     original = nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4)
     student = copy.deepcopy(original)
-    answer = next(c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_can_require_grad")
+    answer = cells_by_grade_id(student)["answer_can_require_grad"]
     answer.source = "Agreeable = type('Agreeable', (), {'__eq__': lambda self, other: True})\n"
     assert forging_methods(student, original) == ["answer_can_require_grad defines __eq__, which can make a wrong value pass a check"]
     assert forging_methods(original, original) == []
