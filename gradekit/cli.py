@@ -7,13 +7,13 @@ import tempfile
 from pathlib import Path
 
 from gradekit.course import load_course
-from gradekit.grading import default_jobs
+from gradekit.grading.executors import default_jobs
 from gradekit.manifest import load_manifest
 
 
 def _prove(args) -> int:
-    from gradekit.proof import run_proof
-    from gradekit.report import proof_matrix
+    from gradekit.proof.rules import run_proof
+    from gradekit.report.tables import proof_matrix
 
     course, manifest = load_course(), load_manifest()
     if args.notebook:
@@ -31,14 +31,14 @@ def _prove(args) -> int:
 
 
 def _release(args) -> int:
-    from gradekit.workspace import publish_release
+    from gradekit.authoring.release import publish_release
 
     print(f"release written to {publish_release(load_course())}")
     return 0
 
 
 def _sync(args) -> int:
-    from gradekit.sync import sync_answers
+    from gradekit.authoring.sync import sync_answers
 
     changed = sync_answers(load_course(), load_manifest())
     print("\n".join(f"rewrote {name}" for name in changed) or "answer cells already match the reference")
@@ -53,8 +53,8 @@ def _demo(args) -> int:
 
 
 def _grade(args) -> int:
-    from gradekit.executors import DaskExecutor, LocalExecutor
-    from gradekit.pipeline import grade_and_report
+    from gradekit.grading.executors import DaskExecutor, LocalExecutor
+    from gradekit.grading.pipeline import grade_and_report
 
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
     result = grade_and_report(load_course(), load_manifest(), executor, args.collect, args.cell_timeout)
@@ -64,7 +64,7 @@ def _grade(args) -> int:
 
 
 def _benchmark(args) -> int:
-    from gradekit.benchmark import run_benchmark
+    from gradekit.grading.benchmark import run_benchmark
 
     return run_benchmark(load_course(), load_manifest(), args.jobs, args.controls_per_notebook)
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.digits import NOTEBOOK, train_on_digits
-from gradekit.executors import LocalExecutor
-from gradekit.grading import default_jobs
+from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.executors import default_jobs
 from gradekit.manifest import Manifest
-from gradekit.pipeline import grade_and_report
-from gradekit.solutions import load_controls
-from gradekit.submissions import proof_subjects, write_submission
-from gradekit.workspace import new_workspace
+from gradekit.grading.pipeline import grade_and_report
+from gradekit.authoring.solutions import load_controls
+from gradekit.proof.subjects import proof_subjects, write_submission
+from gradekit.authoring.release import new_workspace
 
 
 def demo_course(course: Course, manifest: Manifest, root: Path) -> Course:

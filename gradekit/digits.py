@@ -14,7 +14,7 @@ import torch
 
 from gradekit.course import Course
 from gradekit.manifest import Manifest
-from gradekit.solutions import reference_function
+from gradekit.authoring.solutions import reference_function
 
 NOTEBOOK = "060_training"
 

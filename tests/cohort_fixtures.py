@@ -8,9 +8,9 @@ import nbformat
 
 from gradekit.course import Course
 from gradekit.manifest import Manifest
-from gradekit.solutions import load_controls
-from gradekit.submissions import proof_subjects, write_submission
-from gradekit.workspace import clone_workspace, new_workspace
+from gradekit.authoring.solutions import load_controls
+from gradekit.proof.subjects import proof_subjects, write_submission
+from gradekit.authoring.release import clone_workspace, new_workspace
 
 MALFORMED_STUDENT = "broken-json"
 CRASHING_STUDENT = "kills-its-kernel"
@@ -32,7 +32,7 @@ def add_malformed_submission(course: Course, notebook: str) -> None:
 
 def add_kernel_killing_submission(course: Course, manifest: Manifest, notebook: str) -> None:
     """A submission whose first answer cell ends its kernel process outright."""
-    from gradekit.submissions import answer_sources, fill_answers
+    from gradekit.proof.subjects import answer_sources, fill_answers
 
     sources = answer_sources(manifest, notebook, None)
     first = manifest.exercises_of(notebook)[0].answer_cell

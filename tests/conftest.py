@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 
 from gradekit.course import load_course
-from gradekit.grading import default_jobs
+from gradekit.grading.executors import default_jobs
 from gradekit.manifest import load_manifest
-from gradekit.proof import run_proof
+from gradekit.proof.rules import run_proof
 
 
 @pytest.fixture(scope="session")

@@ -15,10 +15,10 @@ from typing import Callable
 
 import nbformat
 
-from gradekit.cells import cells_by_grade_id
+from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.course import REPO_ROOT, Course
 from gradekit.manifest import Manifest
-from gradekit.submissions import answer_sources, fill_answers
+from gradekit.proof.subjects import answer_sources, fill_answers
 
 NOTEBOOKS = ("010_history", "020_leaves")
 TARGET = "020_leaves"

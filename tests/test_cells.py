@@ -1,7 +1,7 @@
 import nbformat
 
-from gradekit import cells
-from gradekit.cells import BEGIN_SOLUTION, END_SOLUTION, answer_cell, answer_source, cells_by_grade_id, function_source
+from gradekit.authoring import cells
+from gradekit.authoring.cells import BEGIN_SOLUTION, END_SOLUTION, answer_cell, answer_source, cells_by_grade_id, function_source
 
 
 def _marked(flag):

@@ -1,9 +1,9 @@
 import csv
 
 from gradekit.catalog import Misconception
-from gradekit.class_report import cell_stats, misconception_stats, write_class_report
-from gradekit.cohort import CohortRow
-from gradekit.gradebook import CellGrade, SubmissionGrades
+from gradekit.report.class_report import cell_stats, misconception_stats, write_class_report
+from gradekit.grading.cohort import CohortRow
+from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
 
 NB = "010_x"

@@ -3,11 +3,11 @@ import io
 
 import pytest
 
-from gradekit.cohort import grade_cohort, submitted_students
-from gradekit.executors import LocalExecutor
-from gradekit.gradebook_records import read_record
+from gradekit.grading.cohort import grade_cohort, submitted_students
+from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.gradebook_records import read_record
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.progress import Progress
+from gradekit.grading.progress import Progress
 
 from cohort_fixtures import (
     CRASHING_STUDENT,

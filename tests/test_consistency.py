@@ -1,10 +1,10 @@
 import nbformat
 
-from gradekit import cells
+from gradekit.authoring import cells
 from gradekit.catalog import Misconception, load_catalog
-from gradekit.consistency import answer_drift, catalog_problems, notebook_problems
+from gradekit.authoring.consistency import answer_drift, catalog_problems, notebook_problems
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
-from gradekit.solutions import NegativeControl, load_controls
+from gradekit.authoring.solutions import NegativeControl, load_controls
 
 
 def test_the_committed_course_is_consistent(course, manifest):

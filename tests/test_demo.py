@@ -2,7 +2,7 @@
 import csv
 
 from gradekit.demo import demo_course, run_demo
-from gradekit.solutions import load_controls
+from gradekit.authoring.solutions import load_controls
 
 
 def test_demo_grades_exports_and_explains_a_cohort(course, manifest, tmp_path, capsys):

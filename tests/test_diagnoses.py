@@ -1,7 +1,7 @@
 import nbformat
 
-from gradekit import cells
-from gradekit.diagnoses import diagnoses_by_cell, failure_text, named_misconceptions
+from gradekit.authoring import cells
+from gradekit.report.diagnoses import diagnoses_by_cell, failure_text, named_misconceptions
 
 
 def test_tags_are_read_in_order_without_repeats():

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from gradekit.cohort import grade_cohort
-from gradekit.executors import DaskExecutor
-from gradekit.gradebook_records import read_record
+from gradekit.grading.cohort import grade_cohort
+from gradekit.grading.executors import DaskExecutor
+from gradekit.grading.gradebook_records import read_record
 from gradekit.nbgrader_cli import run_nbgrader
 
 from cohort_fixtures import cohort_course, serial_twin

@@ -2,8 +2,8 @@
 import os
 from pathlib import Path
 
-from gradekit.executors import LocalExecutor
-from gradekit.scratch_grader import GradedSubmission
+from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.submission_grader import GradedSubmission
 
 
 def kill_on_poison(template_root, folder, student):

@@ -1,5 +1,5 @@
 from gradekit.course import load_course
-from gradekit.gradebook import CellGrade, SubmissionGrades, open_gradebook, read_grades
+from gradekit.grading.gradebook import CellGrade, SubmissionGrades, open_gradebook, read_grades
 
 
 def test_a_student_without_a_submission_is_reported_missing(tmp_path):

@@ -7,11 +7,11 @@ fail and its points changed.
 import nbformat
 import pytest
 
-from gradekit.cohort import grade_cohort
-from gradekit.executors import LocalExecutor
-from gradekit.gradebook import read_grades
-from gradekit.submissions import BLANK_ID, REFERENCE_ID, Subject, answer_sources, fill_answers, write_submission
-from gradekit.workspace import new_workspace
+from gradekit.grading.cohort import grade_cohort
+from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.gradebook import read_grades
+from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, answer_sources, fill_answers, write_submission
+from gradekit.authoring.release import new_workspace
 
 EDITED = "edits-every-test"
 

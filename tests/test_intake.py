@@ -4,8 +4,8 @@ import copy
 import nbformat
 import pytest
 
-from gradekit.cells import cells_by_grade_id, grade_id
-from gradekit.intake import forging_methods, repair, take_in, timestamp_problem
+from gradekit.authoring.cells import cells_by_grade_id, grade_id
+from gradekit.grading.intake import forging_methods, repair, take_in, timestamp_problem
 
 NOTEBOOK = "020_leaves"
 

@@ -1,9 +1,9 @@
 """A grading kernel cannot reach the reference solutions, even when it tries."""
 from gradekit.course import REPO_ROOT
-from gradekit.gradebook import read_grades
+from gradekit.grading.gradebook import read_grades
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.submissions import answer_sources, fill_answers
-from gradekit.workspace import clone_workspace
+from gradekit.proof.subjects import answer_sources, fill_answers
+from gradekit.authoring.release import clone_workspace
 
 import nbformat
 

@@ -6,7 +6,7 @@ import os
 import pytest
 import torch
 
-from gradekit.kernel_guard import ARM_EVENT, PROBE_EVENT, Guard
+from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT, Guard
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from gradekit.kernel_sandbox import readable_outside
+from gradekit.sandbox.kernel_sandbox import readable_outside
 
-SANDBOX = Path(__file__).resolve().parent.parent / "gradekit" / "kernel_sandbox.py"
+SANDBOX = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox" / "kernel_sandbox.py"
 
 
 def test_readable_outside_covers_everything_but_the_protected_roots(tmp_path):

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from gradekit.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, END_SOLUTION, cells_by_grade_id, grade_id
+from gradekit.authoring.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, END_SOLUTION, cells_by_grade_id, grade_id
 from gradekit.manifest import load_manifest
 from gradekit.nbgrader_cli import grading_environment
 

@@ -1,6 +1,6 @@
 """The grading proof on the real notebooks: reference full, blank zero, every control caught."""
-from gradekit.report import proof_matrix
-from gradekit.solutions import load_controls
+from gradekit.report.tables import proof_matrix
+from gradekit.authoring.solutions import load_controls
 
 
 def test_the_proof_holds_for_every_notebook(proof, manifest):

@@ -1,9 +1,9 @@
 """The proof's rules on synthetic grades: each violation kind is detected (no nbgrader needed)."""
-from gradekit.gradebook import CellGrade, SubmissionGrades
+from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
-from gradekit.proof import check_subject
-from gradekit.solutions import NegativeControl
-from gradekit.submissions import Subject
+from gradekit.proof.rules import check_subject
+from gradekit.authoring.solutions import NegativeControl
+from gradekit.proof.subjects import Subject
 
 NOTEBOOK = "010_x"
 MANIFEST = Manifest(

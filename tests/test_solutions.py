@@ -3,7 +3,7 @@ import sys
 
 from gradekit.course import REPO_ROOT
 from gradekit.nbgrader_cli import grading_environment
-from gradekit.solutions import load_controls, reference_function
+from gradekit.authoring.solutions import load_controls, reference_function
 
 
 def test_every_control_rewrites_a_function_of_its_notebook(manifest):

@@ -4,12 +4,12 @@ import io
 import nbformat
 import pytest
 
-from gradekit.cohort import grade_cohort, submitted_students
-from gradekit.executors import LocalExecutor
-from gradekit.gradebook import read_grades
-from gradekit.gradebook_records import read_record
-from gradekit.progress import Progress
-from gradekit.workspace import new_workspace
+from gradekit.grading.cohort import grade_cohort, submitted_students
+from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.gradebook import read_grades
+from gradekit.grading.gradebook_records import read_record
+from gradekit.grading.progress import Progress
+from gradekit.authoring.release import new_workspace
 
 from submission_cases import CELL_TIMEOUT, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks
 

@@ -8,7 +8,7 @@ from nbclient import NotebookClient
 
 from gradekit.course import REPO_ROOT
 from gradekit.nbgrader_cli import grading_environment
-from gradekit.warm_kernels import WarmKernelManager
+from gradekit.grading.warm_kernels import WarmKernelManager
 
 PROBE = """
 import json, os, sys

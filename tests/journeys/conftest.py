@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from gradekit.course import REPO_ROOT
-from gradekit.lab_server import LOOPBACK, running_lab
-from gradekit.workspace import clone_workspace, new_workspace
+from journeys.lab_server import LOOPBACK, running_lab
+from gradekit.authoring.release import clone_workspace, new_workspace
 
 HISTORY = "010_history"
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "journeys"

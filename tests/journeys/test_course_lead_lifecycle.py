@@ -11,17 +11,17 @@ import csv
 
 import nbformat
 
-from gradekit import exchange
+from journeys import exchange
 from gradekit.manifest import load_manifest
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.solutions import load_controls
-from gradekit.student_account import (
+from gradekit.authoring.solutions import load_controls
+from journeys.student_account import (
     create_student_account,
     fetch_assignment,
     fetch_feedback,
     submit_assignment,
 )
-from gradekit.submissions import answer_sources, fill_answers
+from gradekit.proof.subjects import answer_sources, fill_answers
 
 NOTEBOOK = "010_history"
 CONTROL = f"{NOTEBOOK.split('_')[0]}-square_sum_grad__no_reduction"

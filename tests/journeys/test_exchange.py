@@ -1,7 +1,7 @@
-"""gradekit.exchange without running nbgrader: options, the TA's configuration and environment."""
+"""journeys.exchange without running nbgrader: options, the TA's configuration and environment."""
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.exchange import exchange_options, install_course_config, instructor_environment
+from journeys.exchange import exchange_options, install_course_config, instructor_environment
 
 
 def test_every_exchange_step_names_the_course_and_the_exchange(course, tmp_path):

@@ -1,4 +1,4 @@
-"""gradekit.lab_server without a browser: the command line, the settings, failing fast, stopping."""
+"""journeys.lab_server without a browser: the command line, the settings, failing fast, stopping."""
 import json
 import socket
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gradekit.lab_server import (
+from journeys.lab_server import (
     LOOPBACK,
     LabServer,
     LabServerError,

@@ -1,8 +1,8 @@
-"""gradekit.student_account: each simulated student has a home, a configuration naming them and a cache."""
+"""journeys.student_account: each simulated student has a home, a configuration naming them and a cache."""
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.student_account import create_student_account, student_environment
+from journeys.student_account import create_student_account, student_environment
 
 
 def test_configuration_names_the_student_course_exchange_and_cache(tmp_path):

@@ -8,11 +8,11 @@ import time
 
 import nbformat
 
-from gradekit import exchange
-from gradekit.cells import cells_by_grade_id, function_source
+from journeys import exchange
+from gradekit.authoring.cells import cells_by_grade_id, function_source
 from gradekit.manifest import load_manifest
-from gradekit.solutions import load_controls, reference_function
-from gradekit.student_account import create_student_account, student_environment
+from gradekit.authoring.solutions import load_controls, reference_function
+from journeys.student_account import create_student_account, student_environment
 from journeys import lab_ui
 
 NOTEBOOK = "010_history"

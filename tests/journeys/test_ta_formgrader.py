@@ -1,7 +1,7 @@
 """The TA's journey in JupyterLab's formgrader: see the graded cohort, grade a written answer by hand.
 
 The scratch course holds 010_history and a fixture notebook with one manually
-graded markdown answer (built here with gradekit.cells, so the test does not
+graded markdown answer (built here with gradekit.authoring.cells, so the test does not
 wait for a free-response exercise in the lesson notebooks). Two students are
 autograded with the real `nbgrader autograde`; the TA then works in the browser
 and the test reads the score back from nbgrader's gradebook.
@@ -11,13 +11,13 @@ import shutil
 import nbformat
 import pytest
 
-from gradekit import exchange
-from gradekit.cells import cells_by_grade_id, free_response_cell, markdown_cell
-from gradekit.gradebook import open_gradebook
+from journeys import exchange
+from gradekit.authoring.cells import cells_by_grade_id, free_response_cell, markdown_cell
+from gradekit.grading.gradebook import open_gradebook
 from gradekit.manifest import load_manifest
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.submissions import answer_sources, fill_answers
-from gradekit.workspace import build_release
+from gradekit.proof.subjects import answer_sources, fill_answers
+from gradekit.authoring.release import build_release
 from journeys import lab_ui
 
 NOTEBOOK = "010_history"

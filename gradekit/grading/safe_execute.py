@@ -31,9 +31,9 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
-from gradekit.cells import BEGIN_HIDDEN, END_HIDDEN, grade_id
-from gradekit.kernel_guard import ARM_EVENT, PROBE_EVENT
-from gradekit.warm_kernels import WarmExecute
+from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN, grade_id
+from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
+from gradekit.grading.warm_kernels import WarmExecute
 
 PROBE_SECONDS = 10
 

@@ -15,11 +15,11 @@ from typing import Protocol, Iterable, Iterator
 from nbgrader.api import MissingEntry
 
 from gradekit.course import Course
-from gradekit.gradebook import SubmissionGrades, open_gradebook, read_grades
-from gradekit.gradebook_records import write_record
-from gradekit.progress import Progress
-from gradekit.scratch_grader import GradedSubmission, write_settings
-from gradekit.workspace import build_release, copy_source, new_workspace
+from gradekit.grading.gradebook import SubmissionGrades, open_gradebook, read_grades
+from gradekit.grading.gradebook_records import write_record
+from gradekit.grading.progress import Progress
+from gradekit.grading.submission_grader import GradedSubmission, write_settings
+from gradekit.authoring.release import build_release, copy_source, new_workspace
 
 TEMPLATE_DIR = ".grading-template"
 

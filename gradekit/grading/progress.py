@@ -5,7 +5,7 @@ import sys
 import time
 from typing import TextIO
 
-from gradekit.scratch_grader import GradedSubmission
+from gradekit.grading.submission_grader import GradedSubmission
 
 
 class Progress:

@@ -8,11 +8,11 @@ import re
 import sys
 
 from gradekit.course import Course
-from gradekit.gradebook import SubmissionGrades, read_grades
+from gradekit.grading.gradebook import SubmissionGrades, read_grades
 from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import NbgraderError, run_nbgrader
-from gradekit.submissions import Subject, write_submission
-from gradekit.workspace import clone_workspace
+from gradekit.proof.subjects import Subject, write_submission
+from gradekit.authoring.release import clone_workspace
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,10 +22,6 @@ class ShardRun:
     workspace: Course
     subjects: tuple[Subject, ...]
     error: str | None
-
-
-def default_jobs() -> int:
-    return max(1, len(os.sched_getaffinity(0)))
 
 
 def split_evenly(subjects: tuple[Subject, ...], jobs: int) -> list[tuple[Subject, ...]]:

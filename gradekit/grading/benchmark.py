@@ -15,16 +15,16 @@ from pathlib import Path
 
 from nbclient import NotebookClient
 
-from gradekit.cohort import grade_cohort, submitted_students
+from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.course import Course
-from gradekit.executors import LocalExecutor
-from gradekit.gradebook_records import read_record
+from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.gradebook_records import read_record
 from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import grading_environment, run_nbgrader
-from gradekit.progress import Progress
-from gradekit.solutions import load_controls
-from gradekit.submissions import Subject, answer_sources, fill_answers, proof_subjects, write_submission
-from gradekit.workspace import clone_workspace, new_workspace
+from gradekit.grading.progress import Progress
+from gradekit.authoring.solutions import load_controls
+from gradekit.proof.subjects import Subject, answer_sources, fill_answers, proof_subjects, write_submission
+from gradekit.authoring.release import clone_workspace, new_workspace
 
 
 def benchmark_subjects(manifest: Manifest, controls_per_notebook: int) -> tuple[Subject, ...]:

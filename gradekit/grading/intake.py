@@ -28,8 +28,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import parse_utc
 
-from gradekit.cells import cells_by_grade_id
-from gradekit.cells import grade_id as grade_id_of
+from gradekit.authoring.cells import cells_by_grade_id
+from gradekit.authoring.cells import grade_id as grade_id_of
 
 TIMESTAMP = "timestamp.txt"
 # Special methods that change what comparing, testing or type-checking a value means.

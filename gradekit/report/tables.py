@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from gradekit.catalog import Misconception
-from gradekit.gradebook import SubmissionGrades
+from gradekit.grading.gradebook import SubmissionGrades
 from gradekit.manifest import Manifest
-from gradekit.submissions import Subject
+from gradekit.proof.subjects import Subject
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:

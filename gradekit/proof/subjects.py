@@ -7,10 +7,10 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.cells import cells_by_grade_id, function_source, join_functions
+from gradekit.authoring.cells import cells_by_grade_id, function_source, join_functions
 from gradekit.course import Course
 from gradekit.manifest import Manifest
-from gradekit.solutions import NegativeControl, reference_function
+from gradekit.authoring.solutions import NegativeControl, reference_function
 
 REFERENCE_ID = "reference"
 BLANK_ID = "blank"

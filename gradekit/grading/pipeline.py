@@ -4,12 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from gradekit.catalog import load_catalog
-from gradekit.class_report import write_class_report
-from gradekit.cohort import CohortResult, Executor, grade_cohort
+from gradekit.report.class_report import write_class_report
+from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.course import Course
 from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.report import student_table
+from gradekit.report.tables import student_table
 
 
 def grade_and_report(

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import nbformat
 
-from gradekit.cells import cells_by_grade_id
-from gradekit.consistency import rendered_answer
+from gradekit.authoring.cells import cells_by_grade_id
+from gradekit.authoring.consistency import rendered_answer
 from gradekit.course import Course
 from gradekit.manifest import Manifest
 

@@ -22,10 +22,10 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.course import CONFIG_FILE, Course, load_course
-from gradekit.gradebook_records import NotebookRecord, SubmissionRecord, read_record
-from gradekit.intake import Intake, take_in
-from gradekit.kernel_guard import PROTECTED_VARIABLE
-from gradekit.safe_execute import HIDDEN_LINES, REPORTS, hidden_test_lines
+from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
+from gradekit.grading.intake import Intake, take_in
+from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
+from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, hidden_test_lines
 
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
@@ -78,7 +78,7 @@ def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = 
     if warm_kernels:
         from nbgrader.preprocessors import Execute
 
-        from gradekit.safe_execute import SafeExecute
+        from gradekit.grading.safe_execute import SafeExecute
 
         steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else (
             Autograde.class_traits()["autograde_preprocessors"].default()

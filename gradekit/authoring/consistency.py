@@ -11,9 +11,9 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.cells import answer_source, cells_by_grade_id, join_functions
+from gradekit.authoring.cells import answer_source, cells_by_grade_id, join_functions
 from gradekit.manifest import Manifest
-from gradekit.solutions import NegativeControl, reference_function
+from gradekit.authoring.solutions import NegativeControl, reference_function
 
 
 def source_notebook(source_dir: Path, name: str):

@@ -7,7 +7,7 @@ import os
 from nbgrader.api import Gradebook, MissingEntry
 
 from gradekit.course import Course
-from gradekit.diagnoses import diagnoses_by_cell
+from gradekit.report.diagnoses import diagnoses_by_cell
 from gradekit.nbgrader_cli import with_tools_first
 
 

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from gradekit.catalog import Misconception
-from gradekit.cohort import CohortRow
+from gradekit.grading.cohort import CohortRow
 from gradekit.manifest import Manifest
 
 

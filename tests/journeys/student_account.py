@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gradekit.nbgrader_cli import NbgraderError, grading_environment
 
-CONFIG_TEMPLATE = '''"""nbgrader settings of student {student_id!r} (written by gradekit.student_account)."""
+CONFIG_TEMPLATE = '''"""nbgrader settings of student {student_id!r} (written by journeys.student_account)."""
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.student_id = {student_id!r}

@@ -12,14 +12,14 @@ import dataclasses
 from pathlib import Path
 
 from gradekit.catalog import load_catalog
-from gradekit.consistency import catalog_problems, notebook_problems
+from gradekit.authoring.consistency import catalog_problems, notebook_problems
 from gradekit.course import Course
-from gradekit.gradebook import SubmissionGrades
-from gradekit.grading import grade_subjects
+from gradekit.grading.gradebook import SubmissionGrades
+from gradekit.proof.shards import grade_subjects
 from gradekit.manifest import Manifest
-from gradekit.solutions import load_controls
-from gradekit.submissions import BLANK_ID, REFERENCE_ID, Subject, proof_subjects
-from gradekit.workspace import new_workspace
+from gradekit.authoring.solutions import load_controls
+from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, proof_subjects
+from gradekit.authoring.release import new_workspace
 
 
 @dataclasses.dataclass(frozen=True)

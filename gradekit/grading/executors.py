@@ -16,11 +16,16 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from gradekit.nbgrader_cli import grading_environment
-from gradekit.scratch_grader import GradedSubmission, ScratchGrader
+from gradekit.grading.submission_grader import GradedSubmission, ScratchGrader
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
 _graders: dict[str, ScratchGrader] = {}
+
+
+def default_jobs() -> int:
+    """One worker per core this process may use."""
+    return max(1, len(os.sched_getaffinity(0)))
 
 
 def _grader_for(template_root: str) -> ScratchGrader:

@@ -26,10 +26,11 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
-from gradekit.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_VARIABLE
+from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_VARIABLE
 
-ZYGOTE_SOURCE = (Path(__file__).with_name("kernel_zygote.py")).read_text()
-GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
+IN_KERNEL_DIR = Path(__file__).resolve().parent.parent / "sandbox"
+ZYGOTE_SOURCE = (IN_KERNEL_DIR / "kernel_zygote.py").read_text()
+GUARD_FILE = IN_KERNEL_DIR / "kernel_guard.py"
 # Settings of the grader that a guarded kernel has no business reading.
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL",)
 

@@ -7,7 +7,7 @@ import inspect
 from types import ModuleType
 from typing import Callable
 
-from gradekit.cells import function_source
+from gradekit.authoring.cells import function_source
 from gradekit.manifest import Manifest
 
 CONTROL_SEPARATOR = "__"

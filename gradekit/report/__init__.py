@@ -1,0 +1,1 @@
+"""What people read: the proof matrix, the per-student table, diagnoses, the class report."""
