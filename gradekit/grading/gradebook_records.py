@@ -85,12 +85,13 @@ def _write_notebook(gradebook: Gradebook, assignment: str, student: str, record:
     notebook.flagged = record.flagged
     notebook.late_submission_penalty = record.late_submission_penalty
     for entry in record.grades:
-        grade = gradebook.find_grade(entry.cell, record.name, assignment, student)
-        grade.auto_score = entry.auto_score
-        grade.manual_score = entry.manual_score
-        grade.extra_credit = entry.extra_credit
-        grade.needs_manual_grade = entry.needs_manual_grade
+        _copy_values(entry, gradebook.find_grade(entry.cell, record.name, assignment, student))
     for entry in record.comments:
-        comment = gradebook.find_comment(entry.cell, record.name, assignment, student)
-        comment.auto_comment = entry.auto_comment
-        comment.manual_comment = entry.manual_comment
+        _copy_values(entry, gradebook.find_comment(entry.cell, record.name, assignment, student))
+
+
+def _copy_values(record: GradeRecord | CommentRecord, row) -> None:
+    """Set every field of the record but the cell name on the gradebook row it describes."""
+    for field in dataclasses.fields(record):
+        if field.name != "cell":
+            setattr(row, field.name, getattr(record, field.name))
