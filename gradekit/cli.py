@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from gradekit.course import load_course
@@ -15,18 +16,23 @@ def _prove(args) -> int:
     from gradekit.proof.rules import run_proof
     from gradekit.report.tables import proof_matrix
 
+    started = time.monotonic()
     course, manifest = load_course(), load_manifest()
     if args.notebook:
         manifest = manifest.only(args.notebook)
     with tempfile.TemporaryDirectory(prefix="gradekit-proof-") as scratch:
         root = Path(args.workdir).resolve() if args.workdir else Path(scratch)
-        result = run_proof(course, manifest, root, args.jobs, complete=not args.notebook)
+        result = run_proof(course, manifest, root, args.jobs, complete=not args.notebook, progress=sys.stderr)
         print(proof_matrix(manifest, result.subjects, result.grades))
     print()
     for violation in result.violations:
         print(f"VIOLATION {violation}")
     verdict = "holds" if result.ok else "FAILS"
-    print(f"proof {verdict}: {len(result.subjects)} submissions, {len(result.violations)} violations")
+    print(
+        f"proof {verdict}: {len(result.subjects)} subjects in {len(result.students)} submissions, "
+        f"{len(result.violations)} violations"
+    )
+    print(f"wall time {time.monotonic() - started:.1f} s (grading {result.seconds:.1f} s, {args.jobs} workers)")
     return 0 if result.ok else 1
 
 
@@ -81,7 +87,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="gradekit", description=__doc__)
     commands = top.add_subparsers(dest="command", required=True)
     prove = commands.add_parser("prove", help="autograde the reference, blank stubs and negative controls; check the matrix")
-    prove.add_argument("--jobs", type=int, default=default_jobs(), help="parallel nbgrader runs (default: cores)")
+    prove.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
     prove.add_argument("--notebook", action="append", help="prove only this notebook (repeatable), e.g. 010_history")
     prove.add_argument("--workdir", help="keep the proof's course directory here instead of a temporary one")
     prove.set_defaults(run=_prove)

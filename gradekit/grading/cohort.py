@@ -69,6 +69,18 @@ def submitted_students(course: Course) -> list[tuple[Path, str]]:
     return sorted(found, key=lambda pair: pair[1])
 
 
+def largest_first(tasks: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """Deal the biggest submissions first, so that no worker is left grading a long one while the others idle."""
+    return sorted(tasks, key=lambda task: -_folder_bytes(task[0]))
+
+
+def _folder_bytes(folder: Path) -> int:
+    try:
+        return sum(path.lstat().st_size for path in folder.rglob("*"))
+    except OSError:  # an unreadable submission is intake's to report, not the dealer's
+        return 0
+
+
 def grade_cohort(
     course: Course, executor: Executor, notebooks: tuple[str, ...], progress: Progress | None = None,
     cell_timeout: int | None = None,
@@ -81,7 +93,7 @@ def grade_cohort(
     tasks = submitted_students(course)
     progress = progress or Progress(len(tasks))
     outcomes: dict[str, GradedSubmission] = {}
-    for graded in executor.grade_all(template.root, tasks):
+    for graded in executor.grade_all(template.root, largest_first(tasks)):
         if graded.ok:
             _store(course, graded)
         outcomes[graded.student_id] = graded

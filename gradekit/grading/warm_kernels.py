@@ -22,10 +22,13 @@ import time
 import uuid
 from pathlib import Path
 
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbgrader.preprocessors import Execute
+from traitlets import Type
 
+from gradekit.grading.prompt_client import PromptKernelClient
 from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_VARIABLE
 
 IN_KERNEL_DIR = Path(__file__).resolve().parent.parent / "sandbox"
@@ -33,6 +36,7 @@ ZYGOTE_SOURCE = (IN_KERNEL_DIR / "kernel_zygote.py").read_text()
 GUARD_FILE = IN_KERNEL_DIR / "kernel_guard.py"
 # Settings of the grader that a guarded kernel has no business reading.
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL",)
+SHUTDOWN_POLL_SECONDS = 0.01
 
 
 class Zygote:
@@ -161,11 +165,18 @@ class WarmProvisioner(LocalProvisioner):
 
 
 class WarmKernelManager(AsyncKernelManager):
+    client_factory = Type(klass=AsyncKernelClient, default_value=PromptKernelClient)
+
     async def _async_pre_start_kernel(self, **kw):
         if self.provisioner is None:
             self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
             self.provisioner = WarmProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
         return await super()._async_pre_start_kernel(**kw)
+
+    async def _async_wait(self, pollinterval: float = 0.1) -> None:
+        # A forked kernel is gone milliseconds after its shutdown reply; polling
+        # every 0.1 s made each notebook wait for most of that interval.
+        await super()._async_wait(pollinterval=min(pollinterval, SHUTDOWN_POLL_SECONDS))
 
 
 class WarmExecute(Execute):

@@ -1,6 +1,9 @@
-"""The grading proof: real autograding of the reference, the blank stubs and every negative control.
+"""The grading proof: the reference, the blank stubs and every negative control, graded by the TA's engine.
 
-Rules checked on the gradebook and the graded notebooks:
+The synthetic cohort is graded exactly as `gradekit grade` grades a class
+(guarded warm kernels, intake, parallel workers), then these rules are checked
+on the gradebook and the graded notebooks:
+- every submission is graded: a flagged or failed row is a violation;
 - the reference earns full marks on every test cell of the manifest;
 - the blank stubs are graded without a crash and earn zero everywhere;
 - a negative control loses points on each cell it declares, names its
@@ -9,16 +12,21 @@ Rules checked on the gradebook and the graded notebooks:
 from __future__ import annotations
 
 import dataclasses
+import io
 from pathlib import Path
+from typing import TextIO
 
 from gradekit.catalog import load_catalog
 from gradekit.authoring.consistency import catalog_problems, notebook_problems
 from gradekit.course import Course
+from gradekit.grading.cohort import CohortResult, CohortRow, grade_cohort
+from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import SubmissionGrades
-from gradekit.proof.shards import grade_subjects
+from gradekit.grading.progress import Progress
 from gradekit.manifest import Manifest
 from gradekit.authoring.solutions import load_controls
-from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, proof_subjects
+from gradekit.proof.packing import SyntheticStudent, pack_subjects, subject_grades
+from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, proof_subjects, write_student
 from gradekit.authoring.release import new_workspace
 
 
@@ -36,29 +44,64 @@ class Violation:
 class ProofResult:
     workspace: Course
     subjects: tuple[Subject, ...]
-    grades: dict[str, SubmissionGrades]
+    grades: dict[str, SubmissionGrades]  # by subject: the grades of its own notebooks
     violations: tuple[Violation, ...]
+    students: tuple[SyntheticStudent, ...] = ()
+    seconds: float = 0.0  # grading time of the cohort
 
     @property
     def ok(self) -> bool:
         return not self.violations
 
 
-def run_proof(course: Course, manifest: Manifest, root: Path, jobs: int, complete: bool = True) -> ProofResult:
-    """Build the release and the synthetic cohort in `root`, autograde it, and check every rule.
+def run_proof(
+    course: Course, manifest: Manifest, root: Path, jobs: int, complete: bool = True, progress: TextIO | None = None,
+) -> ProofResult:
+    """Build the release and the synthetic cohort in `root`, grade it with `jobs` workers, and check every rule.
 
     `complete` is False when `manifest` was narrowed to some notebooks: source
-    notebooks outside it are then not reported as unlisted.
+    notebooks outside it are then not reported as unlisted. Progress lines go
+    to `progress` (none when it is None).
     """
-    static = _static_violations(course, manifest, complete)
-    workspace = new_workspace(course, root, tuple(entry.name for entry in manifest.notebooks))
+    violations = _static_violations(course, manifest, complete)
+    notebooks = tuple(entry.name for entry in manifest.notebooks)
+    workspace = new_workspace(course, root, notebooks)
     subjects = proof_subjects(manifest, load_controls(manifest))
-    runs, grades = grade_subjects(workspace, manifest, subjects, jobs)
-    violations = list(static)
-    violations += [Violation("nbgrader", "autograde", run.error) for run in runs if run.error]
-    for subject in subjects:
-        violations += check_subject(manifest, subject, grades[subject.student_id])
-    return ProofResult(workspace, subjects, grades, tuple(violations))
+    students = pack_subjects(subjects)
+    for student in students:
+        write_student(workspace, workspace.release_dir, manifest, student.student_id, student.subjects)
+    shown = Progress(len(students), progress or io.StringIO())
+    cohort = grade_cohort(workspace, LocalExecutor(jobs), notebooks, shown)
+    grades = {}
+    for student, row in zip(students, _rows_of(cohort, students)):
+        violations += status_violations(cohort, row, student)
+        for subject in student.subjects:
+            grades[subject.student_id] = _grades_of(row, subject)
+            violations += check_subject(manifest, subject, grades[subject.student_id])
+    return ProofResult(workspace, subjects, grades, tuple(violations), students, cohort.seconds)
+
+
+def _rows_of(cohort: CohortResult, students: tuple[SyntheticStudent, ...]) -> list[CohortRow]:
+    rows = {row.student_id: row for row in cohort.rows}
+    return [rows[student.student_id] for student in students]
+
+
+def _grades_of(row: CohortRow, subject: Subject) -> SubmissionGrades:
+    if row.grades is None:
+        return SubmissionGrades(subject.student_id, (), missing=True)
+    return subject_grades(row.grades, subject)
+
+
+def status_violations(cohort: CohortResult, row: CohortRow, student: SyntheticStudent) -> list[Violation]:
+    """Proof subjects must be graded: a failed row counts against every subject it holds, a flagged
+    row against the subjects whose notebooks its findings name (all of them when none is named)."""
+    if row in cohort.failed:
+        return [Violation(s.student_id, "grading", f"failed: {row.message}") for s in student.subjects]
+    if row not in cohort.flagged:
+        return []
+    named = {finding.split(":", 1)[0] for finding in row.findings} & set(student.notebooks)
+    blamed = [s for s in student.subjects if not named or named & set(s.notebooks)]
+    return [Violation(s.student_id, "grading", f"flagged: {row.message}") for s in blamed]
 
 
 def _static_violations(course: Course, manifest: Manifest, complete: bool) -> list[Violation]:

@@ -66,15 +66,23 @@ def fill_answers(release_notebook: Path, sources: dict[str, str]):
 
 def write_submission(course: Course, release_dir: Path, manifest: Manifest, subject: Subject) -> Path:
     """Write the subject's notebooks to submitted/<student>/<assignment>/ and return that folder."""
-    folder = course.submitted_dir / subject.student_id / course.assignment_id
+    return write_student(course, release_dir, manifest, subject.student_id, (subject,))
+
+
+def write_student(
+    course: Course, release_dir: Path, manifest: Manifest, student_id: str, subjects: tuple[Subject, ...]
+) -> Path:
+    """One student's submission holding the notebooks of several subjects, each notebook from one subject."""
+    folder = course.submitted_dir / student_id / course.assignment_id
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    for name in subject.notebooks:
-        release_notebook = release_dir / f"{name}.ipynb"
-        if subject.student_id == BLANK_ID:
-            shutil.copyfile(release_notebook, folder / release_notebook.name)
-            continue
-        notebook = fill_answers(release_notebook, answer_sources(manifest, name, subject.control))
-        nbformat.write(notebook, folder / release_notebook.name)
+    for subject in subjects:
+        for name in subject.notebooks:
+            release_notebook = release_dir / f"{name}.ipynb"
+            if subject.student_id == BLANK_ID:
+                shutil.copyfile(release_notebook, folder / release_notebook.name)
+                continue
+            notebook = fill_answers(release_notebook, answer_sources(manifest, name, subject.control))
+            nbformat.write(notebook, folder / release_notebook.name)
     return folder
