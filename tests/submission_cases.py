@@ -19,6 +19,7 @@ from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.course import REPO_ROOT, Course
 from gradekit.manifest import Manifest
 from gradekit.proof.subjects import answer_sources, fill_answers
+from gradekit.grading.status import Status
 
 NOTEBOOKS = ("010_history", "020_leaves")
 TARGET = "020_leaves"
@@ -37,7 +38,7 @@ WRONG_CHAIN = (
 
 @dataclasses.dataclass(frozen=True)
 class Expected:
-    status: str  # "graded", "flagged" or "failed"
+    status: Status
     zero_cells: frozenset[str] = frozenset()  # "<notebook>/<grade id>"
     says: tuple[str, ...] = ()
 
@@ -183,67 +184,67 @@ def _writes_gradebook(b: Builder) -> None:
 
 
 def case_list() -> tuple[Case, ...]:
-    full = Expected("graded")
+    full = Expected(Status.GRADED)
     return (
         # Broken
-        Case("malformed-json", _malformed, Expected("graded", ALL_OF_010, ("010_history.ipynb cannot be read",))),
-        Case("missing-notebook", _missing, Expected("graded", ALL_OF_010, ("not submitted (scores 0): 010_history",))),
-        Case("extra-notebook", _extra, Expected("graded", says=("not graded (not part of the assignment): my-notes.ipynb",))),
-        Case("empty-submission", _empty, Expected("failed", says=("the submission folder is empty",))),
-        Case("unknown-files-only", _unknown_files_only, Expected("failed", says=("no gradable notebook", "answers.txt"))),
-        Case("bad-timestamp", _bad_timestamp, Expected("failed", says=("timestamp.txt does not hold a date",))),
-        Case("deleted-test-cell", _deleted_test, Expected("graded", says=("deleted cell 'test_chain_gradients' was put back",))),
-        Case("deleted-answer-cell", _deleted_answer, Expected("graded", {CHAIN_TEST}, ("answer cell 'answer_chain_gradients' was deleted",))),
-        Case("duplicated-cells", _duplicated, Expected("graded", says=("a second copy of 'answer_chain_gradients'", "a second copy of 'test_chain_gradients'"))),
-        Case("reordered-cells", _reordered, Expected("graded", {CHAIN_TEST}, ("cells were reordered",))),
+        Case("malformed-json", _malformed, Expected(Status.GRADED, ALL_OF_010, ("010_history.ipynb cannot be read",))),
+        Case("missing-notebook", _missing, Expected(Status.GRADED, ALL_OF_010, ("not submitted (scores 0): 010_history",))),
+        Case("extra-notebook", _extra, Expected(Status.GRADED, says=("not graded (not part of the assignment): my-notes.ipynb",))),
+        Case("empty-submission", _empty, Expected(Status.FAILED, says=("the submission folder is empty",))),
+        Case("unknown-files-only", _unknown_files_only, Expected(Status.FAILED, says=("no gradable notebook", "answers.txt"))),
+        Case("bad-timestamp", _bad_timestamp, Expected(Status.FAILED, says=("timestamp.txt does not hold a date",))),
+        Case("deleted-test-cell", _deleted_test, Expected(Status.GRADED, says=("deleted cell 'test_chain_gradients' was put back",))),
+        Case("deleted-answer-cell", _deleted_answer, Expected(Status.GRADED, {CHAIN_TEST}, ("answer cell 'answer_chain_gradients' was deleted",))),
+        Case("duplicated-cells", _duplicated, Expected(Status.GRADED, says=("a second copy of 'answer_chain_gradients'", "a second copy of 'test_chain_gradients'"))),
+        Case("reordered-cells", _reordered, Expected(Status.GRADED, {CHAIN_TEST}, ("cells were reordered",))),
         Case("retyped-cells", _retyped, full),
         Case("changed-kernelspec", _kernelspec, full),
         Case("infinite-loop", lambda b: b.wrap_chain("while True:\n    pass"),
-             Expected("graded", {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
+             Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
         Case("sleeps-past-timeout", lambda b: b.wrap_chain("import time\ntime.sleep(3600)"),
-             Expected("graded", {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
+             Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
         Case("ignores-the-interrupt", lambda b: b.wrap_chain(
             "import time\nwhile True:\n    try:\n        time.sleep(1)\n    except BaseException:\n        pass"),
-             Expected("graded", CELLS_AFTER_CHAIN, ("ignored the interrupt (test_chain_gradients); the cells after it score 0",))),
-        Case("memory-bomb", lambda b: b.wrap_chain("hoard = bytearray(12 * 2**30)"), Expected("graded", {CHAIN_TEST})),
+             Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("ignored the interrupt (test_chain_gradients); the cells after it score 0",))),
+        Case("memory-bomb", lambda b: b.wrap_chain("hoard = bytearray(12 * 2**30)"), Expected(Status.GRADED, {CHAIN_TEST})),
         Case("sys-exit", lambda b: b.cell("answer_chain_gradients").__setitem__("source", "import sys\nsys.exit(3)\n"),
-             Expected("graded", {CHAIN_TEST})),
+             Expected(Status.GRADED, {CHAIN_TEST})),
         Case("os-exit", lambda b: b.wrap_chain("import os\nos._exit(0)"),
-             Expected("graded", CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
+             Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
         Case("segfault", lambda b: b.wrap_chain("import faulthandler\nfaulthandler._sigsegv()"),
-             Expected("graded", CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
+             Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
         Case("prints-megabytes", lambda b: b.wrap_chain("print('x' * 5_000_000)"), full),
         Case("warns-on-stderr", lambda b: (
             b.cell("answer_chain_gradients").__setitem__("source", b.cell("answer_chain_gradients").source + (
                 "\n\nimport sys\nimport warnings\nprint('debugging output', file=sys.stderr)\nwarnings.warn('an answer-cell warning')\n")),
             b.wrap_chain("import warnings\nwarnings.warn('a warning on every call')")), full),
         # Hostile: edited tests, points and grade ids (nbgrader restores locked cells)
-        Case("edited-test-cell", _edited_test, Expected("graded", {CHAIN_TEST})),
-        Case("changed-points", _changed_points, Expected("graded", {CHAIN_TEST})),
-        Case("changed-grade-id", _changed_grade_id, Expected("graded", {CHAIN_TEST}, ("had its grade id changed",))),
+        Case("edited-test-cell", _edited_test, Expected(Status.GRADED, {CHAIN_TEST})),
+        Case("changed-points", _changed_points, Expected(Status.GRADED, {CHAIN_TEST})),
+        Case("changed-grade-id", _changed_grade_id, Expected(Status.GRADED, {CHAIN_TEST}, ("had its grade id changed",))),
         # Hostile: monkeypatching what the checks rely on
         Case("patches-torch-allclose", lambda b: b.cheat("torch.allclose = lambda *args, **kwargs: True"),
-             Expected("flagged", {CHAIN_TEST}, ("torch.allclose was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.allclose was replaced",))),
         Case("patches-assert-close", lambda b: b.cheat("import torch.testing\ntorch.testing.assert_close = lambda *args, **kwargs: None"),
-             Expected("flagged", {CHAIN_TEST}, ("torch.testing.assert_close was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.testing.assert_close was replaced",))),
         Case("patches-torch-equal", lambda b: b.cheat("torch.equal = lambda *args, **kwargs: True"),
-             Expected("flagged", {CHAIN_TEST}, ("torch.equal was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.equal was replaced",))),
         Case("patches-numpy-testing", lambda b: b.cheat("import numpy\nnumpy.testing.assert_allclose = lambda *args, **kwargs: None"),
-             Expected("flagged", {CHAIN_TEST}, ("numpy.testing.assert_allclose was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("numpy.testing.assert_allclose was replaced",))),
         Case("patches-isinstance", lambda b: b.cheat(
             "import builtins\n_real_isinstance = isinstance\n"
             "builtins.isinstance = lambda obj, kind: True if kind is torch.Tensor else _real_isinstance(obj, kind)"),
              # The patched isinstance also trips the next exercise's checks.
-             Expected("flagged", {CHAIN_TEST, f"{TARGET}/test_why_grad_is_none"}, ("builtins.isinstance was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST, f"{TARGET}/test_why_grad_is_none"}, ("builtins.isinstance was replaced",))),
         Case("patches-assertion-error", lambda b: b.cheat(
             "import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})"),
-             Expected("flagged", {CHAIN_TEST}, ("builtins.AssertionError was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("builtins.AssertionError was replaced",))),
         Case("patches-tensor-method", lambda b: b.cheat("torch.Tensor.allclose = lambda self, other, *args, **kwargs: True"),
-             Expected("flagged", {CHAIN_TEST}, ("torch.Tensor.allclose was added",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.Tensor.allclose was added",))),
         Case("patches-comparison-internals", lambda b: b.cheat(
             "import torch.testing._comparison as comparison\n"
             "comparison.not_close_error_metas = lambda *args, **kwargs: []"),
-             Expected("flagged", {CHAIN_TEST}, ("torch.testing._comparison.not_close_error_metas was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.testing._comparison.not_close_error_metas was replaced",))),
         Case("rewrites-test-cells", lambda b: b.cheat(
             "import ast\n\n\nclass DropChecks(ast.NodeTransformer):\n"
             "    def visit_Call(self, node):\n"
@@ -251,12 +252,12 @@ def case_list() -> tuple[Case, ...]:
             "            return ast.Constant(None)\n"
             "        return self.generic_visit(node)\n\n\n"
             "get_ipython().ast_transformers.append(DropChecks())"),
-             Expected("flagged", says=("IPython's ast_transformers were changed",))),
+             Expected(Status.FLAGGED, says=("IPython's ast_transformers were changed",))),
         Case("leaves-a-torch-mode-active", lambda b: b.cheat(
             "from torch.overrides import TorchFunctionMode\n\n\nclass Agreeable(TorchFunctionMode):\n"
             "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
             "        return func(*args, **(kwargs or {}))\n\n\nAgreeable().__enter__()"),
-             Expected("flagged", {CHAIN_TEST}, ("a torch function mode was left active",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("a torch function mode was left active",))),
         Case("starts-an-unguarded-process", lambda b: b.wrap_chain(
             "import _posixsubprocess, os\n"
             "try:\n"
@@ -264,71 +265,71 @@ def case_list() -> tuple[Case, ...]:
             "        -1, -1, -1, -1, -1, -1, *os.pipe(), True, True, -1, None, None, None, -1, None, False)\n"
             "except OSError:\n"
             "    pass"),
-             Expected("graded")),
+             Expected(Status.GRADED)),
         Case("signals-the-grader", lambda b: b.wrap_chain(
             "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGSTOP)\nexcept OSError:\n    pass"),
-             Expected("flagged", says=("sent a signal to a process",))),
+             Expected(Status.FLAGGED, says=("sent a signal to a process",))),
         Case("reads-another-process", lambda b: b.wrap_chain(
             "import os\ntry:\n    open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError:\n    pass"),
-             Expected("flagged", says=("looked into another process",))),
+             Expected(Status.FLAGGED, says=("looked into another process",))),
         Case("prints-the-test-cell-source", lambda b: b.wrap_chain(
             "import linecache, sys\nframe = sys._getframe(1)\n"
             "while frame.f_code.co_name != '<module>':\n    frame = frame.f_back\n"
             "print(''.join(linecache.getlines(frame.f_code.co_filename)))"),
-             Expected("flagged", says=("the output of test_chain_gradients repeated hidden test code (cut)",))),
+             Expected(Status.FLAGGED, says=("the output of test_chain_gradients repeated hidden test code (cut)",))),
         Case("reaches-for-the-guard", lambda b: b.cheat(
             "import sqlite3\nfound = []\ntry:\n    sqlite3.connect(':memory:')\nexcept PermissionError as error:\n"
             "    trace = error.__traceback__\n    while trace is not None:\n"
             "        found += [value for value in trace.tb_frame.f_locals.values() if type(value).__name__ == 'Guard']\n"
             "        trace = trace.tb_next\nprint('guard found:', bool(found))"),
-             Expected("flagged", {CHAIN_TEST}, ("opened a SQLite database",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("opened a SQLite database",))),
         Case("reads-course-files-from-c", lambda b: b.cell("answer_chain_gradients").__setitem__(
             "source", b.cell("answer_chain_gradients").source + (
                 "\n\ntry:\n    torch.from_file('../../../gradebook.db', size=16, dtype=torch.uint8)\n"
                 "    print('read the gradebook')\nexcept RuntimeError:\n    print('the gradebook stayed out of reach')\n")),
-             Expected("graded")),
+             Expected(Status.GRADED)),
         Case("returns-a-forged-tensor", lambda b: b.cheat(
             "class Agreeable(torch.Tensor):\n    @classmethod\n"
             "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
             "        return True if func is torch.equal else super().__torch_function__(func, types, args, kwargs)\n\n\n"
             "_real_chain = chain_gradients\n\n\n"
             "def chain_gradients(x):\n    return tuple(t.as_subclass(Agreeable) for t in _real_chain(x))\n"),
-             Expected("flagged", {CHAIN_TEST}, ("answer_chain_gradients defines __torch_function__",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("answer_chain_gradients defines __torch_function__",))),
         Case("answers-with-an-always-equal-object", lambda b: b.cell("answer_can_require_grad").__setitem__(
             "source", "class Agreeable:\n    def __eq__(self, other):\n        return True\n\n\n"
                       "def can_require_grad(dtype):\n    return Agreeable()\n"),
-             Expected("flagged", {f"{TARGET}/test_can_require_grad"}, ("answer_can_require_grad defines __eq__",))),
+             Expected(Status.FLAGGED, {f"{TARGET}/test_can_require_grad"}, ("answer_can_require_grad defines __eq__",))),
         Case("sets-a-trace-function", lambda b: b.cheat("import sys\nsys.settrace(lambda *args: None)"),
-             Expected("flagged", {CHAIN_TEST}, ("set a trace function",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("set a trace function",))),
         Case("patches-check-helpers", lambda b: b.cheat(
             "import autograd_checks\nautograd_checks.expect_close = lambda *args, **kwargs: None\n"
             "expect = lambda *args, **kwargs: None"),
-             Expected("flagged", {CHAIN_TEST}, ("autograd_checks.expect_close was replaced",
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("autograd_checks.expect_close was replaced",
                                                 "the notebook's name 'expect' no longer refers to what the checks use"))),
         # Hostile: files that shadow modules, reading and writing course files, importing the reference
         Case("shadowing-files", _shadowing_files,
-             Expected("graded", says=("not graded (not part of the assignment): autograd_checks.py, numpy.py, torch.py",))),
+             Expected(Status.GRADED, says=("not graded (not part of the assignment): autograd_checks.py, numpy.py, torch.py",))),
         Case("reads-hidden-tests", lambda b: b.wrap_chain(
             "try:\n    print(open('../../../source/autograd/020_leaves.ipynb').read()[:2000])\nexcept OSError:\n    pass"),
-             Expected("flagged", says=("accessed a course file (020_leaves.ipynb)",))),
+             Expected(Status.FLAGGED, says=("accessed a course file (020_leaves.ipynb)",))),
         Case("reads-graded-notebook", lambda b: b.wrap_chain(
             "try:\n    print(open('010_history.ipynb').read()[:2000])\nexcept OSError:\n    pass"),
-             Expected("flagged", says=("accessed a course file (010_history.ipynb)",))),
+             Expected(Status.FLAGGED, says=("accessed a course file (010_history.ipynb)",))),
         Case("reads-solutions", lambda b: b.wrap_chain(
             f"try:\n    print(open({str(REPO_ROOT / 'solutions' / 'reference' / 'leaves.py')!r}).read())\nexcept OSError:\n    pass"),
-             Expected("flagged", says=("accessed a course file (leaves.py)",))),
-        Case("writes-gradebook", _writes_gradebook, Expected("flagged", says=("opened a SQLite database",))),
+             Expected(Status.FLAGGED, says=("accessed a course file (leaves.py)",))),
+        Case("writes-gradebook", _writes_gradebook, Expected(Status.FLAGGED, says=("opened a SQLite database",))),
         Case("imports-reference", lambda b: b.wrap_chain(
             f"import sys\nsys.path.insert(0, {str(REPO_ROOT)!r})\ntry:\n    import solutions.reference.leaves\nexcept Exception:\n    pass"),
-             Expected("flagged", says=("accessed a course file",))),
+             Expected(Status.FLAGGED, says=("accessed a course file",))),
         # Hostile: hiding a failure by patching IPython's traceback machinery
         Case("hides-tracebacks", lambda b: b.cheat("get_ipython().showtraceback = lambda *args, **kwargs: None"),
-             Expected("flagged", {CHAIN_TEST}, ("the IPython shell's showtraceback was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("the IPython shell's showtraceback was replaced",))),
         Case("patches-shell-class", lambda b: b.cheat(
             "from IPython.core.interactiveshell import InteractiveShell\n"
             "InteractiveShell.showtraceback = lambda *args, **kwargs: None\n"
             "InteractiveShell._showtraceback = lambda *args, **kwargs: None"),
-             Expected("flagged", {CHAIN_TEST}, ("InteractiveShell.showtraceback was replaced",))),
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("InteractiveShell.showtraceback was replaced",))),
     )
 
 

@@ -5,6 +5,7 @@ from gradekit.report.class_report import cell_stats, misconception_stats, write_
 from gradekit.grading.cohort import CohortRow
 from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.grading.status import Status
 
 NB = "010_x"
 MANIFEST = Manifest(
@@ -23,14 +24,14 @@ CATALOG = {
 
 def row(student, f, g, named=()):
     cells = (CellGrade(NB, "test_f", f, 2, named[:1]), CellGrade(NB, "test_g", g, 3, named[1:]))
-    return CohortRow(student, "graded", "", SubmissionGrades(student, cells))
+    return CohortRow(student, Status.GRADED, "", SubmissionGrades(student, cells))
 
 
 ROWS = (
     row("ann", 2, 3),
     row("bob", 0, 3, ("first-wrong-idea",)),
     row("cai", 0, 0, ("first-wrong-idea", "second-wrong-idea")),
-    CohortRow("dee", "failed", "malformed notebook JSON", None),
+    CohortRow("dee", Status.FAILED, "malformed notebook JSON", None),
 )
 
 

@@ -8,6 +8,7 @@ from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook_records import read_record
 from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.grading.progress import Progress
+from gradekit.grading.status import Status
 
 from cohort_fixtures import (
     CRASHING_STUDENT,
@@ -45,23 +46,23 @@ def test_gradebook_matches_serial_nbgrader_for_every_student(graded_cohort):
 def test_graded_notebooks_land_in_the_course_autograded_folder(graded_cohort):
     parallel, serial, result, _ = graded_cohort
     for row in result.rows:
-        if row.status == "graded":
+        if row.status is Status.GRADED:
             assert (parallel.autograded_dir / row.student_id / "autograd" / f"{NOTEBOOK}.ipynb").is_file()
 
 
 def test_a_malformed_submission_fails_on_its_own_row(graded_cohort):
     parallel, _, result, _ = graded_cohort
     broken = next(row for row in result.rows if row.student_id == MALFORMED_STUDENT)
-    assert broken.status == "failed" and broken.grades is None and broken.message
+    assert broken.status is Status.FAILED and broken.grades is None and broken.message
     others = [row for row in result.rows if row.student_id not in (MALFORMED_STUDENT, CRASHING_STUDENT)]
-    assert all(row.status == "graded" for row in others)
+    assert all(row.status is Status.GRADED for row in others)
 
 
 def test_a_submission_that_kills_its_kernel_is_reported_on_its_own_row(graded_cohort):
     _, _, result, _ = graded_cohort
     crashed = next(row for row in result.rows if row.student_id == CRASHING_STUDENT)
     # The cells from the crash on score zero; the row says why.
-    assert crashed.status == "graded" and crashed.grades.score == 0
+    assert crashed.status is Status.GRADED and crashed.grades.score == 0
     assert any("the kernel died while this cell ran" in note for note in crashed.notes)
 
 

@@ -1,21 +1,46 @@
-"""A grading worker that dies takes down only the submission that killed it."""
+"""A grading worker that dies or raises takes down only the submission that caused it."""
 import os
 from pathlib import Path
 
+import pytest
+
 from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.status import Status
 from gradekit.grading.submission_grader import GradedSubmission
+
+pytestmark = pytest.mark.unit
 
 
 def kill_on_poison(template_root, folder, student):
     """Stands in for real grading: the worker process dies on the poisoned submission."""
     if student == "poison":
         os._exit(9)
-    return GradedSubmission(student, "graded", "", None, (), 0.0, f"test:{os.getpid()}")
+    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+
+
+def fail_inside_the_grader(template_root, folder, student):
+    """Stands in for real grading: our own code raises on one submission."""
+    if student == "bug":
+        settings = {}
+        return settings["cell_timeout"]
+    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+
+
+def _grade(tmp_path, task, students):
+    tasks = [(Path(tmp_path), name) for name in students]
+    return {g.student_id: g for g in LocalExecutor(2, task=task).grade_all(tmp_path, tasks)}
 
 
 def test_only_the_culprit_fails_when_a_worker_dies(tmp_path):
-    tasks = [(Path(tmp_path), name) for name in ("amy", "ben", "poison", "cleo", "dan", "eve")]
-    outcomes = {g.student_id: g for g in LocalExecutor(2, task=kill_on_poison).grade_all(tmp_path, tasks)}
-    assert set(outcomes) == {name for _, name in tasks}
-    assert outcomes["poison"].status == "failed" and "worker" in outcomes["poison"].message
-    assert all(g.status == "graded" for name, g in outcomes.items() if name != "poison")
+    outcomes = _grade(tmp_path, kill_on_poison, ("amy", "ben", "poison", "cleo", "dan", "eve"))
+    assert set(outcomes) == {"amy", "ben", "poison", "cleo", "dan", "eve"}
+    assert outcomes["poison"].status is Status.FAILED and "worker" in outcomes["poison"].message
+    assert all(g.status is Status.GRADED for name, g in outcomes.items() if name != "poison")
+
+
+def test_a_failure_of_our_own_code_comes_back_with_the_workers_traceback(tmp_path):
+    outcomes = _grade(tmp_path, fail_inside_the_grader, ("amy", "bug"))
+    bug = outcomes["bug"]
+    assert bug.status is Status.FAILED and "KeyError: 'cell_timeout'" in bug.message
+    assert "fail_inside_the_grader" in bug.internal_error and 'settings["cell_timeout"]' in bug.internal_error
+    assert outcomes["amy"].status is Status.GRADED and not outcomes["amy"].internal_error

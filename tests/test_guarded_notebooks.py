@@ -12,6 +12,7 @@ from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
 from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, answer_sources, fill_answers, write_submission
 from gradekit.authoring.release import new_workspace
+from gradekit.grading.status import Status
 
 EDITED = "edits-every-test"
 
@@ -47,19 +48,19 @@ def _max_score(manifest):
 def test_the_reference_is_graded_in_full_and_nothing_is_flagged(graded):
     _, manifest, rows = graded
     reference = rows[REFERENCE_ID]
-    assert reference.status == "graded", reference.message
+    assert reference.status is Status.GRADED, reference.message
     assert not reference.findings and not reference.notes
     assert reference.grades.score == reference.grades.max_score == _max_score(manifest)
 
 
 def test_blank_stubs_score_zero_without_a_flag(graded):
     _, _, rows = graded
-    assert rows[BLANK_ID].status == "graded" and rows[BLANK_ID].score == 0
+    assert rows[BLANK_ID].status is Status.GRADED and rows[BLANK_ID].score == 0
 
 
 def test_edited_test_cells_and_points_are_restored_in_every_notebook(graded):
     scratch, manifest, rows = graded
     edited = rows[EDITED]
-    assert edited.status == "graded", edited.message
+    assert edited.status is Status.GRADED, edited.message
     grades = read_grades(scratch, EDITED)
     assert grades.score == grades.max_score == _max_score(manifest)

@@ -10,6 +10,7 @@ from gradekit.grading.gradebook import read_grades
 from gradekit.grading.gradebook_records import read_record
 from gradekit.grading.progress import Progress
 from gradekit.authoring.release import new_workspace
+from gradekit.grading.status import Status
 
 from submission_cases import CELL_TIMEOUT, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks
 
@@ -39,14 +40,14 @@ def test_each_case_gets_its_exact_outcome(graded, case: Case):
     assert row.status == expected.status, said
     for fragment in expected.says:
         assert fragment in said
-    if expected.status == "failed":
+    if expected.status is Status.FAILED:
         assert row.grades is None and read_grades(scratch, case.name).missing
         return
     scores = {f"{cell.notebook}/{cell.cell}": cell.score for cell in row.grades.cells}
     points = full_marks(narrow)
     assert set(scores) == set(points)
     assert scores == {cell: 0 if cell in expected.zero_cells else full for cell, full in points.items()}
-    _assert_withheld_exactly_when_flagged(read_record(scratch, case.name), expected.status == "flagged")
+    _assert_withheld_exactly_when_flagged(read_record(scratch, case.name), expected.status is Status.FLAGGED)
 
 
 def _assert_withheld_exactly_when_flagged(record, flagged: bool):
@@ -60,14 +61,14 @@ def _assert_withheld_exactly_when_flagged(record, flagged: bool):
 def test_the_honest_student_beside_them_gets_full_marks(graded):
     _, narrow, rows, _ = graded
     honest = rows[HONEST]
-    assert honest.status == "graded" and not honest.notes and not honest.findings
+    assert honest.status is Status.GRADED and not honest.notes and not honest.findings
     assert honest.grades.score == sum(full_marks(narrow).values())
 
 
 def test_the_gradebook_holds_every_gradable_submission_and_nothing_else(graded):
     scratch, _, rows, progress = graded
     for student, row in rows.items():
-        assert read_grades(scratch, student).missing == (row.status == "failed"), student
+        assert read_grades(scratch, student).missing == (row.status is Status.FAILED), student
     assert len(progress.strip().splitlines()) == len(rows)
 
 

@@ -17,7 +17,9 @@ from nbgrader.api import MissingEntry
 from gradekit.course import Course
 from gradekit.grading.gradebook import SubmissionGrades, open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
+from gradekit.grading.internal_errors import LOG_NAME, record_internal_errors
 from gradekit.grading.progress import Progress
+from gradekit.grading.status import Status
 from gradekit.grading.submission_grader import GradedSubmission, write_settings
 from gradekit.authoring.release import build_release, copy_source, new_workspace
 
@@ -31,7 +33,7 @@ class Executor(Protocol):
 @dataclasses.dataclass(frozen=True)
 class CohortRow:
     student_id: str
-    status: str
+    status: Status
     message: str
     grades: SubmissionGrades | None
     worker: str = ""
@@ -50,11 +52,11 @@ class CohortResult:
 
     @property
     def failed(self) -> tuple[CohortRow, ...]:
-        return tuple(r for r in self.rows if r.status == "failed")
+        return tuple(r for r in self.rows if r.status is Status.FAILED)
 
     @property
     def flagged(self) -> tuple[CohortRow, ...]:
-        return tuple(r for r in self.rows if r.status == "flagged")
+        return tuple(r for r in self.rows if r.status is Status.FLAGGED)
 
 
 def submitted_students(course: Course) -> list[tuple[Path, str]]:
@@ -83,9 +85,13 @@ def _folder_bytes(folder: Path) -> int:
 
 def grade_cohort(
     course: Course, executor: Executor, notebooks: tuple[str, ...], progress: Progress | None = None,
-    cell_timeout: int | None = None,
+    cell_timeout: int | None = None, error_log: Path | None = None,
 ) -> CohortResult:
-    """Grade every submission; `cell_timeout` (seconds) overrides the course's limit for this run."""
+    """Grade every submission; `cell_timeout` (seconds) overrides the course's limit for this run.
+
+    Tracebacks of the grader's own failures go to `error_log` (by default
+    class-report/internal-errors.log in the course).
+    """
     started = time.monotonic()
     _ensure_assignment(course)
     template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
@@ -98,6 +104,7 @@ def grade_cohort(
             _store(course, graded)
         outcomes[graded.student_id] = graded
         progress.update(graded)
+    outcomes = record_internal_errors(outcomes, error_log or course.root / "class-report" / LOG_NAME)
     rows = tuple(_row(course, outcomes[student]) for _, student in tasks)
     return CohortResult(rows, time.monotonic() - started)
 

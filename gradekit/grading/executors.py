@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from gradekit.nbgrader_cli import grading_environment
-from gradekit.grading.submission_grader import GradedSubmission, ScratchGrader
+from gradekit.grading.internal_errors import crashed
+from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
@@ -40,12 +41,20 @@ def _grader_for(template_root: str) -> ScratchGrader:
 
 
 def grade_task(template_root: str, submission_dir: str, student_id: str) -> GradedSubmission:
-    """The unit of work shipped to a worker."""
-    return _grader_for(template_root).grade(Path(submission_dir), student_id)
+    """The unit of work shipped to a worker; a failure of our own comes back as a row with its traceback."""
+    try:
+        return _grader_for(template_root).grade(Path(submission_dir), student_id)
+    except Exception as error:
+        return crashed(student_id, error, WORKER_ID)
 
 
 def _crashed(student_id: str, error: BaseException) -> GradedSubmission:
-    return GradedSubmission(student_id, "failed", f"grading worker failed: {type(error).__name__}: {error}", None, (), 0.0)
+    """A task that raised or whose worker died; a worker's traceback rides along as the error's cause."""
+    if isinstance(error, concurrent.futures.process.BrokenProcessPool):
+        died = RuntimeError("the grading worker process died while grading this submission")
+        died.__cause__ = error
+        error = died
+    return crashed(student_id, error)
 
 
 class LocalExecutor:

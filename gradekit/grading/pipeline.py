@@ -6,6 +6,8 @@ from pathlib import Path
 from gradekit.catalog import load_catalog
 from gradekit.report.class_report import write_class_report
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
+from gradekit.grading.internal_errors import LOG_NAME
+from gradekit.grading.status import Status
 from gradekit.course import Course
 from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import run_nbgrader
@@ -18,7 +20,8 @@ def grade_and_report(
     if collect:
         run_nbgrader(course, "collect", course.assignment_id)
     notebooks = tuple(entry.name for entry in manifest.notebooks)
-    result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout)
+    error_log = report_dir(course) / LOG_NAME
+    result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout, error_log=error_log)
     if any(row.grades for row in result.rows):
         run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
@@ -27,7 +30,7 @@ def grade_and_report(
     graded = [row.grades for row in result.rows if row.grades]
     print(student_table(graded, load_catalog(), statuses))
     for row in result.rows:
-        if row.status != "graded":
+        if row.status is not Status.GRADED:
             print(f"{row.student_id}: {row.status}: {row.message}")
     print(
         f"\n{len(result.rows)} submissions in {result.seconds:.0f} s, {len(result.failed)} could not be graded, "

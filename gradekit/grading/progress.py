@@ -6,6 +6,7 @@ import time
 from typing import TextIO
 
 from gradekit.grading.submission_grader import GradedSubmission
+from gradekit.grading.status import Status
 
 
 class Progress:
@@ -19,8 +20,8 @@ class Progress:
 
     def update(self, graded: GradedSubmission) -> None:
         self.done += 1
-        self.failed += graded.status == "failed"
-        self.flagged += graded.status == "flagged"
+        self.failed += graded.status is Status.FAILED
+        self.flagged += graded.status is Status.FLAGGED
         print(self.line(graded), file=self.stream, flush=True)
 
     def line(self, graded: GradedSubmission) -> str:

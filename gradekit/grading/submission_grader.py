@@ -13,6 +13,7 @@ import os
 import shutil
 import socket
 import time
+import traceback
 from pathlib import Path
 
 import nbformat
@@ -24,6 +25,7 @@ from traitlets.config.loader import PyFileConfigLoader
 from gradekit.course import CONFIG_FILE, Course, load_course
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.intake import Intake, take_in
+from gradekit.grading.status import Status
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, hidden_test_lines
 
@@ -38,13 +40,13 @@ SETTINGS_FILE = "grading-settings.json"
 class GradedSubmission:
     """One submission's outcome; a failure is a status on its row, never an exception.
 
-    status: "graded"; "flagged" (graded, but the grade is withheld for a TA:
-    `findings` says why); or "failed" (nothing graded: `message` says why).
+    status: GRADED; FLAGGED (graded, but the grade is withheld for a TA:
+    `findings` says why); or FAILED (nothing graded: `message` says why).
     `notes` lists what was set aside or repaired on the way.
     """
 
     student_id: str
-    status: str
+    status: Status
     message: str
     record: SubmissionRecord | None
     files: tuple[tuple[str, bytes], ...]
@@ -52,10 +54,11 @@ class GradedSubmission:
     worker: str = ""  # host:pid of the process that graded it
     notes: tuple[str, ...] = ()
     findings: tuple[str, ...] = ()
+    internal_error: str = ""  # the formatted traceback when our own code failed, for the coordinator's log
 
     @property
     def ok(self) -> bool:
-        return self.status != "failed"
+        return self.status is not Status.FAILED
 
 
 def write_settings(template_root: Path, cell_timeout: int) -> None:
@@ -127,12 +130,13 @@ class ScratchGrader:
                 record = withhold(record, flagged)
             graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
             return GradedSubmission(
-                student_id, "flagged" if findings else "graded",
+                student_id, Status.FLAGGED if findings else Status.GRADED,
                 ("grade withheld for a TA: " + "; ".join(findings)) if findings else "",
                 record, _files(graded_dir), time.monotonic() - started, WORKER_ID, intake.notes + notes, findings,
             )
-        except Exception as error:  # a broken submission must not take the worker down
-            return self._failed(student_id, f"{type(error).__name__}: {error}", started)
+        except Exception as error:  # our own failure: it must not take the worker down, and its traceback is kept
+            message = f"internal error of the grader: {type(error).__name__}: {error}"
+            return self._failed(student_id, message, started, internal_error=traceback.format_exc())
         finally:
             shutil.rmtree(self.course.submitted_dir / student_id, ignore_errors=True)
             shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
@@ -183,8 +187,11 @@ class ScratchGrader:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)
 
-    def _failed(self, student_id: str, message: str, started: float, notes: tuple[str, ...] = ()) -> GradedSubmission:
-        return GradedSubmission(student_id, "failed", message, None, (), time.monotonic() - started, WORKER_ID, notes)
+    def _failed(
+        self, student_id: str, message: str, started: float, notes: tuple[str, ...] = (), internal_error: str = "",
+    ) -> GradedSubmission:
+        seconds = time.monotonic() - started
+        return GradedSubmission(student_id, Status.FAILED, message, None, (), seconds, WORKER_ID, notes, internal_error=internal_error)
 
 
 def withhold(record: SubmissionRecord, notebooks: set[str]) -> SubmissionRecord:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from gradekit.catalog import Misconception
 from gradekit.grading.cohort import CohortRow
+from gradekit.grading.status import Status
 from gradekit.manifest import Manifest
 
 
@@ -170,8 +171,8 @@ def _html(rows, cells, misconceptions) -> str:
     e = html.escape
     top = misconceptions[:3]
     weakest = sorted((c for c in cells if c.graded), key=lambda c: c.pass_rate)[:3]
-    failed = [r for r in rows if r.status == "failed"]
-    flagged = [r for r in rows if r.status == "flagged"]
+    failed = [r for r in rows if r.status is Status.FAILED]
+    flagged = [r for r in rows if r.status is Status.FLAGGED]
     top_items = "".join(
         f"<li><b>{e(m.title)}</b> ({e(m.id)}): {m.count} student(s): {e(', '.join(m.students))}<br><small>{e(m.diagnosis)}</small></li>"
         for m in top

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from gradekit.catalog import Misconception
 from gradekit.grading.gradebook import SubmissionGrades
+from gradekit.grading.status import Status
 from gradekit.manifest import Manifest
 from gradekit.proof.subjects import Subject
 
@@ -36,7 +37,7 @@ def proof_matrix(manifest: Manifest, subjects: tuple[Subject, ...], grades: dict
     return "\n\n".join(blocks)
 
 
-def student_table(grades: list[SubmissionGrades], catalog: dict[str, Misconception], statuses: dict[str, str]) -> str:
+def student_table(grades: list[SubmissionGrades], catalog: dict[str, Misconception], statuses: dict[str, Status]) -> str:
     """Each student's total and the misconceptions their feedback names."""
     rows = []
     for submission in grades:
@@ -45,7 +46,7 @@ def student_table(grades: list[SubmissionGrades], catalog: dict[str, Misconcepti
         )
         rows.append([
             submission.student_id,
-            statuses.get(submission.student_id, "graded"),
+            statuses.get(submission.student_id, Status.GRADED),
             f"{submission.score:g}/{submission.max_score:g}",
             named or "-",
         ])
