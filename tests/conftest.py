@@ -21,7 +21,7 @@ def manifest():
 
 @pytest.fixture(scope="session")
 def proof(course, manifest, tmp_path_factory):
-    """Real nbgrader: generate the release, autograde reference, blank and every control."""
+    """The TA's grading engine: generate the release, grade the reference, the blank stubs and every control."""
     return run_proof(course, manifest, tmp_path_factory.mktemp("proof"), jobs=default_jobs())
 
 
