@@ -14,7 +14,7 @@ def control(notebook, name):
 
 
 def subject_of(c):
-    return Subject(f"control-{c.student_id}", (c.notebook,), c)
+    return Subject(c.student_id, (c.notebook,), c)
 
 
 def test_each_student_carries_at_most_one_control_per_notebook():
@@ -22,7 +22,7 @@ def test_each_student_carries_at_most_one_control_per_notebook():
     reference = Subject("reference", ("010_a", "020_b"))
     students = pack_subjects((reference, *map(subject_of, controls)))
     assert [s.student_id for s in students] == ["reference", "controls-01", "controls-02", "controls-03"]
-    assert [[sub.control.student_id for sub in s.subjects] for s in students[1:]] == [
+    assert [[sub.control.name for sub in s.subjects] for s in students[1:]] == [
         ["010_a-f__one", "020_b-f__one"], ["010_a-f__two"], ["010_a-f__three"],
     ]
     for student in students:
