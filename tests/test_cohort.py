@@ -1,12 +1,13 @@
-"""Parallel cohort grading leaves the gradebook exactly as serial `nbgrader autograde` does."""
+"""Parallel cohort grading: rows, graded files, broken submissions, progress.
+
+That its grades equal serial `nbgrader autograde`'s is the oracle's to show (test_proof_oracle.py).
+"""
 import io
 
 import pytest
 
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
-from gradekit.grading.gradebook_records import read_record
-from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.grading.progress import Progress
 from gradekit.grading.status import Status
 
@@ -16,7 +17,6 @@ from cohort_fixtures import (
     add_kernel_killing_submission,
     add_malformed_submission,
     cohort_course,
-    serial_twin,
 )
 
 NOTEBOOK = "010_history"
@@ -28,30 +28,20 @@ def graded_cohort(course, manifest, tmp_path_factory):
     parallel = cohort_course(course, narrow, tmp_path_factory.mktemp("parallel"))
     add_malformed_submission(parallel, NOTEBOOK)
     add_kernel_killing_submission(parallel, narrow, NOTEBOOK)
-    serial = serial_twin(parallel, tmp_path_factory.mktemp("serial"), skip={MALFORMED_STUDENT, CRASHING_STUDENT})
     stream = io.StringIO()
     result = grade_cohort(parallel, LocalExecutor(2), (NOTEBOOK,), Progress(len(submitted_students(parallel)), stream))
-    run_nbgrader(serial, "autograde", serial.assignment_id, "--force")
-    return parallel, serial, result, stream.getvalue()
-
-
-def test_gradebook_matches_serial_nbgrader_for_every_student(graded_cohort):
-    parallel, serial, result, _ = graded_cohort
-    students = [row.student_id for row in result.rows if row.student_id not in (MALFORMED_STUDENT, CRASHING_STUDENT)]
-    assert len(students) >= 9
-    for student in students:
-        assert read_record(parallel, student) == read_record(serial, student), student
+    return parallel, result, stream.getvalue()
 
 
 def test_graded_notebooks_land_in_the_course_autograded_folder(graded_cohort):
-    parallel, serial, result, _ = graded_cohort
+    parallel, result, _ = graded_cohort
     for row in result.rows:
         if row.status is Status.GRADED:
             assert (parallel.autograded_dir / row.student_id / "autograd" / f"{NOTEBOOK}.ipynb").is_file()
 
 
 def test_a_malformed_submission_fails_on_its_own_row(graded_cohort):
-    parallel, _, result, _ = graded_cohort
+    parallel, result, _ = graded_cohort
     broken = next(row for row in result.rows if row.student_id == MALFORMED_STUDENT)
     assert broken.status is Status.FAILED and broken.grades is None and broken.message
     others = [row for row in result.rows if row.student_id not in (MALFORMED_STUDENT, CRASHING_STUDENT)]
@@ -59,7 +49,7 @@ def test_a_malformed_submission_fails_on_its_own_row(graded_cohort):
 
 
 def test_a_submission_that_kills_its_kernel_is_reported_on_its_own_row(graded_cohort):
-    _, _, result, _ = graded_cohort
+    _, result, _ = graded_cohort
     crashed = next(row for row in result.rows if row.student_id == CRASHING_STUDENT)
     # The cells from the crash on score zero; the row says why.
     assert crashed.status is Status.GRADED and crashed.grades.score == 0
@@ -67,7 +57,7 @@ def test_a_submission_that_kills_its_kernel_is_reported_on_its_own_row(graded_co
 
 
 def test_rows_are_ordered_by_student_and_progress_is_reported(graded_cohort):
-    _, _, result, progress = graded_cohort
+    _, result, progress = graded_cohort
     ids = [row.student_id for row in result.rows]
     assert ids == sorted(ids)
     lines = progress.strip().splitlines()
