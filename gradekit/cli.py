@@ -44,10 +44,10 @@ def _release(args) -> int:
 
 
 def _sync(args) -> int:
-    from gradekit.authoring.sync import sync_answers
+    from gradekit.authoring.sync import sync_notebooks
 
-    changed = sync_answers(load_course(), load_manifest())
-    print("\n".join(f"rewrote {name}" for name in changed) or "answer cells already match the reference")
+    changed = sync_notebooks(load_course())
+    print("\n".join(f"rewrote {name}.ipynb" for name in changed) or "source notebooks already match their scripts")
     return 0
 
 
@@ -55,7 +55,7 @@ def _demo(args) -> int:
     from gradekit.demo import demo_course, run_demo
 
     course, manifest = load_course(), load_manifest()
-    return run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs)
+    return run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs, args.full)
 
 
 def _grade(args) -> int:
@@ -93,10 +93,11 @@ def parser() -> argparse.ArgumentParser:
     prove.set_defaults(run=_prove)
     release = commands.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
     release.set_defaults(run=_release)
-    sync = commands.add_parser("sync", help="rewrite the answer cells of source/ from the reference solutions")
+    sync = commands.add_parser("sync", help="write source/ notebooks from their scripts in solutions/notebooks/ and the reference")
     sync.set_defaults(run=_sync)
     demo = commands.add_parser("demo", help="release, grade a demo cohort, export grades and feedback, print a table")
     demo.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
+    demo.add_argument("--full", action="store_true", help="grade every negative control (default: the first of each notebook)")
     demo.set_defaults(run=_demo)
     grade = commands.add_parser("grade", help="the TA's command: autograde every submission, feedback, grades.csv, class report")
     grade.add_argument("--collect", action="store_true", help="first collect submissions from the exchange")

@@ -1,13 +1,19 @@
-"""The exercise manifest (solutions/manifest.toml): one place that says what is graded and how."""
+"""The exercise manifest (solutions/manifest.toml): one place that says what is graded and how.
+
+The misconceptions each test cell targets are read from the headers of the
+notebook scripts (solutions/notebooks/), beside the checks they describe.
+"""
 from __future__ import annotations
 
 import dataclasses
 import tomllib
 from pathlib import Path
 
+from gradekit.authoring.notebook_script import Role, read_script
 from gradekit.course import REPO_ROOT
 
 MANIFEST_FILE = REPO_ROOT / "solutions" / "manifest.toml"
+SCRIPTS_DIR = MANIFEST_FILE.parent / "notebooks"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,19 +94,34 @@ class Manifest:
 
 
 def load_manifest(path: Path = MANIFEST_FILE) -> Manifest:
+    """The manifest at `path`, with test cell targets from the scripts in the `notebooks` folder beside it."""
     data = tomllib.loads(Path(path).read_text())
     # Notebook names start with their lesson number, so name order is lesson order.
     notebooks = tuple(sorted((NotebookEntry(**entry) for entry in data["notebook"]), key=lambda n: n.name))
-    exercises = tuple(_exercise(entry) for entry in data["exercise"])
+    targets = _targets_in_scripts(Path(path).parent / "notebooks", notebooks)
+    exercises = tuple(_exercise(entry, targets) for entry in data["exercise"])
     manual = tuple(
         ManualAnswer(m["notebook"], m["answer_cell"], m["task_cell"], float(m["points"])) for m in data.get("manual", ())
     )
     return Manifest(assignment=data["assignment"], notebooks=notebooks, exercises=exercises, manual=manual)
 
 
-def _exercise(entry: dict) -> Exercise:
+def _targets_in_scripts(scripts_dir: Path, notebooks: tuple[NotebookEntry, ...]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(notebook, test cell) -> the misconceptions its script header names."""
+    targets = {}
+    for entry in notebooks:
+        for cell in read_script(scripts_dir / f"{entry.name}.py"):
+            if cell.role is Role.TEST:
+                targets[(entry.name, cell.grade_id)] = cell.targets
+    return targets
+
+
+def _exercise(entry: dict, targets: dict[tuple[str, str], tuple[str, ...]]) -> Exercise:
+    for test in entry["tests"]:
+        if "targets" in test:
+            raise ValueError(f"{test['cell']}: targets belong in the header of its notebook script, not the manifest")
     tests = tuple(
-        TestCell(cell=t["cell"], points=float(t["points"]), targets=tuple(t.get("targets", ())))
+        TestCell(cell=t["cell"], points=float(t["points"]), targets=targets.get((entry["notebook"], t["cell"]), ()))
         for t in entry["tests"]
     )
     return Exercise(

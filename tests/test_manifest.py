@@ -33,15 +33,18 @@ def test_narrowing_keeps_only_the_named_notebooks(manifest):
         manifest.only(["999_missing"])
 
 
-def test_manifest_reads_points_and_targets(tmp_path):
+def test_manifest_reads_points_and_targets_from_the_scripts(tmp_path):
     path = tmp_path / "manifest.toml"
     path.write_text(
         'assignment = "a"\n'
         '[[notebook]]\nname = "020_b"\nsection = "2"\ntitle = "B"\nreference = "r.b"\ncontrols = "c.b"\n'
         '[[notebook]]\nname = "010_a"\nsection = "1"\ntitle = "A"\nreference = "r.a"\ncontrols = "c.a"\n'
         '[[exercise]]\nnotebook = "010_a"\nanswer_cell = "answer_f"\nfunctions = ["f"]\n'
-        'tests = [{ cell = "test_f", points = 2, targets = ["some-named-mistake"] }]\n'
+        'tests = [{ cell = "test_f", points = 2 }]\n'
     )
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "010_a.py").write_text("# %% test test_f points=2 targets=some-named-mistake\npass\n")
+    (tmp_path / "notebooks" / "020_b.py").write_text("# %% setup\nimport math\n")
     manifest = load_manifest(path)
     assert [n.name for n in manifest.notebooks] == ["010_a", "020_b"]
     (test,) = manifest.test_cells_of("010_a")

@@ -40,14 +40,16 @@ def join_functions(sources: Iterable[str]) -> str:
     return "\n\n\n".join(sources)
 
 
-def _nbgrader(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None) -> dict:
+def _nbgrader(
+    grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None, task: bool = False
+) -> dict:
     meta = {
         "grade": grade,
         "grade_id": grade_id,
         "locked": locked,
         "schema_version": 3,
         "solution": solution,
-        "task": False,
+        "task": task,
     }
     if points is not None:
         meta["points"] = points
@@ -84,6 +86,13 @@ def free_response_cell(grade_id: str, points: float, source: str):
     """A manually graded markdown answer."""
     return nbformat.v4.new_markdown_cell(
         source, metadata=_nbgrader(grade_id, grade=True, solution=True, locked=False, points=points)
+    )
+
+
+def task_cell(grade_id: str, points: float, source: str):
+    """A read-only markdown task: the question of a free-response answer and its mark scheme."""
+    return nbformat.v4.new_markdown_cell(
+        source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True, points=points, task=True)
     )
 
 

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.authoring.cells import answer_source, cells_by_grade_id, join_functions
+from gradekit.authoring.cells import cells_by_grade_id
+from gradekit.authoring.notebook_script import Role, read_script
+from gradekit.authoring.render import answer_import
+from gradekit.authoring.solutions import NegativeControl
 from gradekit.manifest import Manifest
-from gradekit.authoring.solutions import NegativeControl, reference_function
 
 
 def source_notebook(source_dir: Path, name: str):
@@ -80,23 +82,21 @@ def _manual_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str
     return problems
 
 
-def answer_drift(manifest: Manifest, source_dir: Path) -> list[str]:
-    """Answer cells whose text differs from the one rendered from the reference module."""
+def answer_import_problems(manifest: Manifest, scripts_dir: Path) -> list[str]:
+    """Every answer cell of a script imports exactly the manifest's functions from the notebook's reference module."""
     problems = []
     for entry in manifest.notebooks:
-        cells = cells_by_grade_id(source_notebook(source_dir, entry.name))
+        answers = {c.grade_id: c for c in read_script(scripts_dir / f"{entry.name}.py") if c.role is Role.ANSWER}
         for exercise in manifest.exercises_of(entry.name):
-            expected = rendered_answer(manifest, entry.name, exercise.functions)
-            actual = cells.get(exercise.answer_cell, {}).get("source")
-            if actual != expected:
+            cell = answers.get(exercise.answer_cell)
+            expected = (entry.reference, exercise.functions)
+            if cell is None:
+                problems.append(f"{entry.name}: the script has no answer cell {exercise.answer_cell}")
+            elif answer_import(cell) != expected:
                 problems.append(
-                    f"{entry.name}: {exercise.answer_cell} differs from {entry.reference}; run `python -m gradekit sync`"
+                    f"{entry.name}: {exercise.answer_cell} must import {', '.join(exercise.functions)} from {entry.reference}"
                 )
     return problems
-
-
-def rendered_answer(manifest: Manifest, notebook: str, functions: tuple[str, ...]) -> str:
-    return join_functions(answer_source(reference_function(manifest, notebook, f)) for f in functions)
 
 
 def catalog_problems(manifest: Manifest, catalog: dict, controls: tuple[NegativeControl, ...], source_dir: Path) -> list[str]:

@@ -1,0 +1,215 @@
+# %% [markdown] intro
+# # 1 · Tensors that remember how they were computed
+#
+# NumPy gave you arrays and left the derivatives to you. A PyTorch tensor looks like an array,
+# but it also carries a device, a dtype, a memory layout and, when you ask for it, **autograd
+# metadata**: a record of the operations that produced it, so that PyTorch can later pull a
+# derivative back through them.
+#
+# In this notebook you will
+#
+# 1. build a tensor that autograd will track,
+# 2. let autograd differentiate a sum of squares by calling `backward()`,
+# 3. turn that into a small gradient routine for any scalar function.
+#
+# **How to work.** Run the setup cell first. Each exercise has an answer cell whose body
+# raises `NotImplementedError`: replace those lines with your code, run the cell, then run the
+# check cell under it. The visible check only tests the shape of your answer (types, shapes);
+# the grader runs further tests on other inputs. When a test fails, its message names the
+# misconception it spotted, such as `[misconception: grad-by-formula]`.
+
+# %% setup
+import math
+
+import torch
+
+from autograd_checks import call_answer, central_difference, expect, expect_close, expect_tensor, seeded
+
+# One thread and explicit generators keep every result identical from run to run.
+torch.set_num_threads(1)
+
+# %% [markdown] md_float64_leaf
+# ## Tensors are not just arrays
+#
+# Two things surprise people who come from NumPy.
+#
+# * **The default dtype differs.** `torch.tensor([1., 2., 3.])` is `float32`, not `float64`;
+#   from Python ints you get `int64`. Ask for `dtype=torch.float64` when you want double
+#   precision (all checks in this problem set compare in float64).
+# * **Tracking is opt-in.** A tensor takes part in autograd only if it *requires grad*.
+#   A tensor that you create directly with `requires_grad=True` has no producing operation:
+#   it is a **leaf**, and `backward()` will store derivatives in its `.grad`. Anything you
+#   compute from it afterwards (with grad mode on, the default) is a non-leaf.
+#
+# For the vector $x = (1, 2, 3)$ in float64, `x @ x` is 14 and `x + 1` is $(2, 3, 4)$, exactly
+# as with NumPy.
+#
+# ### Exercise 1 (2 points)
+#
+# Write `float64_leaf(values)`: from a list of plain Python numbers (ints or floats), return
+# a float64 tensor that requires grad and is a leaf.
+
+# %% answer answer_float64_leaf
+from solutions.reference.history import float64_leaf
+
+# %% test test_float64_leaf points=2 targets=numpy-default-dtype,grad-on-by-default,op-after-requires-grad
+leaf = call_answer(float64_leaf, [1.0, 2.0, 3.0])
+expect_tensor(leaf, "float64_leaf([1.0, 2.0, 3.0])", shape=(3,))
+print("Visible check passed: float64_leaf returns a tensor of shape (3,).")
+
+### BEGIN HIDDEN TESTS
+for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3]):
+    leaf = call_answer(float64_leaf, values)
+    shown = f"float64_leaf({values})"
+    expect_tensor(leaf, shown, shape=(len(values),))
+    expect(
+        leaf.dtype == torch.float64,
+        f"{shown} has dtype {leaf.dtype}: torch.tensor does not pick float64 unless you ask for it",
+        "numpy-default-dtype",
+    )
+    expect(
+        leaf.requires_grad,
+        f"{shown} does not require grad, so backward() would never fill its .grad",
+        "grad-on-by-default",
+    )
+    expect(
+        leaf.is_leaf,
+        f"{shown} requires grad but is not a leaf (it was produced by {type(leaf.grad_fn).__name__}): "
+        "an operation ran after tracking was switched on",
+        "op-after-requires-grad",
+    )
+    expect_close(leaf, torch.tensor(values, dtype=torch.float64), f"{shown} does not hold the given numbers")
+### END HIDDEN TESTS
+
+# %% [markdown] md_square_sum_grad
+# ## Asking autograd for a derivative
+#
+# Let $y = \sum_i x_i^2$. Each term depends on one coordinate only, so
+# $\partial y / \partial x_i = 2 x_i$; at $x = (1, 2, 3)$ the gradient is $(2, 4, 6)$.
+# You know that formula, but the point of autograd is that you do not need it: call
+# `y.backward()` on the scalar `y` and PyTorch walks the recorded operations backwards,
+# applying each operation's local derivative (its *pullback*), and adds the result into
+# `x.grad`.
+#
+# Reverse mode does not invert anything: `sum` maps many numbers to one and has no inverse,
+# yet it is perfectly differentiable.
+#
+# ### Exercise 2 (3 points)
+#
+# Write `square_sum_grad(x)`: given a float64 leaf `x` that requires grad, compute
+# `sum(x * x)`, call `backward()` and return `x.grad`. The grader checks that the gradient
+# really came from `backward()` on the `x` it passed in.
+
+# %% answer answer_square_sum_grad
+from solutions.reference.history import square_sum_grad
+
+# %% test test_square_sum_grad points=3 targets=grad-by-formula,vector-backward-without-cotangent
+x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+gradient = call_answer(square_sum_grad, x)
+expect_tensor(gradient, "square_sum_grad(x)", shape=(3,))
+print("Visible check passed: square_sum_grad returns a tensor of shape (3,).")
+
+### BEGIN HIDDEN TESTS
+for seed, size in ((0, 3), (1, 5), (2, 1)):
+    start = torch.randn(size, dtype=torch.float64, generator=seeded(seed))
+    x = start.clone().requires_grad_()
+    result = call_answer(square_sum_grad, x)
+    expect(
+        x.grad is not None,
+        "x.grad is still None after square_sum_grad(x): the gradient must come from calling backward()",
+        "grad-by-formula",
+    )
+    expect_close(x.grad, 2 * start, "after your backward() x.grad is not the derivative of sum(x * x)")
+    expect_tensor(result, "square_sum_grad(x)", shape=(size,))
+    expect(
+        not result.requires_grad and torch.equal(result, x.grad),
+        "square_sum_grad(x) must return x.grad, the gradient stored by backward(), not a tensor computed from x",
+        "grad-by-formula",
+    )
+### END HIDDEN TESTS
+
+# %% [markdown] md_gradient_at
+# ## A gradient routine for any scalar function
+#
+# The same three steps work for any function that turns a tensor into one number: create a
+# leaf that requires grad at the point of interest, evaluate the function, call `backward()`
+# on the one-element result, read `.grad` from the leaf. Autograd records the operations as
+# they run, so ordinary Python code (indexing, products, `torch.sin`, ...) is fine. One call of
+# the function on a tracked tensor is all it takes: no nudging of the inputs, as finite
+# differences would need.
+#
+# ### Exercise 3 (3 points)
+#
+# Write `gradient_at(function, values)`: `values` is a list of numbers, `function` maps a
+# float64 tensor to a one-element tensor. Return the gradient of `function` at `values` as a
+# float64 tensor of the same length. Let autograd differentiate: the grader checks that your
+# code evaluates `function` on a tensor that requires grad, and compares the result with
+# finite differences on several functions.
+
+# %% answer answer_gradient_at
+from solutions.reference.history import gradient_at
+
+# %% test test_gradient_at points=3 targets=grad-on-by-default,numpy-default-dtype,autodiff-is-finite-differences
+gradient = call_answer(gradient_at, lambda t: (t * t).sum(), [1.0, 2.0, 3.0])
+expect_tensor(gradient, "gradient_at(square sum, [1.0, 2.0, 3.0])", shape=(3,))
+print("Visible check passed: gradient_at returns a tensor of shape (3,).")
+
+### BEGIN HIDDEN TESTS
+def watched(function, calls):
+    """`function`, noting for each call whether autograd could record it."""
+    def evaluate(t):
+        calls.append(isinstance(t, torch.Tensor) and t.requires_grad and torch.is_grad_enabled())
+        return function(t)
+    return evaluate
+
+
+cases = [
+    ("sum of squares", lambda t: (t * t).sum(), [1.0, 2.0, 3.0]),
+    ("product of sines", lambda t: torch.sin(t).prod(), [0.3, -1.2]),
+    ("exp(a) * b**3", lambda t: torch.exp(t[0]) * t[1] ** 3, [0.5, 2]),
+    ("Euclidean norm", lambda t: (t @ t).sqrt(), [3, 4]),
+]
+for name, function, values in cases:
+    calls = []
+    gradient = call_answer(gradient_at, watched(function, calls), values)
+    shown = f"gradient_at({name}, {values})"
+    expect(calls, f"{shown} never called the function it was given")
+    expect(
+        any(calls) or len(calls) == 1,
+        f"{shown} evaluated the function {len(calls)} times, never on a tensor that requires grad: "
+        "that is a finite-difference estimate, not autograd; evaluate it once on a leaf with "
+        "requires_grad=True and call backward() on the result",
+        "autodiff-is-finite-differences",
+    )
+    expect(
+        any(calls),
+        f"{shown} evaluated the function on a tensor that does not require grad (or inside torch.no_grad()), "
+        "so autograd recorded nothing to differentiate",
+    )
+    expect_tensor(gradient, shown, shape=(len(values),))
+    expect(
+        gradient.dtype == torch.float64,
+        f"{shown} has dtype {gradient.dtype}: build the point with dtype=torch.float64",
+        "numpy-default-dtype",
+    )
+    expect_close(
+        gradient,
+        central_difference(function, values),
+        f"{shown} does not match the finite-difference gradient",
+        rtol=1e-6,
+        atol=1e-8,
+    )
+### END HIDDEN TESTS
+
+# %% [markdown] md_history
+# ## Where this comes from
+#
+# Automatic differentiation is not finite differences: it carries exact local derivatives
+# along with each elementary step of the program instead of perturbing the whole program.
+# Early work wrote programs as *Wengert lists*, one elementary assignment per line, and
+# reverse-mode accumulation (sweeping such a list backwards) was worked out long before the
+# tensor frameworks we use now; Baydin et al.'s survey of AD in machine learning tells that story,
+# including Linnainmaa's contribution. The shared mathematics does not mean that PyTorch,
+# JAX and TensorFlow implement it the same way.
+#
+# Next: section 2 looks closely at which tensors are leaves and when `.grad` stays `None`.

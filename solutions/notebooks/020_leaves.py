@@ -1,0 +1,437 @@
+# %% [markdown] intro
+# # 2 · Which tensors get a `.grad`: leaves and intermediates
+#
+# Section 1 made one tensor that autograd tracks. This notebook looks at the bookkeeping
+# around it: which operations get recorded, which tensors receive a `.grad`, and what it
+# means when `.grad` is still `None`.
+#
+# You will
+#
+# 1. create a scaled parameter that is still a leaf,
+# 2. read the gradient of a leaf *and* of an intermediate result,
+# 3. diagnose a `None` gradient from the state of the tensors involved,
+# 4. find out which dtypes may require gradients at all.
+#
+# **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
+# answer cell with your code, run the cell, then run the check cell below it. The visible check
+# only tests the form of your answer; the grader runs hidden tests on other inputs and names the
+# misconception it recognises, such as `[misconception: op-after-requires-grad]`.
+
+# %% setup
+import math
+
+import torch
+
+from autograd_checks import call_answer, expect, expect_close, expect_tensor, quiet, seeded
+
+# One thread and explicit generators keep every result identical from run to run.
+torch.set_num_threads(1)
+
+# The labels of exercise 3, in the order in which the reasons are checked.
+GRAD_NONE_REASONS = ("not_tracked", "non_leaf", "no_grad", "unused", "no_backward", "reset")
+
+# %% [markdown] md_scaled_parameter
+# ## What gets recorded, and what is a leaf
+#
+# In the default grad mode PyTorch records an operation when at least one of its inputs
+# requires grad and the operation has a derivative. Everything else runs as plain arithmetic.
+#
+# * A tensor that does **not** require grad counts as a leaf, by convention: nothing is recorded
+#   about it.
+# * A tensor that requires grad and was made directly by you (no recorded operation produced it)
+#   is a leaf as well. Its `grad_fn` is `None`.
+# * The result of a recorded operation is an **intermediate** (a non-leaf): its `grad_fn` points
+#   at the operation that made it.
+#
+# `backward()` adds gradients into the leaves that require grad. It does not keep the
+# gradients of intermediates unless you ask for them.
+#
+# This matters when you initialise parameters. Small random weights are usually made by
+# scaling normal draws, say by 0.01. Scale first and switch tracking on afterwards, as in
+# `(torch.randn(3) * 0.01).requires_grad_()`, and you get a leaf. Switch tracking on first, as
+# in `torch.randn(3, requires_grad=True) * 0.01`, and the multiplication is recorded: the
+# result is an intermediate, and after `backward()` its `.grad` is still `None`. The update step
+# then has no gradient to use: `torch.optim.SGD` refuses such a tensor outright ("can't optimize
+# a non-leaf Tensor"), and a hand-written `p -= lr * p.grad` fails because `p.grad` is `None`.
+#
+# ### Exercise 1 (2 points)
+#
+# Write `scaled_parameter(shape, scale, seed)`: draw standard normal float64 values of the
+# given `shape` with `torch.randn(shape, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))`,
+# multiply them by `scale`, and return a tensor holding those values that requires grad and is
+# a leaf.
+
+# %% answer answer_scaled_parameter
+from solutions.reference.leaves import scaled_parameter
+
+# %% test test_scaled_parameter points=2 targets=op-after-requires-grad,grad-on-by-default,numpy-default-dtype
+param = call_answer(scaled_parameter, (3,), 0.01, 0)
+expect_tensor(param, "scaled_parameter((3,), 0.01, 0)", shape=(3,))
+print("Visible check passed: scaled_parameter returns a tensor of shape (3,).")
+
+### BEGIN HIDDEN TESTS
+for shape, scale, seed in (((4, 2), 0.5, 7), ((), 3.0, 11), ((2, 3, 2), 0.001, 42), ((5,), 0.01, 1)):
+    param = call_answer(scaled_parameter, shape, scale, seed)
+    shown = f"scaled_parameter({shape}, {scale}, {seed})"
+    expect_tensor(param, shown, shape=shape)
+    expect(
+        param.dtype == torch.float64,
+        f"{shown} has dtype {param.dtype}: torch.randn makes float32 unless you pass dtype=torch.float64",
+        "numpy-default-dtype",
+    )
+    expect(
+        param.requires_grad,
+        f"{shown} does not require grad, so backward() would never give it a .grad",
+        "grad-on-by-default",
+    )
+    expect(
+        param.is_leaf,
+        f"{shown} requires grad but is not a leaf (it has grad_fn {type(param.grad_fn).__name__}): "
+        "the scaling ran after tracking was switched on, so backward() leaves its .grad at None; "
+        "scale first, then call requires_grad_()",
+        "op-after-requires-grad",
+    )
+    drawn = torch.randn(shape, dtype=torch.float64, generator=seeded(seed)) * scale
+    expect_close(param, drawn, f"{shown} does not hold the seeded normal draws times {scale}")
+    (param * param).sum().backward()
+    expect(param.grad is not None, f"after a backward() through {shown}, its .grad is still None")
+    expect_close(param.grad, 2 * drawn, f"the gradient of sum(p * p) stored in {shown}.grad is not 2 p")
+### END HIDDEN TESTS
+
+# %% [markdown] md_chain_gradients
+# ## Gradients of leaves and of intermediates
+#
+# Take the chain $x \to y = x^2 \to z = \sin y \to w = z + 5$. By the chain rule
+# $\partial w / \partial y = \cos y = \cos(x^2)$ and
+# $\partial w / \partial x = \cos(x^2) \cdot 2x$. At $x = 3$ that is $\cos 9$ for $y$ and
+# $6 \cos 9$ for $x$.
+#
+# After `w.backward()`, `x.grad` holds $6\cos 9$ because `x` is a leaf that requires grad.
+# `y` is an intermediate (`y.is_leaf` is `False`, `y.grad_fn` is a `PowBackward0` node), so
+# its gradient is passed on to `x` and then dropped: `y.grad` is `None`, and reading it makes
+# PyTorch warn you. To keep it, call `y.retain_grad()` **before** `backward()`.
+#
+# ### Exercise 2 (3 points)
+#
+# Write `chain_gradients(x)`: `x` is a float64 tensor holding one number, a leaf that requires
+# grad. Build the chain above from `x`, call `backward()` on `w`, and return the pair
+# `(x.grad, y.grad)`. Let autograd do the differentiation: the grader checks that both
+# gradients are the tensors `backward()` stored, so a formula such as `torch.cos(y)` in place
+# of `y.grad` does not count, even when its value is right.
+
+# %% answer answer_chain_gradients
+from solutions.reference.leaves import chain_gradients
+
+# %% test test_chain_gradients points=3 targets=intermediate-grad-not-retained,grad-by-formula
+x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+pair = call_answer(chain_gradients, x)
+expect(
+    isinstance(pair, tuple) and len(pair) == 2,
+    f"chain_gradients(x) should return a pair (x.grad, y.grad), got {type(pair).__name__}",
+)
+print("Visible check passed: chain_gradients returns a pair.")
+
+### BEGIN HIDDEN TESTS
+points = [-1.3, 0.4, 2.2, 0.0] + (torch.rand(3, dtype=torch.float64, generator=seeded(20)) * 4 - 2).tolist()
+
+def retained_during(function, *args):
+    """Call `function`, returning its result and the tensors on which it called retain_grad()."""
+    retained = []
+    original = torch.Tensor.__dict__.get("retain_grad")
+
+    def recording_retain_grad(tensor):
+        retained.append(tensor)
+        return torch._C.TensorBase.retain_grad(tensor)
+
+    torch.Tensor.retain_grad = recording_retain_grad
+    try:
+        result = call_answer(function, *args)
+    finally:
+        if original is None:
+            del torch.Tensor.retain_grad
+        else:
+            torch.Tensor.retain_grad = original
+    return result, retained
+
+
+def stored_in(value, tensor):
+    """True when `value` is the gradient autograd stored in `tensor` (itself, or a view of it)."""
+    with quiet():
+        stored = tensor.grad
+    return (
+        stored is not None
+        and isinstance(value, torch.Tensor)
+        and value.shape == stored.shape
+        and value.data_ptr() == stored.data_ptr()
+    )
+
+
+for point in points:
+    x = torch.tensor(point, dtype=torch.float64, requires_grad=True)
+    delivered = []  # what backward() hands to x; a .grad assigned by hand never passes here
+    x.register_hook(delivered.append)
+    pair, retained = retained_during(chain_gradients, x)
+    shown = f"chain_gradients(x) at x = {point:.4g}"
+    expect(isinstance(pair, tuple) and len(pair) == 2, f"{shown} should return a pair (x.grad, y.grad)")
+    x_grad, y_grad = pair
+    expect(
+        x.grad is not None,
+        f"x.grad is still None after {shown}: the gradients must be stored by w.backward(), not written as formulas",
+        "grad-by-formula",
+    )
+    expect(
+        len(delivered) > 0,
+        f"x.grad after {shown} was assigned by hand: backward() never delivered a gradient to x; "
+        "build w from x and call w.backward() instead of writing the derivative as a formula",
+        "grad-by-formula",
+    )
+    expect_tensor(x_grad, f"the first element returned by {shown}", shape=())
+    expect(
+        torch.equal(x_grad, x.grad),
+        f"the first element returned by {shown} is not x.grad, the value backward() stored",
+        "grad-by-formula",
+    )
+    expect(
+        y_grad is not None,
+        f"the second element returned by {shown} is None: y = x**2 is not a leaf, so backward() "
+        "does not keep its gradient unless y.retain_grad() was called before backward()",
+        "intermediate-grad-not-retained",
+    )
+    expect_tensor(y_grad, f"the second element returned by {shown}", shape=())
+    expect(
+        any(stored_in(y_grad, t) for t in retained),
+        f"the second element returned by {shown} is not the gradient that backward() stored in y = x**2 "
+        "(a formula such as cos(y) has the right value but not autograd's origin): call y.retain_grad() "
+        "before w.backward() and return y.grad",
+        "grad-by-formula",
+    )
+    square = torch.tensor(point, dtype=torch.float64) ** 2
+    expect_close(x_grad, 2 * point * torch.cos(square), f"x.grad from {shown} is not 2x cos(x^2)", rtol=1e-10, atol=1e-12)
+    expect_close(y_grad, torch.cos(square), f"y.grad from {shown} is not cos(x^2)", rtol=1e-10, atol=1e-12)
+### END HIDDEN TESTS
+
+# %% [markdown] md_why_grad_is_none
+# ## Why is `.grad` None?
+#
+# "It is not a leaf" is one reason for a missing gradient, but far from the only one. Before
+# you trust a diagnosis, look at the state: `requires_grad`, `is_leaf`, `grad_fn`, whether the
+# tensor is connected to the output at all, and whether `backward()` has run. Each reason
+# below has a label; check them **in this order** and return the first that applies.
+#
+# | label | what the state shows | why `.grad` is `None` |
+# |---|---|---|
+# | `"not_tracked"` | `tensor.requires_grad` is `False` | autograd never tracks it; such a tensor is a leaf by convention, but nothing is accumulated into it (a data input, or a value computed under `torch.no_grad()`) |
+# | `"non_leaf"` | it requires grad, but `tensor.is_leaf` is `False` | it is an intermediate, and `retain_grad()` was not called |
+# | `"no_grad"` | `output.requires_grad` is `False` (`output.grad_fn` is `None`) | the output was computed inside `torch.no_grad()`: nothing was recorded, so there is nothing to run backward through |
+# | `"unused"` | the tensor does not appear in the graph behind `output.grad_fn` | the output does not depend on it (an unused or disconnected parameter) |
+# | `"no_backward"` | connected, and `backward()` has not run | nothing has been accumulated yet |
+# | `"reset"` | connected, and `backward()` did run | the gradient was there and was cleared afterwards, e.g. by `p.grad = None` or `optimizer.zero_grad(set_to_none=True)` |
+#
+# To test whether a leaf is connected, walk the graph: every node has `next_functions`, a
+# tuple of `(node, index)` pairs pointing at the nodes that produced its inputs (`None` for
+# inputs that do not require grad). A leaf that requires grad shows up as an
+# `AccumulateGrad` node whose `.variable` is that very tensor (compare with `is`).
+#
+# For example, after
+# ```python
+# w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+# loss = (w * 0.5).sum()
+# ```
+# the tensor `w` is connected to `loss` and backward has not run yet, so the label is
+# `"no_backward"`. The tuple `GRAD_NONE_REASONS` from the setup cell lists the labels.
+#
+# ### Exercise 3 (4 points)
+#
+# Write `why_grad_is_none(tensor, output, backward_ran)`. You are given a tensor whose `.grad`
+# is `None`, the `output` that `backward()` was (or would have been) called on, and whether
+# `output.backward()` was called. Return the label that explains the missing gradient. The
+# hidden tests build their own situations, so decide from the state, not from examples.
+
+# %% answer answer_why_grad_is_none
+from solutions.reference.leaves import why_grad_is_none
+
+# %% test test_why_grad_is_none points=4 targets=none-grad-means-nonleaf
+w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+label = call_answer(why_grad_is_none, w, (w * 0.5).sum(), False)
+expect(
+    isinstance(label, str) and label in GRAD_NONE_REASONS,
+    f"why_grad_is_none should return one of {GRAD_NONE_REASONS}, got {label!r}",
+)
+print("Visible check passed: why_grad_is_none returns one of the labels.")
+
+### BEGIN HIDDEN TESTS
+gen = seeded(30)
+cases = []
+
+# A parameter that the loss never used, after backward.
+a = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+spare = torch.tensor(-2.0, dtype=torch.float64, requires_grad=True)
+loss = a.exp() * 2
+loss.backward()
+cases.append(("a second parameter that the loss never used, after backward()", spare, loss, True, "unused"))
+
+# A weight scaled after requires_grad was set.
+base = torch.randn(4, dtype=torch.float64, generator=gen, requires_grad=True)
+weight = base * 0.01
+loss = (weight * 3).sum()
+loss.backward()
+cases.append(("weight = base * 0.01 with base requiring grad, after backward()", weight, loss, True, "non_leaf"))
+
+# A parameter whose loss was computed under no_grad.
+p = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    loss = (p.sin() * 4).sum()
+cases.append(("a parameter whose loss was computed inside torch.no_grad()", p, loss, False, "no_grad"))
+
+# A data input of pred = w * x + b.
+x = torch.tensor(2.0, dtype=torch.float64)
+w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+loss = (w * x + 1.0 - 5.0) ** 2
+loss.backward()
+cases.append(("the data input x of pred = w * x + b, after backward()", x, loss, True, "not_tracked"))
+
+# Parameters reset after a plain SGD step.
+r = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+r_bias = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+loss = (r * r).sum() + r_bias
+loss.backward()
+with torch.no_grad():
+    for param in (r, r_bias):
+        param -= 0.1 * param.grad
+        param.grad = None
+cases.append(("a parameter after backward() and an SGD step that cleared its gradient", r, loss, True, "reset"))
+
+# A parameter deep in a graph, before backward.
+q = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
+other = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
+loss = ((q.tanh() * other).exp() + other).pow(2).mean()
+cases.append(("a parameter used three operations deep, before any backward()", q, loss, False, "no_backward"))
+
+# A hidden activation.
+W = torch.randn(3, 2, dtype=torch.float64, generator=gen, requires_grad=True)
+inputs = torch.randn(2, dtype=torch.float64, generator=gen)
+hidden = torch.tanh(W @ inputs)
+loss = (hidden**2).sum()
+loss.backward()
+cases.append(("the activation tanh(W @ inputs), after backward()", hidden, loss, True, "non_leaf"))
+
+# A value frozen under no_grad, then used.
+m = torch.tensor([2.0, -1.0], dtype=torch.float64, requires_grad=True)
+n = torch.tensor([0.5, 0.25], dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    frozen = m * 2
+loss = (frozen * n).sum()
+loss.backward()
+cases.append(("frozen = m * 2 computed inside torch.no_grad(), after backward()", frozen, loss, True, "not_tracked"))
+
+# An unused parameter before backward.
+c = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+d = torch.tensor(0.9, dtype=torch.float64, requires_grad=True)
+loss = c * c + 1
+cases.append(("a parameter the output does not use, before any backward()", d, loss, False, "unused"))
+
+# A gradient cleared by hand.
+s = torch.randn(2, 2, dtype=torch.float64, generator=gen, requires_grad=True)
+loss = s.cos().sum()
+loss.backward()
+s.grad = None
+cases.append(("a parameter whose .grad was set to None after backward()", s, loss, True, "reset"))
+
+for description, tensor, output, backward_ran, expected in cases:
+    label = call_answer(why_grad_is_none, tensor, output, backward_ran)
+    expect(
+        isinstance(label, str) and label in GRAD_NONE_REASONS,
+        f"for {description}, why_grad_is_none returned {label!r}, which is not one of {GRAD_NONE_REASONS}",
+    )
+    expect(
+        label != "non_leaf" or expected == "non_leaf",
+        f"for {description} you answered 'non_leaf', but requires_grad={tensor.requires_grad} and "
+        f"is_leaf={tensor.is_leaf}: a None gradient has other causes (not tracked, no_grad, unused, "
+        "no backward yet, reset)",
+        "none-grad-means-nonleaf",
+    )
+    expect(
+        label == expected,
+        f"for {description} you answered {label!r}, but the state says {expected!r}: check requires_grad, "
+        "is_leaf, output.requires_grad, the graph behind output.grad_fn, then backward_ran, in that order",
+    )
+### END HIDDEN TESTS
+
+# %% [markdown] md_can_require_grad
+# ## Which dtypes can require gradients?
+#
+# A derivative needs values that can move by arbitrarily small amounts. That is why only
+# floating-point and complex tensors can require grad. Integer and boolean tensors cannot:
+# class labels stored as `int64`, for instance, are indices, and
+# `torch.tensor([0, 3], requires_grad=True)` raises a `RuntimeError`. A float64 weight, on the
+# other hand, is fine.
+#
+# ### Exercise 4 (2 points)
+#
+# Write `can_require_grad(dtype)`: return `True` if a tensor of that `dtype` may require
+# gradients and `False` if not. You can let PyTorch tell you (try it and catch the
+# `RuntimeError`) or read the dtype's properties (`dtype.is_floating_point`,
+# `dtype.is_complex`). The hidden tests use dtypes that this page does not name.
+
+# %% answer answer_can_require_grad
+from solutions.reference.leaves import can_require_grad
+
+# %% test test_can_require_grad points=2 targets=integer-labels-require-grad,complex-grad-unsupported
+dtype_errors = (
+    (
+        "can require gradients",
+        None,
+        "PyTorch refused requires_grad for this dtype and the RuntimeError escaped from your function: "
+        "catch it and return False",
+    ),
+)
+answer = call_answer(can_require_grad, torch.float64, known_errors=dtype_errors)
+expect(isinstance(answer, bool), f"can_require_grad(torch.float64) should return a bool, got {type(answer).__name__}")
+print("Visible check passed: can_require_grad returns a bool.")
+
+### BEGIN HIDDEN TESTS
+allowed = {
+    torch.complex64: True,
+    torch.int32: False,
+    torch.float16: True,
+    torch.uint8: False,
+    torch.bfloat16: True,
+    torch.complex128: True,
+    torch.int8: False,
+    torch.float32: True,
+    torch.int16: False,
+    torch.bool: False,
+}
+for dtype, expected in allowed.items():
+    answer = call_answer(can_require_grad, dtype, known_errors=dtype_errors)
+    expect(isinstance(answer, bool), f"can_require_grad({dtype}) should return a bool, got {type(answer).__name__}")
+    expect(
+        answer or not expected or not dtype.is_complex,
+        f"can_require_grad({dtype}) is False, but complex tensors can require gradients too",
+        "complex-grad-unsupported",
+    )
+    expect(
+        expected or not answer or dtype == torch.bool,
+        f"can_require_grad({dtype}) is True, but integer tensors (such as int64 class labels) cannot require gradients",
+        "integer-labels-require-grad",
+    )
+    expect(
+        answer or not dtype.is_floating_point,
+        f"can_require_grad({dtype}) is False, but every floating-point dtype can require gradients, "
+        "including the half-precision ones (float16 and bfloat16)",
+    )
+    expect(answer == expected, f"can_require_grad({dtype}) should be {expected}")
+### END HIDDEN TESTS
+
+# %% [markdown] md_next
+# ## Summary
+#
+# * Recording happens only for operations with an input that requires grad (in grad mode).
+# * Leaves: tensors that do not require grad, and tensors you made that require grad.
+#   Intermediates have a `grad_fn` and keep their gradient only after `retain_grad()`.
+# * Make the final values first, then switch tracking on.
+# * A `None` gradient can mean: not tracked, not a leaf, computed under `no_grad`, unused,
+#   no backward yet, or reset. Look at the state before you conclude.
+# * Only floating-point and complex tensors can require grad.
+#
+# Next, in section 2.1: what `backward()` needs when the output has more than one element.

@@ -1,0 +1,173 @@
+# %% [markdown] intro
+# # 2.1 · Backward from a vector output: choosing the cotangent
+#
+# So far every `backward()` started from a single number. Many outputs are vectors or
+# matrices. This short notebook shows what `backward()` needs then, and why reducing to a
+# scalar is only one of the possible choices.
+#
+# You will
+#
+# 1. write a vector-Jacobian product with `backward(v)`,
+# 2. work out exactly which outputs `backward()` can seed on its own.
+#
+# **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
+# answer cell with your code, run the cell, then run the check cell below it. The visible check
+# only tests the form of your answer; the grader runs hidden tests on other inputs and, when a
+# test fails, names the misconception it recognised, such as
+# `[misconception: sum-replaces-cotangent]`.
+
+# %% setup
+import math
+
+import torch
+
+from autograd_checks import call_answer, element_budget, expect, expect_close, expect_tensor, seeded
+
+# One thread and explicit generators keep every result identical from run to run.
+torch.set_num_threads(1)
+
+# %% [markdown] md_vjp
+# ## backward(v) computes vᵀJ
+#
+# Let $y = f(x)$ with $x \in \mathbb{R}^n$ and $y \in \mathbb{R}^m$, and let $J$ be the
+# $m \times n$ Jacobian of $f$ at $x$. Reverse mode does not build $J$. Starting from a
+# vector $v$ with the shape of $y$ (the **cotangent**, or upstream gradient), it pulls $v$
+# back through each recorded operation and leaves $v^\top J$, a vector with the shape of
+# $x$, in `x.grad`. You supply $v$ with `y.backward(v)`.
+#
+# When $y$ has more than one element and you call `y.backward()` with no argument, PyTorch
+# does not guess a $v$: it raises a `RuntimeError`. Reducing first, as in `y.sum().backward()`,
+# is the same as choosing $v = (1, \dots, 1)$, and `y.mean().backward()` chooses
+# $v = (1/m, \dots, 1/m)$. Those are legitimate choices when that is the quantity you want,
+# but not when you were handed a specific $v$.
+#
+# Example: for $x = (2, 3)$ in float64 and $y = x \odot x$ (elementwise), $J$ is diagonal with
+# entries $2x_i = (4, 6)$. With $v = (4, 5)$, `y.backward(v)` stores
+# $(4 \cdot 4, 5 \cdot 6) = (16, 30)$ in `x.grad`.
+#
+# ### Exercise 1 (3 points)
+#
+# Write `vjp(f, x, v)`: `x` is a float64 tensor that does not require grad, `f` maps a tensor
+# to a tensor, and `v` has the shape of `f(x)`. Return $v^\top J$ at `x` as a tensor with the
+# shape of `x`, using `backward(v)`. Do not build the Jacobian: the grader gives your function
+# an input large enough that a dense Jacobian would dwarf every tensor `backward(v)` needs, and
+# stops it when it makes one. It compares your results with closed-form products on several
+# functions and random cotangents.
+
+# %% answer answer_vjp
+from solutions.reference.cotangents import vjp
+
+# %% test test_vjp points=3 targets=vector-backward-without-cotangent,sum-replaces-cotangent,dense-jacobian-for-vjp
+result = call_answer(
+    vjp,
+    lambda t: t * t,
+    torch.tensor([2.0, 3.0], dtype=torch.float64),
+    torch.tensor([4.0, 5.0], dtype=torch.float64),
+)
+expect_tensor(result, "vjp(square, x, v) for x of shape (2,)", shape=(2,))
+print("Visible check passed: vjp returns a tensor shaped like x.")
+
+### BEGIN HIDDEN TESTS
+gen = seeded(40)
+A = torch.randn(3, 5, dtype=torch.float64, generator=gen)
+
+
+def stacked_pullback(t, v):
+    first = v[0] * t.cos()
+    second = v[1] * torch.stack([t[1], t[0], torch.zeros((), dtype=torch.float64)])
+    third = v[2] * torch.stack([torch.zeros((), dtype=torch.float64), torch.zeros((), dtype=torch.float64), t[2].exp()])
+    return first + second + third
+
+
+# (name, f, shape of x, closed-form pullback v -> vᵀJ at x)
+cases = [
+    ("t * t", lambda t: t * t, (4,), lambda t, v: 2 * t * v),
+    ("A @ t with A of shape (3, 5)", lambda t: A @ t, (5,), lambda t, v: A.T @ v),
+    ("stack([sin(t).sum(), t[0] * t[1], exp(t[2])])", lambda t: torch.stack([t.sin().sum(), t[0] * t[1], t[2].exp()]), (3,), stacked_pullback),
+    ("t @ t.T for t of shape (2, 3)", lambda t: t @ t.T, (2, 3), lambda t, v: (v + v.T) @ t),
+    # Elementwise with a running sum: backward(v) needs tensors of 600 entries, the Jacobian has 360000.
+    ("sin(t) * cumsum(t) for t of shape (600,)", lambda t: t.sin() * t.cumsum(0), (600,),
+     lambda t, v: t.cos() * t.cumsum(0) * v + (t.sin() * v).flip(0).cumsum(0).flip(0)),
+]
+for name, f, shape, pullback in cases:
+    x = torch.randn(shape, dtype=torch.float64, generator=gen)
+    with torch.no_grad():
+        output_shape = f(x).shape
+    v = torch.randn(output_shape, dtype=torch.float64, generator=gen)
+    expected = pullback(x, v)
+    summed = pullback(x, torch.ones_like(v))
+    shown = f"vjp({name}, x, v)"
+    budget = 8 * max(x.numel(), v.numel(), 16)
+    with element_budget(
+        budget,
+        f"{shown} made a tensor of more than {budget} entries, while the Jacobian of this f has "
+        f"{v.numel()} x {x.numel()} entries: backward(v) gives vᵀJ without building J",
+        "dense-jacobian-for-vjp",
+    ):
+        result = call_answer(vjp, f, x.clone(), v.clone())
+    expect_tensor(result, shown, shape=shape)
+    close_to_sum = torch.allclose(result.detach().to(torch.float64), summed, rtol=1e-9, atol=1e-12)
+    expect(
+        not close_to_sum,
+        f"{shown} equals the gradient of f(x).sum(), which is 1ᵀJ: pass the given cotangent v to backward(v) "
+        "instead of reducing the output",
+        "sum-replaces-cotangent",
+    )
+    expect_close(result, expected, f"{shown} is not vᵀJ (compared with the closed-form product)", rtol=1e-9, atol=1e-12)
+### END HIDDEN TESTS
+
+# %% [markdown] md_implicit_seed
+# ## When may backward() have no argument?
+#
+# `backward()` with no argument is a shorthand for `backward(torch.ones_like(y))`, and PyTorch
+# allows it only when the output is a real tensor with exactly **one element**. The shape does
+# not need to be `()`: an output of shape `(1,)` or `(1, 1)` holds one number too. For example
+# `q = torch.tensor([2.], requires_grad=True)` and `(q * q).backward()` give `q.grad` equal to
+# `[4.]`. An output of shape `(2,)` has two elements, so it needs an explicit cotangent.
+#
+# ### Exercise 2 (2 points)
+#
+# Write `implicit_seed_allowed(shape)`: return `True` if calling `backward()` with no argument
+# works on a real float64 output of the given `shape`, and `False` otherwise. You may decide by
+# trying it (build a leaf of that shape, compute something of the same shape from it, call
+# `backward()`, catch the `RuntimeError`) or by counting elements.
+
+# %% answer answer_implicit_seed_allowed
+from solutions.reference.cotangents import implicit_seed_allowed
+
+# %% test test_implicit_seed_allowed points=2 targets=vector-backward-without-cotangent,scalar-means-zero-dim
+answer = call_answer(implicit_seed_allowed, (4,))
+expect(isinstance(answer, bool), f"implicit_seed_allowed((4,)) should return a bool, got {type(answer).__name__}")
+print("Visible check passed: implicit_seed_allowed returns a bool.")
+
+### BEGIN HIDDEN TESTS
+for shape in ((1, 1), (2,), (), (3, 2), (1,), (1, 1, 1), (0,), (4, 1), (1, 5)):
+    answer = call_answer(implicit_seed_allowed, shape)
+    shown = f"implicit_seed_allowed({shape})"
+    expect(isinstance(answer, bool), f"{shown} should return a bool, got {type(answer).__name__}")
+    expected = math.prod(shape) == 1
+    expect(
+        answer or not expected or len(shape) == 0,
+        f"{shown} is False, but an output of shape {shape} holds exactly one element, "
+        "and backward() seeds any real one-element output, not only shape ()",
+        "scalar-means-zero-dim",
+    )
+    expect(
+        expected or not answer,
+        f"{shown} is True, but an output of shape {shape} has {math.prod(shape)} elements: "
+        "backward() without a cotangent needs exactly one",
+        "vector-backward-without-cotangent",
+    )
+    expect(answer == expected, f"{shown} should be {expected}")
+### END HIDDEN TESTS
+
+# %% [markdown] md_next
+# ## Summary
+#
+# * `y.backward(v)` computes $v^\top J$ without building $J$; $v$ has the shape of `y`
+#   and the result has the shape of `x`.
+# * `sum()` and `mean()` are particular choices of $v$, not a requirement.
+# * `backward()` with no argument works on any real output with one element, whatever its
+#   number of dimensions, and raises for more (or fewer) elements.
+#
+# Next, in section 3: the graph that autograd records, drawn by hand.

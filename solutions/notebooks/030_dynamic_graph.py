@@ -1,0 +1,280 @@
+# %% [markdown] intro
+# # 3 · Drawing the graph autograd records as the code runs
+#
+# Autograd's graph is not declared in advance: it is written down while your Python code runs,
+# one node per recorded operation, and it is built afresh on every forward pass. In this
+# notebook you draw such a graph by hand for a one-parameter regression, check your hand
+# derivatives against autograd, and see what happens when the code takes a Python branch.
+#
+# **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
+# answer cell with your code, run the cell, then run the check cell below it. The visible check
+# only tests the form of your answer; the grader runs hidden tests on other inputs and, when a
+# test fails, names the misconception it recognised, such as
+# `[misconception: square-rule-factor-dropped]`.
+
+# %% setup
+import math
+
+import torch
+
+from autograd_checks import Diagnosis, call_answer, expect, expect_close, seeded, standing_in
+
+# One thread and explicit generators keep every result identical from run to run.
+torch.set_num_threads(1)
+
+
+def jump_at(t, threshold):
+    """t**3 when t > threshold, otherwise 2*t + 7: a Python branch with a jump at the threshold."""
+    if t > threshold:
+        return t**3
+    return 2 * t + 7
+
+# %% [markdown] md_hand_gradients
+# ## A graph you can draw
+#
+# Fit one weight and one bias to a single example: input $x$, target $y$, and
+#
+# $$\text{pred} = w x + b, \qquad \text{err} = \text{pred} - y, \qquad L = \text{err}^2 .$$
+#
+# If `w` and `b` require grad and `x`, `y` do not, the forward pass records a small graph. Read
+# backwards from the loss: `PowBackward0` (the square) feeds `SubBackward0` (minus the target),
+# which feeds `AddBackward0` (plus $b$), which feeds `MulBackward0` (times $x$). The add and
+# multiply nodes end in `AccumulateGrad` nodes, one for `b` and one for `w`: that is where the
+# gradients are stored. Nothing is recorded for `x` and `y`.
+#
+# Backward multiplies local derivatives along each path:
+#
+# * $\partial L / \partial \text{err} = 2\,\text{err}$,
+# * $\partial \text{err} / \partial \text{pred} = 1$,
+# * $\partial \text{pred} / \partial w = x$ and $\partial \text{pred} / \partial b = 1$,
+#
+# so $\partial L / \partial w = 2\,\text{err}\cdot 1 \cdot x$ and
+# $\partial L / \partial b = 2\,\text{err} \cdot 1 \cdot 1$.
+#
+# With $x = 2$, $y = 5$, $w = 3$, $b = 1$: pred $= 7$, err $= 2$, the loss is 4, and the
+# local derivatives are 4, 1, 2 and 1. Hence $\partial L/\partial w = 8$ and
+# $\partial L/\partial b = 4$.
+#
+# ### Exercise 1 (3 points)
+#
+# Write `hand_gradients(x, y, w, b)`: for plain Python numbers, compute the loss and every
+# derivative above **by hand** (ordinary arithmetic, no autograd) and return a dict of floats
+# with the keys `"loss"`, `"dL_derr"`, `"derr_dpred"`, `"dpred_dw"`, `"dpred_db"`, `"dw"` and
+# `"db"`. The grader evaluates it at other numbers than the ones above.
+
+# %% answer answer_hand_gradients
+from solutions.reference.dynamic_graph import hand_gradients
+
+# %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped
+keys = ("loss", "dL_derr", "derr_dpred", "dpred_dw", "dpred_db", "dw", "db")
+found = call_answer(hand_gradients, 2.0, 5.0, 3.0, 1.0)
+expect(isinstance(found, dict), f"hand_gradients should return a dict, got {type(found).__name__}")
+expect(set(found) == set(keys), f"hand_gradients should return exactly the keys {keys}, got {tuple(found)}")
+expect(
+    all(isinstance(found[key], (int, float)) for key in keys),
+    "every value returned by hand_gradients should be a Python number (use float(...) on tensors)",
+)
+print("Visible check passed: hand_gradients returns a dict with the seven keys.")
+
+### BEGIN HIDDEN TESTS
+lesson = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.0, "db": 4.0}
+points = [(1.5, -0.5, 0.25, 2.0), (-3.0, 4.0, -1.25, 0.5), (0.1, 0.3, 0.7, -0.2), (2.0, 5.0, 3.0, 1.0)]
+for x, y, w, b in points:
+    found = call_answer(hand_gradients, x, y, w, b)
+    shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
+    expect(isinstance(found, dict) and set(found) == set(keys), f"{shown} should return a dict with the keys {keys}")
+    got = {key: float(found[key]) for key in keys}
+    if (x, y, w, b) != (2.0, 5.0, 3.0, 1.0):
+        expect(
+            any(not math.isclose(got[key], lesson[key]) for key in ("loss", "dw", "db")),
+            f"{shown} gives loss 4, dw 8 and db 4, the lesson's numbers for x=2, y=5, w=3, b=1: "
+            "compute them from the arguments",
+            "hard-coded-hand-numbers",
+        )
+    err = w * x + b - y
+    expect(
+        not math.isclose(got["dL_derr"], err, rel_tol=1e-9) and not math.isclose(got["dw"], err * x, rel_tol=1e-9),
+        f"{shown} uses err where the derivative of err**2 is 2*err (err = {err:.4g}): "
+        "the chain rule keeps the factor 2*err on every path",
+        "square-rule-factor-dropped",
+    )
+    # Autograd in float64 gives the loss and the two gradients independently of any hand formula.
+    w_t = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    b_t = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    loss = (w_t * x + b_t - y) ** 2
+    loss.backward()
+    closed_form = {"dL_derr": 2 * err, "derr_dpred": 1.0, "dpred_dw": x, "dpred_db": 1.0}
+    reference = {"loss": loss.item(), "dw": w_t.grad.item(), "db": b_t.grad.item(), **closed_form}
+    for key in keys:
+        expect(
+            math.isclose(got[key], reference[key], rel_tol=1e-9, abs_tol=1e-12),
+            f"{shown}[{key!r}] is {got[key]:.6g}, expected {reference[key]:.6g}",
+        )
+### END HIDDEN TESTS
+
+# %% [markdown] md_agrees_with_autograd
+# ## Checking the hand derivation with autograd
+#
+# A hand derivation is worth checking: build `w` and `b` as float64 leaves that require grad,
+# `x` and `y` as plain float64 tensors, compute the loss, call `backward()`, and compare
+# `loss.item()`, `w.grad.item()` and `b.grad.item()` with your numbers. Compare all three: a
+# derivation can get the loss right and a gradient wrong. And compare in float64: float32
+# rounding alone moves the seventh significant digit.
+#
+# ### Exercise 2 (3 points)
+#
+# Write `agrees_with_autograd(hand, x, y, w, b)`: `hand` is a function that works like
+# `hand_gradients` (it returns a dict with at least `"loss"`, `"dw"` and `"db"`). Return `True`
+# when its three numbers at `(x, y, w, b)` match what autograd computes, and `False` otherwise.
+# Count two numbers as equal when `math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)` holds.
+# The grader feeds your function both correct and faulty hand derivations.
+
+# %% answer answer_agrees_with_autograd
+from solutions.reference.dynamic_graph import agrees_with_autograd
+
+# %% test test_agrees_with_autograd points=3 targets=grad-on-by-default,numpy-default-dtype,checks-loss-not-gradients
+def closed_form(x, y, w, b):
+    err = w * x + b - y
+    return {"loss": err**2, "dw": 2 * err * x, "db": 2 * err}
+
+
+verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.0, 1.0)
+expect(isinstance(verdict, bool), f"agrees_with_autograd should return a bool, got {type(verdict).__name__}")
+print("Visible check passed: agrees_with_autograd returns a bool.")
+
+### BEGIN HIDDEN TESTS
+def factor_dropped(x, y, w, b):
+    err = w * x + b - y
+    return {"loss": err**2, "dw": err * x, "db": err}
+
+
+def lesson_numbers(x, y, w, b):
+    return {"loss": 4.0, "dw": 8.0, "db": 4.0}
+
+
+def sign_flipped(x, y, w, b):
+    err = w * x + b - y
+    return {"loss": err**2, "dw": 2 * err * x, "db": -2 * err}
+
+
+def wrong_loss(x, y, w, b):
+    err = w * x + b - y
+    return {"loss": abs(err), "dw": 2 * err * x, "db": 2 * err}
+
+
+for point in ((2.0, 5.0, 3.0, 1.0), (-1.0, 3.0, 2.0, 4.0)):
+    verdict = call_answer(agrees_with_autograd, closed_form, *point)
+    expect(verdict is True, f"agrees_with_autograd rejected correct hand derivatives at (x, y, w, b) = {point}")
+for point in ((0.1, 0.3, 0.7, -0.2), (1.7, -2.3, 0.45, 1.1)):
+    verdict = call_answer(agrees_with_autograd, closed_form, *point)
+    expect(
+        verdict is True,
+        f"agrees_with_autograd accepts correct derivatives at whole numbers but rejects them at (x, y, w, b) = {point}: "
+        "float32 rounding explains that; build the tensors with dtype=torch.float64",
+        "numpy-default-dtype",
+    )
+verdict = call_answer(agrees_with_autograd, lesson_numbers, 2.0, 5.0, 3.0, 1.0)
+expect(verdict is True, "agrees_with_autograd rejected the lesson's numbers at the lesson's point, where they are right")
+faulty = [
+    ("a derivation that drops the factor 2 (its loss is right, its gradients are not)", factor_dropped, (1.5, -0.5, 0.25, 2.0)),
+    ("the lesson's numbers 4, 8, 4 at another point", lesson_numbers, (-3.0, 4.0, -1.25, 0.5)),
+    ("a derivation with the sign of db flipped", sign_flipped, (0.5, 2.0, 1.5, -1.0)),
+    ("a derivation with the wrong loss", wrong_loss, (1.0, -2.0, 0.5, 0.25)),
+]
+for description, hand, point in faulty:
+    verdict = call_answer(agrees_with_autograd, hand, *point)
+    expect(isinstance(verdict, bool), f"agrees_with_autograd should return a bool, got {type(verdict).__name__}")
+    loss_right = math.isclose(hand(*point)["loss"], closed_form(*point)["loss"])
+    expect(
+        not (verdict and loss_right),
+        f"agrees_with_autograd accepted {description} at {point}: the loss matches, but dw and db must be compared too",
+        "checks-loss-not-gradients",
+    )
+    expect(not verdict, f"agrees_with_autograd accepted {description} at {point}")
+### END HIDDEN TESTS
+
+# %% [markdown] md_predicted_branch_gradient
+# ## Python control flow and the graph
+#
+# The graph is rebuilt on every forward pass from the operations that actually ran. If your
+# function contains an ordinary Python `if`, only the branch that executed leaves nodes in the
+# graph, so autograd differentiates that branch, and only that branch. It knows nothing about
+# the branch that did not run, and the comparison in the `if` is not an operation with a
+# derivative: a jump in the function at the branch boundary does not show up in the gradient.
+#
+# The setup cell defines `jump_at(t, threshold)`: it returns `t**3` when `t > threshold` and
+# `2*t + 7` otherwise. With threshold 1, the function jumps from 9 to 1 as $t$ crosses 1 from
+# below. Try it yourself: make `t` a float64 leaf, call `jump_at(t, 1.0).backward()` and look
+# at `t.grad` for $t = 0.5$, $t = 1$ and $t = 1.5$.
+#
+# ### Exercise 3 (2 points)
+#
+# Write `predicted_branch_gradient(x, threshold)`: without calling autograd, predict the value
+# that autograd stores in `t.grad` after `jump_at(t, threshold).backward()`, where `t` is a
+# float64 leaf holding the number `x`. Return it as a float. Reason it out from the branch that
+# runs: while your function runs, the grader replaces `jump_at` and autograd's `backward` and
+# `grad` with stand-ins that refuse to be called. It runs autograd itself on points on both
+# sides of the threshold, and on the threshold itself, and compares.
+
+# %% answer answer_predicted_branch_gradient
+from solutions.reference.dynamic_graph import predicted_branch_gradient
+
+# %% test test_predicted_branch_gradient points=2 targets=unexecuted-branch-differentiated,branch-condition-differentiated,branch-gradient-unpredictable
+guess = call_answer(predicted_branch_gradient, 0.5, 1.0)
+expect(isinstance(guess, (int, float)), f"predicted_branch_gradient should return a number, got {type(guess).__name__}")
+print("Visible check passed: predicted_branch_gradient returns a number.")
+
+### BEGIN HIDDEN TESTS
+def refuse_autograd(*args, **kwargs):
+    raise Diagnosis(
+        "predicted_branch_gradient ran jump_at or autograd instead of predicting: decide which branch "
+        "of jump_at runs at x and differentiate that branch by hand",
+        "branch-gradient-unpredictable",
+    )
+
+
+cases = [(-0.5, 0.25), (2.0, 0.25), (0.25, 0.25), (-3.0, -2.0), (-1.5, -2.0), (-2.0, -2.0), (1.2, 3.0), (3.0, 3.0), (4.5, 3.0)]
+for x, threshold in cases:
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    jump_at(t, threshold).backward()
+    ran_upper = x > threshold
+    other_branch = 2.0 if ran_upper else 3.0 * x**2
+    with (
+        standing_in(predicted_branch_gradient, jump_at=refuse_autograd),
+        standing_in(torch.autograd.backward, backward=refuse_autograd, grad=refuse_autograd),
+    ):
+        guess = call_answer(predicted_branch_gradient, x, threshold)
+    shown = f"predicted_branch_gradient({x}, {threshold})"
+    expect(isinstance(guess, (int, float)), f"{shown} should return a number, got {type(guess).__name__}")
+    branch = "t**3" if ran_upper else "2*t + 7"
+    expect(
+        not math.isclose(guess, other_branch, rel_tol=1e-9),
+        f"{shown} is the derivative of the branch that did not run: at this point jump_at executed {branch}, "
+        "and autograd differentiates only the operations that ran",
+        "unexecuted-branch-differentiated",
+    )
+    expect(
+        x != threshold or (math.isfinite(guess) and math.isclose(guess, t.grad.item(), rel_tol=1e-9)),
+        f"{shown} at the threshold itself is {guess}: the if-condition is not differentiated, "
+        f"so autograd simply reports the derivative of {branch}, the branch that ran",
+        "branch-condition-differentiated",
+    )
+    expect(
+        math.isclose(guess, t.grad.item(), rel_tol=1e-9, abs_tol=1e-12),
+        f"{shown} is {guess}, but autograd stores {t.grad.item():.6g}",
+    )
+### END HIDDEN TESTS
+
+# %% [markdown] md_next
+# ## Summary
+#
+# * The forward pass writes the graph as it runs; backward multiplies the local derivatives
+#   along its paths and stores the results in the leaves' `AccumulateGrad` nodes.
+# * For $L = (wx + b - y)^2$: $\partial L/\partial w = 2\,\text{err}\,x$ and
+#   $\partial L/\partial b = 2\,\text{err}$; at $x=2, y=5, w=3, b=1$ the loss is 4 and the
+#   gradients are 8 and 4.
+# * Check hand derivations against autograd in float64, comparing gradients and not only the loss.
+# * Python control flow picks which operations are recorded. Autograd differentiates the branch
+#   that ran, never the other one, and never the branch condition.
+#
+# Next, in section 4: the MNIST network rewritten with raw tensors.

@@ -1,0 +1,412 @@
+# %% [markdown] snapshots_intro
+# # 7 · item, detach, clone and data
+#
+# Training code is full of moments where a value leaves the derivative machinery: a loss goes
+# into a log, a parameter is saved as the best so far, a metric becomes a NumPy array. Four
+# tools do this, and they differ in two independent ways: **does the result still take part in
+# autograd?** and **does it have its own memory, or does it look at the original's?**
+#
+# | expression | tracked by autograd? | own memory? |
+# |---|---|---|
+# | `t.clone()` | yes, when `t` is tracked (its `grad_fn` is a clone node) | yes |
+# | `t.detach()` | no | no: same storage as `t` |
+# | `t.data` | no | no, and it does not even share `t`'s version counter |
+# | `t.item()` | no: it is a plain Python number | yes: a plain Python number |
+#
+# The two columns are independent questions, and the tools can be chained, so any combination of
+# answers is within reach.
+#
+# In this notebook you will
+#
+# 1. take independent snapshots of tensors,
+# 2. log losses in a training loop without keeping their graphs alive,
+# 3. copy values to NumPy safely and read single values with `.item()`,
+# 4. update parameters in a way that autograd can still see.
+#
+# **How to work.** Run the setup cell first. Each exercise has an answer cell whose body
+# raises `NotImplementedError`: replace those lines with your code, run the cell, then run the
+# check cell under it. The visible check only tests the form of your answer; the grader runs
+# further tests on other inputs, and a failed test names the misconception it recognised.
+
+# %% snapshots_setup
+import numpy as np
+import torch
+
+from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, expect_tensor, quiet, seeded
+
+# One thread and explicit generators keep every result identical from run to run.
+torch.set_num_threads(1)
+
+# %% [markdown] md_tensor_snapshot
+# ## Sharing memory versus sharing history
+#
+# Take the leaf `x = torch.tensor([2., 3.], requires_grad=True)` and make three relatives of it:
+#
+# * `x.clone()` gets new memory (its `data_ptr()` differs from `x`'s) but stays in the graph:
+#   its `grad_fn` is not `None`, so gradients can still flow from the copy back to `x`.
+# * `x.detach()` is cut out of the graph (`requires_grad` is `False`) but it is a second view of
+#   the very same memory: its `data_ptr()` equals `x`'s. Write `8` into its element 0 under
+#   `torch.no_grad()` and `x[0]` becomes `8` as well.
+# * Neither of them alone is a safe snapshot: one is still in the graph, the other shares memory.
+#   A copy that is out of the graph *and* owns its memory, taken before that write, would still
+#   hold `2` in element 0. Building one is Exercise 1.
+#
+# `torch.no_grad()` only stops *new* operations from being recorded inside the block; it does not
+# detach tensors that already exist. The cell below replays the first two facts.
+
+# %% snapshots_demo_relatives
+x = torch.tensor([2.0, 3.0], requires_grad=True)
+copy_in_graph = x.clone()
+same_memory = x.detach()
+print("clone:  own memory:", copy_in_graph.data_ptr() != x.data_ptr(), "| grad_fn:", type(copy_in_graph.grad_fn).__name__)
+print("detach: own memory:", same_memory.data_ptr() != x.data_ptr(), "| requires_grad:", same_memory.requires_grad)
+with torch.no_grad():
+    same_memory[0] = 8
+print("after writing 8 through the detached view: x[0] =", x[0].item())
+
+# %% [markdown] md_tensor_snapshot_exercise
+# ### Exercise 1 (3 points)
+#
+# Write `tensor_snapshot(tensor)`: return a copy of `tensor` that autograd does not track
+# (`requires_grad` is `False`, no `grad_fn`) and that owns its memory, so that changing `tensor` in
+# place afterwards leaves the copy untouched. The grader changes the original after calling your
+# function and checks that your copy did not move; it also checks that the copy is not part of
+# any graph.
+
+# %% answer answer_tensor_snapshot
+from solutions.reference.snapshots import tensor_snapshot
+
+# %% test test_tensor_snapshot points=3 targets=detach-copies-storage,clone-cuts-graph,data-attribute-is-safe
+x = torch.tensor([2.0, 3.0], requires_grad=True)
+copy = call_answer(tensor_snapshot, x)
+expect_tensor(copy, "tensor_snapshot(x)", shape=(2,))
+print("Visible check passed: tensor_snapshot returns a tensor of shape (2,).")
+
+### BEGIN HIDDEN TESTS
+def shares_memory(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def originals():
+    for seed, shape in ((10, (3,)), (11, (2, 4)), (12, ())):
+        yield f"a leaf of shape {shape}", torch.randn(shape, dtype=torch.float64, generator=seeded(seed)).requires_grad_()
+    leaf = torch.randn(4, dtype=torch.float64, generator=seeded(13)).requires_grad_()
+    yield "a non-leaf (2 * leaf)", leaf * 2
+
+
+for what, original in originals():
+    before = torch.tensor(original.tolist(), dtype=torch.float64)
+    copy = call_answer(tensor_snapshot, original)
+    shown = f"tensor_snapshot(x) for x = {what}"
+    expect_tensor(copy, shown, shape=original.shape)
+    expect(copy.dtype == original.dtype, f"{shown} has dtype {copy.dtype} instead of {original.dtype}")
+    expect(
+        copy.grad_fn is None and not copy.requires_grad,
+        f"{shown} is still tracked (grad_fn {type(copy.grad_fn).__name__}, requires_grad {copy.requires_grad}): "
+        "clone() copies the memory but keeps the copy in the graph",
+        "clone-cuts-graph",
+    )
+    shared = shares_memory(copy, original)
+    with torch.no_grad():
+        original.mul_(10).add_(1)
+    if shared:
+        expect(
+            copy._version != original._version,
+            f"{shown} shares memory with x (same storage pointer), so changing x in place changed it too: "
+            "detach() cuts the graph but keeps the same memory",
+            "detach-copies-storage",
+        )
+        expect(
+            False,
+            f"{shown} shares memory with x but not its version counter (x is at version {original._version}, "
+            f"your copy at {copy._version}): that is what .data returns, a view autograd cannot even watch",
+            "data-attribute-is-safe",
+        )
+    expect_close(copy, before, f"{shown} changed when x was changed in place afterwards")
+### END HIDDEN TESTS
+
+# %% [markdown] md_descend_and_log
+# ## Logging losses without keeping graphs
+#
+# Every loss computed in grad mode is the last node of a graph: its `grad_fn` links back through
+# the operations that produced it. Looking at such a loss (printing or formatting it) is harmless,
+# because nothing holds on to it afterwards. Keeping it is not: a list of loss tensors, or a running
+# total that is itself tracked, holds one chain of graph nodes per step. How much memory that pins
+# down varies, since `backward()` may already have released the activations those nodes saved, but
+# it grows with every step, and a log never needs any of it.
+#
+# So a log entry should carry the value and nothing else. A Python number (`loss.item()`) does
+# that, and so does a tensor cut out of its graph (`loss.detach()`): both are fine, numbers are not
+# the only safe choice. On a GPU, reading a value back to the CPU makes the host wait for the
+# device; if profiling shows that this costs time, keep running totals on the device and read them
+# less often.
+#
+# ### Exercise 2 (3 points)
+#
+# Write `descend_and_log(w, loss_fn, lr, steps)`. `w` is a float64 leaf that requires grad and
+# `loss_fn(w)` returns a one-element tensor. Run `steps` steps of gradient descent: compute the
+# loss, call `backward()`, update `w` in place under `torch.no_grad()` with `w -= lr * w.grad`,
+# then set `w.grad = None`. Return the list of the losses you logged, one per step (the loss
+# before that step's update), as numbers or as tensors that carry no graph. The grader checks
+# the values against the closed-form path of gradient descent on quadratic losses, and checks
+# that nothing you logged still belongs to a graph.
+
+# %% answer answer_descend_and_log
+from solutions.reference.snapshots import descend_and_log
+
+# %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph
+w = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
+logged = call_answer(descend_and_log, w, lambda p: (p * p).sum(), 0.1, 3)
+expect(isinstance(logged, list), f"descend_and_log should return a list, got {type(logged).__name__}")
+expect(len(logged) == 3, f"descend_and_log(..., steps=3) should log 3 losses, got {len(logged)}")
+print("Visible check passed: descend_and_log returns a list of 3 logged losses.")
+
+### BEGIN HIDDEN TESTS
+def closed_form(start, target, scale, lr, steps):
+    """Losses and final point of gradient descent on sum(scale * (w - target)**2), without autograd."""
+    gap = start - target
+    losses = []
+    for _ in range(steps):
+        losses.append(float((scale * gap * gap).sum()))
+        gap = (1 - 2 * lr * scale) * gap
+    return torch.tensor(losses, dtype=torch.float64), target + gap
+
+
+for seed, size, lr, steps in ((20, 3, 0.1, 5), (21, 1, 0.05, 4), (22, 4, 0.2, 6)):
+    generator = seeded(seed)
+    start = torch.randn(size, dtype=torch.float64, generator=generator)
+    target = torch.randn(size, dtype=torch.float64, generator=generator)
+    scale = torch.rand(size, dtype=torch.float64, generator=generator) + 0.5
+
+    def loss_fn(p, target=target, scale=scale):
+        return (scale * (p - target) ** 2).sum()
+
+    w = start.clone().requires_grad_()
+    pointer = w.data_ptr()
+    logged = call_answer(descend_and_log, w, loss_fn, lr, steps)
+    shown = f"descend_and_log(w, loss_fn, lr={lr}, steps={steps})"
+    expect(isinstance(logged, list) and len(logged) == steps, f"{shown} should return a list of {steps} logged losses")
+    for step, value in enumerate(logged):
+        if isinstance(value, torch.Tensor):
+            expect(
+                value.grad_fn is None and not value.requires_grad,
+                f"{shown}: the loss logged at step {step} is a tensor that still holds its graph "
+                f"(grad_fn {type(value.grad_fn).__name__}); log loss.item() or loss.detach()",
+                "logged-loss-keeps-graph",
+            )
+            expect(value.numel() == 1, f"{shown}: the value logged at step {step} has {value.numel()} elements, not one")
+        else:
+            expect(isinstance(value, (int, float)), f"{shown}: the value logged at step {step} is a {type(value).__name__}")
+    expected_losses, expected_end = closed_form(start, target, scale, lr, steps)
+    numbers = torch.tensor([float(value) for value in logged], dtype=torch.float64)
+    expect_close(numbers, expected_losses, f"{shown} logged losses that do not follow gradient descent", rtol=1e-10, atol=1e-12)
+    expect(w.is_leaf and w.requires_grad and w.data_ptr() == pointer, f"{shown} must update w in place: it should stay the same leaf")
+    expect_close(w, expected_end, f"after {shown}, w is not where {steps} descent steps lead", rtol=1e-10, atol=1e-12)
+### END HIDDEN TESTS
+
+# %% [markdown] md_numpy_snapshot
+# ## Host copies and single numbers
+#
+# NumPy knows nothing about autograd, so handing it a tensor has a few rules:
+#
+# * `.numpy()` refuses a tensor that requires grad: the values have to leave the graph first.
+# * It only works on tensors in CPU memory; a tensor on a GPU has to be brought to the host
+#   before (and that transfer makes the CPU wait for the device, one more reason to do it rarely).
+# * For a CPU tensor it does **not** copy: the array it returns is a view of the tensor's own
+#   memory. Change the tensor in place later and the array shows the change.
+#
+# So an array that must keep the values of *this* moment needs memory of its own, and there is
+# more than one place in the chain where you can make that copy. Exercise 3 asks for such an array.
+#
+# A single value, read as a plain Python number, is what `.item()` gives you. Which shapes it
+# accepts, and whether indexing first (`t[0]`) is a good idea, is for you to try in Exercise 4.
+#
+# ### Exercise 3 (2 points)
+#
+# Write `numpy_snapshot(tensor)`: from a CPU tensor (which may require grad) return a NumPy
+# array with its current values, shape and dtype, which keeps those values when the tensor is
+# changed in place later.
+
+# %% answer answer_numpy_snapshot
+from solutions.reference.snapshots import numpy_snapshot
+
+# %% test test_numpy_snapshot points=2 targets=numpy-conversion-copies-data,numpy-on-tracked-tensor
+NUMPY_ERRORS = (
+    (
+        "on Tensor that requires grad",
+        "numpy-on-tracked-tensor",
+        "numpy() refuses a tensor that requires grad; call detach() first",
+    ),
+) + COMMON_ERRORS
+
+x = torch.tensor([2.0, 3.0], requires_grad=True)
+array = call_answer(numpy_snapshot, x, known_errors=NUMPY_ERRORS)
+expect(isinstance(array, np.ndarray), f"numpy_snapshot(x) should return a numpy.ndarray, got {type(array).__name__}")
+expect(array.shape == (2,), f"numpy_snapshot(x) should have shape (2,), got {array.shape}")
+print("Visible check passed: numpy_snapshot returns an array of shape (2,).")
+
+### BEGIN HIDDEN TESTS
+for seed, shape, dtype, numpy_dtype in ((30, (4,), torch.float64, np.float64), (31, (2, 3), torch.float32, np.float32), (32, (), torch.float64, np.float64)):
+    x = torch.randn(shape, dtype=dtype, generator=seeded(seed)).requires_grad_()
+    before = np.array(x.tolist(), dtype=numpy_dtype)
+    array = call_answer(numpy_snapshot, x, known_errors=NUMPY_ERRORS)
+    shown = f"numpy_snapshot(x) for a {dtype} tensor of shape {shape}"
+    expect(isinstance(array, np.ndarray), f"{shown} should return a numpy.ndarray, got {type(array).__name__}")
+    expect(array.shape == tuple(shape) and array.dtype == numpy_dtype, f"{shown} has shape {array.shape} and dtype {array.dtype}")
+    expect(
+        not np.shares_memory(array, x.detach().numpy()),
+        f"{shown} shares memory with x: .numpy() on a CPU tensor wraps the same storage, so later in-place changes to x would show in it",
+        "numpy-conversion-copies-data",
+    )
+    with torch.no_grad():
+        x.mul_(-3).add_(7)
+    expect(np.array_equal(array, before), f"{shown} changed after x was changed in place")
+### END HIDDEN TESTS
+
+# %% [markdown] md_one_element_value
+# ### Exercise 4 (2 points)
+#
+# Write `one_element_value(tensor)`: `tensor` is a floating tensor with exactly one element, of
+# any shape (for instance `()`, `(1,)` or `(1, 1, 1)`), which may require grad. Return its value
+# as a Python `float`.
+
+# %% answer answer_one_element_value
+from solutions.reference.snapshots import one_element_value
+
+# %% test test_one_element_value points=2 targets=index-before-item
+ITEM_ERRORS = (
+    (
+        "invalid index of a 0-dim tensor",
+        "index-before-item",
+        "a tensor of shape () has no element [0]; .item() needs no index for any one-element shape",
+    ),
+) + COMMON_ERRORS
+
+value = call_answer(one_element_value, torch.tensor([3.0]), known_errors=ITEM_ERRORS)
+expect(isinstance(value, float), f"one_element_value should return a Python float, got {type(value).__name__}")
+print("Visible check passed: one_element_value returns a float.")
+
+### BEGIN HIDDEN TESTS
+for seed, shape, dtype, tracked in ((33, (), torch.float64, False), (34, (1, 1, 1), torch.float32, True), (35, (1,), torch.float64, True), (36, (), torch.float32, True), (37, (1, 1), torch.float64, False)):
+    number = torch.randn((), dtype=torch.float64, generator=seeded(seed)).item()
+    tensor = torch.full(shape, number, dtype=dtype, requires_grad=tracked)
+    expected = float(np.asarray(number, dtype=np.float32 if dtype == torch.float32 else np.float64))
+    value = call_answer(one_element_value, tensor, known_errors=ITEM_ERRORS)
+    shown = f"one_element_value(t) for t of shape {shape} and dtype {dtype}"
+    expect(isinstance(value, float), f"{shown} should return a Python float, got {type(value).__name__}")
+    expect(value == expected, f"{shown} returned {value!r} instead of {expected!r}")
+### END HIDDEN TESTS
+
+# %% [markdown] md_versioned_update
+# ## Why updates do not go through `.data`
+#
+# Every tensor has a **version counter**, a number that each in-place change to it increases. An
+# operation that keeps a tensor for its backward step (in `z = x * w` the gradient for `w` is `x`,
+# so the product keeps `x`) also notes the counter's value at that moment. When `backward()`
+# reaches that node it compares the two. If the counter has moved, the kept values are not the
+# ones the forward pass used, and autograd stops with an error that mentions an *inplace
+# operation* instead of returning a wrong gradient. An update inside `torch.no_grad()` is left out
+# of every graph, but it still increases the counter, so this check still sees it; that is why
+# backpropagating again through a retained graph after the parameters were updated is unsafe.
+#
+# `.data` predates this mechanism. It returns a tensor on the same memory whose counter is
+# separate from the original's. A write through it changes the numbers while every counter that
+# autograd looks at stays the same, so an outdated graph runs without complaint and mixes the new
+# values into an old computation. PyTorch keeps count with version counters because they are
+# cheap; other ways of detecting mutation are imaginable, but this is the one it relies on. The cell
+# below tries both kinds of update.
+
+# %% snapshots_demo_data
+def gradient_of_w_after_changing_x(through_data):
+    x = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    z = x * w  # saves x: dz/dw = x
+    if through_data:
+        x.data.add_(1)
+    else:
+        with torch.no_grad():
+            x.add_(1)
+    try:
+        z.backward()
+    except RuntimeError as error:
+        return "backward refused: " + ("inplace operation" if "inplace operation" in str(error) else "other error")
+    return f"backward ran, w.grad = {w.grad.item()} (the forward pass used x = 2)"
+
+
+print("in place under no_grad:", gradient_of_w_after_changing_x(through_data=False))
+print("through .data:         ", gradient_of_w_after_changing_x(through_data=True))
+
+# %% [markdown] md_versioned_update_exercise
+# ### Exercise 5 (3 points)
+#
+# Write `versioned_update(params, lr)`: for every leaf `p` in the list `params` (each has a
+# `.grad`), apply `p <- p - lr * p.grad` in place, without recording the update in a graph and
+# without hiding it from autograd. Return `None`. The grader builds `z = (x * w).sum()`, runs
+# `backward(retain_graph=True)`, calls your update on `[x, w]`, checks the new values and that
+# the version counters moved, and then checks that a second `backward()` through the old graph
+# is refused.
+
+# %% answer answer_versioned_update
+from solutions.reference.snapshots import versioned_update
+
+# %% test test_versioned_update points=3 targets=data-attribute-is-safe
+x = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
+x.grad = torch.ones(2, dtype=torch.float64)
+result = call_answer(versioned_update, [x], 0.5)
+expect(result is None, f"versioned_update should return None, got {type(result).__name__}")
+expect(x.is_leaf and x.requires_grad, "after versioned_update, x should still be a leaf that requires grad")
+print("Visible check passed: versioned_update returns None and x is still a leaf.")
+
+### BEGIN HIDDEN TESTS
+for seed, lr in ((40, 0.1), (41, 0.03)):
+    generator = seeded(seed)
+    x0 = torch.randn(3, dtype=torch.float64, generator=generator)
+    w0 = torch.randn(3, dtype=torch.float64, generator=generator)
+    x = x0.clone().requires_grad_()
+    w = w0.clone().requires_grad_()
+    z = (x * w).sum()  # saves x and w for backward
+    z.backward(retain_graph=True)  # x.grad = w0, w.grad = x0
+    pointers, versions = (x.data_ptr(), w.data_ptr()), (x._version, w._version)
+    call_answer(versioned_update, [x, w], lr)
+    shown = f"versioned_update([x, w], lr={lr})"
+    expect(x.is_leaf and w.is_leaf and x.requires_grad and w.requires_grad, f"after {shown}, x and w must still be leaves that require grad")
+    expect((x.data_ptr(), w.data_ptr()) == pointers, f"{shown} replaced x or w by new tensors instead of updating them in place")
+    expect_close(x, x0 - lr * w0, f"after {shown}, x is not x - lr * x.grad")
+    expect_close(w, w0 - lr * x0, f"after {shown}, w is not w - lr * w.grad")
+    expect(
+        x._version > versions[0] and w._version > versions[1],
+        f"{shown} changed the values but not the version counters (x stays at version {x._version}): "
+        "writing through .data hides the update from autograd",
+        "data-attribute-is-safe",
+    )
+    x.grad = None
+    w.grad = None
+    try:
+        with quiet():
+            z.backward()
+    except RuntimeError as error:
+        expect("inplace operation" in str(error), f"backward through the old graph failed for another reason: {error}")
+    else:
+        expect(
+            False,
+            f"after {shown}, backward through the old graph ran silently and gave w.grad = {w.grad.tolist()}, "
+            f"computed from the updated x rather than the x of the forward pass {x0.tolist()}",
+            "data-attribute-is-safe",
+        )
+### END HIDDEN TESTS
+
+# %% [markdown] snapshots_summary
+# ## Summary
+#
+# * Four scopes, four tools: a whole block of code that needs no graph runs under
+#   `torch.no_grad()`; a single tensor is cut from its history with `detach()`; a value that
+#   leaves for a log or a plot goes through `.item()` or a host copy; and `clone()` is the answer
+#   wherever two tensors sharing memory would be a problem.
+# * Chained, `detach().clone()` gives a snapshot with neither a history nor shared memory, which
+#   is what a "best parameters so far" copy needs. `.item()` reads any one-element tensor,
+#   whatever its shape.
+# * A log keeps values, not graphs: Python numbers or detached tensors.
+# * Parameters are updated in place inside `torch.no_grad()`, where the version counter still
+#   sees the change; `.data` hides it and is not for updates.
+#
+# Next: section 7.5 compares compiled code with its eager reference.

@@ -1,0 +1,277 @@
+# %% [markdown] fc_intro
+# # 8 · Failure cases you can run
+#
+# Most autograd bugs are not crashes in your own code: they are a gradient that is silently
+# doubled, a graph that is gone when you come back to it, or a value that changed after
+# PyTorch had put it aside for later. This notebook turns two such failures into small
+# experiments that you can run and report on. Each one is a *negative control*: a case where
+# we know in advance what PyTorch must do, so that a surprise tells you your mental model
+# is off.
+#
+# 1. Walking the same graph twice: what `backward()` frees, and how `.grad` adds up.
+# 2. Changing an input in place after the forward pass: when autograd notices, and when it
+#    cannot.
+#
+# **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
+# answer cell with your code, run it, then run the check cell under it. The visible check only
+# tests the form of your answer; the grader runs further tests on other functions and points,
+# and names the misconception it recognises when a test fails.
+
+# %% fc_setup
+import math
+
+import torch
+
+from autograd_checks import COMMON_ERRORS, call_answer, central_difference, expect, expect_close, expect_tensor, seeded
+
+# One thread and explicit generators keep every result identical from run to run.
+torch.set_num_threads(1)
+
+# PyTorch errors that this notebook's mistakes raise, with the misconception each one reveals.
+FAILURE_ERRORS = COMMON_ERRORS + (
+    (
+        "a second time",
+        "graph-survives-backward",
+        "backward() went through a graph whose saved tensors an earlier backward() had already freed; "
+        "keep them with backward(retain_graph=True), or catch the error when you expect it",
+    ),
+    (
+        "leaf Variable that requires grad",
+        "inplace-leaf-in-grad-mode",
+        "x was changed in place while grad mode was on, and PyTorch refuses to change a leaf that requires grad; "
+        "make the change inside torch.no_grad()",
+    ),
+)
+
+# %% [markdown] md_repeated_backward_report
+# ## Walking a graph twice
+#
+# During the forward pass some operations keep tensors they will need later: `x ** 3` keeps
+# `x`, because its local derivative $3x^2$ depends on it; `exp` keeps its own output. These
+# are the *saved tensors* of the graph. A plain `backward()` uses them and then lets them go,
+# so that memory is returned as soon as possible. What survives is the leaf's `.grad`.
+#
+# Three facts follow, all visible with $y = x^3$ at $x = 2$:
+#
+# * The first `y.backward()` leaves `x.grad` equal to $3 \cdot 2^2 = 12$.
+# * Calling `y.backward()` again on the same `y` raises a `RuntimeError` (its message says the
+#   graph is being walked "a second time"): the saved `x` is gone. Resetting `x.grad` would not
+#   help; the graph, not the gradient, is what was consumed.
+# * If the first call is `y.backward(retain_graph=True)`, the saved tensors are kept and a
+#   second call works. Both calls **add** into `x.grad`: starting from `x.grad = None`, two
+#   calls leave $12 + 12 = 24$. Keeping a graph never resets a gradient.
+#
+# A graph whose steps save nothing (for instance `x - 2`, whose local derivative is the
+# constant 1) can sometimes be walked again without `retain_graph`. So a second backward that
+# raises is typical, not guaranteed: the only way to know is to run it.
+#
+# ### Exercise 1 (3 points)
+#
+# Write `repeated_backward_report(function, value)`. Starting from a float64 leaf at `value`,
+# return a tuple `(first_grad, second_raises, accumulated_grad)`:
+#
+# * `first_grad`: `x.grad` after one `backward()` on `function(x)`;
+# * `second_raises`: `True` if a second plain `backward()` on that same output raises, else
+#   `False` (catch the `RuntimeError`; do not let it escape);
+# * `accumulated_grad`: `x.grad` after `backward(retain_graph=True)` followed by `backward()`
+#   on a freshly computed output, starting from `x.grad = None`.
+#
+# Careful: a later `backward()` may add into the very tensor you are about to return as
+# `first_grad`, so keep a copy. The grader uses other functions and points and compares with
+# finite differences.
+
+# %% answer answer_repeated_backward_report
+from solutions.reference.failure_cases import repeated_backward_report
+
+# %% test test_repeated_backward_report points=3 targets=backward-overwrites-grad,graph-survives-backward,second-backward-always-raises,grad-attribute-is-snapshot
+report = call_answer(repeated_backward_report, lambda t: t ** 3, 2.0, known_errors=FAILURE_ERRORS)
+expect(
+    isinstance(report, tuple) and len(report) == 3,
+    "repeated_backward_report should return a tuple (first_grad, second_raises, accumulated_grad)",
+)
+first_grad, second_raises, accumulated_grad = report
+expect_tensor(first_grad, "first_grad", shape=())
+expect(isinstance(second_raises, bool), f"second_raises should be True or False, got {type(second_raises).__name__}")
+expect_tensor(accumulated_grad, "accumulated_grad", shape=())
+print("Visible check passed: repeated_backward_report returns (tensor, bool, tensor).")
+
+### BEGIN HIDDEN TESTS
+# (shown, function, point, does a second plain backward raise?)
+cases = [
+    ("x ** 3", lambda t: t ** 3, -1.5, True),  # pow saves x
+    ("sin(x) * x", lambda t: torch.sin(t) * t, 0.8, True),  # sin and the product save their inputs
+    ("exp(x)", torch.exp, 0.3, True),  # exp saves its output
+    ("x - 2", lambda t: t - 2, 1.25, False),  # the local derivative is 1: nothing is saved
+]
+for shown, function, value, raises in cases:
+    call = f"repeated_backward_report({shown}, {value})"
+    first_grad, second_raises, accumulated_grad = call_answer(
+        repeated_backward_report, function, value, known_errors=FAILURE_ERRORS
+    )
+    slope = central_difference(function, value)
+    expect_tensor(first_grad, f"first_grad of {call}", shape=())
+    expect(
+        first_grad.dtype == torch.float64,
+        f"first_grad of {call} has dtype {first_grad.dtype}: make the leaf with dtype=torch.float64",
+        "numpy-default-dtype",
+    )
+    doubled = torch.allclose(first_grad.detach(), 2 * slope, rtol=1e-6, atol=1e-8)
+    expect(
+        not (doubled and not torch.allclose(first_grad.detach(), slope, rtol=1e-6, atol=1e-8)),
+        f"first_grad of {call} holds twice the derivative: it is x.grad itself, not a copy, and the second "
+        "backward() (which runs for this function) added into that very tensor after you took it. Return "
+        "x.grad.clone()",
+        "grad-attribute-is-snapshot",
+    )
+    expect_close(first_grad, slope, f"first_grad of {call} is not the derivative at {value}", rtol=1e-6, atol=1e-8)
+    if raises:
+        expect(
+            second_raises is True,
+            f"{call}: the first backward() freed the tensors that {shown} saved, so a second plain backward() "
+            "raises; second_raises should be True",
+            "graph-survives-backward",
+        )
+    else:
+        expect(
+            second_raises is False,
+            f"{call}: {shown} saves no tensors for backward, so a second plain backward() runs; "
+            "second_raises must come from actually trying it",
+            "second-backward-always-raises",
+        )
+    expect_tensor(accumulated_grad, f"accumulated_grad of {call}", shape=())
+    same_as_one_call = torch.allclose(accumulated_grad.detach().double(), slope, rtol=1e-6, atol=1e-8)
+    expect(
+        not same_as_one_call,
+        f"{call}: accumulated_grad equals the gradient of a single call; backward() adds into .grad, "
+        "so two calls on a retained graph give twice the derivative",
+        "backward-overwrites-grad",
+    )
+    expect_close(
+        accumulated_grad,
+        2 * slope,
+        f"accumulated_grad of {call} should be twice the derivative (two calls, starting from x.grad = None)",
+        rtol=1e-6,
+        atol=1e-8,
+    )
+### END HIDDEN TESTS
+
+# %% [markdown] md_mutation_detected
+# ## Changing a saved value in place
+#
+# Start from the leaves $x = 2$ and $w = 3$ and form $z = x \cdot w$. Differentiating $z$ with
+# respect to $w$ gives $x$, so the multiplication stores `x` for the backward pass. Now increase
+# `x` by 1 in place, inside `torch.no_grad()` so that the change itself is not recorded, and only
+# afterwards call `z.backward()`. The stored `x` now holds 3, not the 2 the product was computed
+# with, and PyTorch will not use it: backward stops with a `RuntimeError` reporting that a
+# variable it needs was *modified by an inplace operation*.
+#
+# The bookkeeping behind this is a per-tensor **version counter** (`t._version`), raised by one at
+# every in-place change. When a tensor is stored for backward, its current version is noted with
+# it; when backward takes the tensor out again, the two numbers are compared. It is a cheap
+# design rather than the only possible one, and it can only fire for a tensor that backward
+# actually takes out.
+#
+# The same experiment with $z = x + w$ ends differently. The local derivatives of a sum are the
+# constant 1, so nothing is stored; backward runs quietly and sets both `x.grad` and `w.grad` to 1.
+# No check happens because the result does not depend on what `x` holds.
+#
+# Keep two separate rules apart:
+#
+# * Recording is not the issue. `torch.no_grad()` keeps the update out of the graph, but a value
+#   that a graph still needs is overwritten all the same. Running backward again through a
+#   retained graph after an optimizer step has changed the parameters is this very hazard.
+# * In grad mode, PyTorch refuses an in-place change to a leaf that requires grad straight away,
+#   with no backward involved. That rule concerns the leaf, not stored values.
+#
+# ### Exercise 2 (3 points)
+#
+# Write `mutation_detected(operation)`. `operation` is a function of two tensors `x` and `w`
+# (for example `lambda x, w: x * w`). Make float64 leaves `x = 2.0` and `w = 3.0` that require
+# grad, compute `z = operation(x, w)`, add 1 to `x` in place inside `torch.no_grad()`, then
+# call `z.backward()`. Return `True` if backward raises because of the in-place change,
+# `False` if it runs.
+#
+# Find the answer by running the experiment. The grader also passes operations that this page
+# does not show, and for some of them the answer is not what the kind of operation suggests.
+
+# %% answer answer_mutation_detected
+from solutions.reference.failure_cases import mutation_detected
+
+# %% test test_mutation_detected points=3 targets=mutation-lookup-by-op,inplace-leaf-in-grad-mode,rebinding-is-in-place,data-attribute-is-safe
+detected = call_answer(mutation_detected, lambda x, w: x * w, known_errors=FAILURE_ERRORS)
+expect(isinstance(detected, bool), f"mutation_detected should return True or False, got {type(detected).__name__}")
+print("Visible check passed: mutation_detected returns a bool.")
+
+### BEGIN HIDDEN TESTS
+# (shown, operation, is the change to x detected?, which tensors backward reads)
+cases = [
+    ("x * w", lambda x, w: x * w, True, "the product saves x to form the gradient of w"),
+    ("x + w", lambda x, w: x + w, False, "the sum saves nothing: both local derivatives are 1"),
+    ("x / w", lambda x, w: x / w, True, "the division saves x to form the gradient of w"),
+    ("x - w", lambda x, w: x - w, False, "the difference saves nothing: its local derivatives are 1 and -1"),
+    ("x ** 2 + w", lambda x, w: x ** 2 + w, True, "the square saves x, since its derivative is 2x"),
+    ("torch.sin(x) + w", lambda x, w: torch.sin(x) + w, True, "sin saves x, since its derivative is cos(x)"),
+    ("x.exp() * w", lambda x, w: x.exp() * w, False, "exp saves its output and the product saves exp(x) and w; none of them is x"),
+    ("(x + 1) * w", lambda x, w: (x + 1) * w, False, "the product saves x + 1, a new tensor; x itself is never saved"),
+]
+for shown, operation, truth, reason in cases:
+    seen = []
+
+    def recorded(x, w, operation=operation):
+        seen.append((x, w))
+        return operation(x, w)
+
+    detected = call_answer(mutation_detected, recorded, known_errors=FAILURE_ERRORS)
+    call = f"mutation_detected({shown})"
+    expect(
+        bool(seen),
+        f"{call} never ran the operation: build x and w, run it, change x, then call backward()",
+        "mutation-lookup-by-op",
+    )
+    expect(
+        all(x.requires_grad and x.is_leaf and w.requires_grad and w.is_leaf for x, w in seen),
+        f"{call} passed tensors that are not leaves requiring grad, so backward() has nothing to check",
+    )
+    expect(
+        torch.is_grad_enabled(),
+        f"grad mode is still off after {call}: use the block form `with torch.no_grad():` so it is switched back on",
+    )
+    expect(isinstance(detected, bool), f"{call} should return True or False, got {type(detected).__name__}")
+    x, w = seen[0]
+    if detected is not truth and w.grad is not None:  # backward ran, yet did not see the change
+        expect(
+            x.detach().item() != 2.0,
+            f"{call} returned {detected}, but x was never changed in place: it still holds 2. Inside torch.no_grad(), "
+            "`x = x + 1` builds a new tensor and rebinds the name, so the tensor the graph saved is untouched. "
+            "Change the tensor itself: x.add_(1) or x += 1",
+            "rebinding-is-in-place",
+        )
+        expect(
+            x._version > 0,
+            f"{call} returned {detected}: x now holds {x.detach().item()}, but its version counter never moved. "
+            "Writing through x.data changes the values behind autograd's back, so backward cannot notice; "
+            "change x itself with x.add_(1) inside torch.no_grad()",
+            "data-attribute-is-safe",
+        )
+    outcome = "raises" if truth else "runs"
+    expect(
+        detected is truth,
+        f"{call} returned {detected}, but backward() {outcome} after x changes: {reason}. Whether the change "
+        "is caught depends on which tensors were saved, not on the kind of operation; run backward() to find out",
+        "mutation-lookup-by-op",
+    )
+### END HIDDEN TESTS
+
+# %% [markdown] fc_summary
+# ## What to take away
+#
+# * `backward()` consumes the saved tensors of the graph it walks; `.grad` of the leaves is
+#   what stays. Retaining a graph keeps the saved tensors, and every call still adds into
+#   `.grad`.
+# * A version counter lets backward notice that a value it saved was changed in place, but
+#   only for values that were actually saved; an update under `torch.no_grad()` is not
+#   recorded, yet it can still invalidate a graph you meant to reuse.
+# * When a gradient is `None`, doubled or refused, inspect the mechanism (which tensors are
+#   leaves, what was saved, what was retained) rather than guessing from the symptom.
+#
+# Next: the cheat sheet and the decisions that keep training code out of these traps.
