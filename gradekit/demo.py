@@ -2,10 +2,11 @@
 
 Sets up a demo course directory from the committed source (its own gradebook,
 wiped on every run, so a real course's gradebook is never touched), submits a
-small cohort of pseudo students (the reference, the blank stubs and every
-negative control), then runs the TA's pipeline on it: parallel autograding,
-feedback, grades.csv, the class report and a table of who scored what and
-which misconceptions their feedback names.
+small, telling cohort of pseudo students (the reference, the blank stubs and
+the first listed negative control of each notebook; with `full`, every
+control), then runs the TA's pipeline on it: parallel autograding with
+progress, feedback, grades.csv, the class report and a table of who scored
+what and which misconceptions their feedback names.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from gradekit.grading.executors import default_jobs
 from gradekit.manifest import Manifest
 from gradekit.grading.pipeline import grade_and_report
 from gradekit.authoring.solutions import load_controls
-from gradekit.proof.subjects import proof_subjects, write_submission
+from gradekit.proof.subjects import Subject, proof_subjects, write_submission
 from gradekit.authoring.release import new_workspace
 
 
@@ -30,10 +31,28 @@ def demo_course(course: Course, manifest: Manifest, root: Path) -> Course:
     return new_workspace(course, root, tuple(entry.name for entry in manifest.notebooks))
 
 
-def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None) -> int:
+def demo_subjects(manifest: Manifest, full: bool = False) -> tuple[Subject, ...]:
+    """The reference, the blank stubs and the first listed control of each notebook (every control when `full`)."""
+    subjects = proof_subjects(manifest, load_controls(manifest))
+    if full:
+        return subjects
+    firsts: dict[str, Subject] = {}
+    for subject in subjects:
+        if subject.control is not None:
+            firsts.setdefault(subject.control.notebook, subject)
+    return tuple(s for s in subjects if s.control is None or firsts[s.control.notebook] is s)
+
+
+def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None, full: bool = False) -> int:
     print(f"demo course: {demo.root} (release built in {demo.release_dir})")
-    for subject in proof_subjects(manifest, load_controls(manifest)):
+    subjects = demo_subjects(manifest, full)
+    for subject in subjects:
         write_submission(demo, demo.release_dir, manifest, subject)
+    controls = sum(1 for subject in subjects if subject.control)
+    print(
+        f"{len(subjects)} pseudo students: the reference, the blank stubs and {controls} negative controls"
+        + ("" if full else " (the first of each notebook; --full grades every control)")
+    )
     print("(each control-* student submits only the notebook its control rewrites; nbgrader scores missing notebooks zero)")
     result = grade_and_report(demo, manifest, LocalExecutor(jobs or default_jobs()))
     if any(entry.name == NOTEBOOK for entry in manifest.notebooks):
