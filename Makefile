@@ -1,4 +1,4 @@
-# The two commands of the README: `make demo` and `make test`.
+# The two commands of the README: `make demo` and `make test`; `make check` is the fast tier.
 # Each creates .venv from requirements.lock first when it is missing or stale.
 
 PYTHON ?= python3
@@ -8,7 +8,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 unexport PYTHONPATH
 
-.PHONY: demo test prove release sync lock clean-demo
+.PHONY: demo test check prove release sync lock clean-demo
 
 $(VENV)/installed.stamp: requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,8 +18,14 @@ $(VENV)/installed.stamp: requirements.lock
 demo: $(VENV)/installed.stamp
 	$(BIN)/python -m gradekit demo
 
+# The whole suite (CI's command): first the system packages it needs (a browser, PostgreSQL).
 test: $(VENV)/installed.stamp
+	.ci/system-packages
 	$(BIN)/python -m pytest
+
+# The unit tier only: no kernel, no nbgrader run, no system package; well under a minute.
+check: $(VENV)/installed.stamp
+	$(BIN)/python -m pytest -m unit
 
 prove: $(VENV)/installed.stamp
 	$(BIN)/python -m gradekit prove

@@ -7,7 +7,10 @@ SQLAlchemy URL; SQLite in the course root by default).
 """
 import os
 
+# The course root is the folder holding this file (or a link to it); the kit
+# is where the file really lives: a scratch course may link to it.
 HERE = os.path.dirname(os.path.abspath(__file__))
+KIT = os.path.dirname(os.path.realpath(__file__))
 
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
 
@@ -54,33 +57,32 @@ c.CourseKit.kernel_memory_gb = 8
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, Execute, GetGrades, IgnorePattern,
-    LimitOutput, NbGraderPreprocessor, SaveAutoGrades,
+    LimitOutput, SaveAutoGrades,
 )
-from traitlets import Integer  # noqa: E402
 
 
-class LimitOutputSize(NbGraderPreprocessor):
-    """Cut any text output longer than `max_characters`, saying so; a cut stderr still counts as stderr.
+def _kit_module(name):
+    """A module of the kit, found beside the real file of this configuration and loaded by its path.
 
-    Images and other binary outputs are left whole: cutting them would only break them.
+    Plain nbgrader may run from any folder without the kit on its import path,
+    and a course folder may hold a symbolic link to this file; nothing is added
+    to sys.path. A module the tooling has already imported is reused as it is.
     """
+    import importlib.util
+    import sys
 
-    max_characters = Integer(100_000).tag(config=True)
+    path = os.path.join(KIT, *name.split(".")) + ".py"
+    loaded = sys.modules.get(name)
+    if loaded is not None and os.path.realpath(getattr(loaded, "__file__", "")) == path:
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    def preprocess_cell(self, cell, resources, index):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream":
-                output["text"] = self._cut(output.get("text", ""))
-            for mime, value in list(output.get("data", {}).items()):
-                if mime.startswith("text/") and isinstance(value, str):
-                    output["data"][mime] = self._cut(value)
-        return cell, resources
 
-    def _cut(self, text):
-        if len(text) <= self.max_characters:
-            return text
-        return text[: self.max_characters] + f"\n... [{len(text) - self.max_characters} more characters cut by the grader]\n"
-
+_preprocessors = _kit_module("gradekit.grading.preprocessors")
+LimitOutputSize, DiagnosesOnly = _preprocessors.LimitOutputSize, _preprocessors.DiagnosesOnly
 
 # nbgrader's own autograde steps, in its order, with the character limit after its line limit.
 c.Autograde.autograde_preprocessors = [
@@ -90,17 +92,4 @@ c.Autograde.autograde_preprocessors = [
 
 # Feedback teaches without leaking: hidden tests are cut from the test cells,
 # and a failed check shows its diagnosis, not the grader's traceback.
-
-
-class DiagnosesOnly(NbGraderPreprocessor):
-    """Replace a graded cell's traceback by its last line, unless it is one of our diagnoses."""
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error" and output.get("ename") != "Diagnosis":
-                    output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
-        return cell, resources
-
-
 c.GenerateFeedback.preprocessors = [ClearHiddenTests, DiagnosesOnly, GetGrades, CSSHTMLHeaderPreprocessor]

@@ -34,3 +34,17 @@ def load_checks_module():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+TIERS = ("unit", "notebook", "nbgrader", "browser", "cluster")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test carries exactly one tier (pytest.ini describes them), so no test escapes `make check`'s choice."""
+    wrong = []
+    for item in items:
+        tiers = sorted({mark.name for mark in item.iter_markers() if mark.name in TIERS})
+        if len(tiers) != 1:
+            wrong.append(f"  {item.nodeid}: {', '.join(tiers) or 'no tier'}")
+    if wrong:
+        raise pytest.UsageError("each test needs exactly one tier marker of " + ", ".join(TIERS) + ":\n" + "\n".join(wrong))

@@ -6,6 +6,8 @@ import torch
 
 from conftest import load_checks_module
 
+pytestmark = pytest.mark.unit
+
 checks = load_checks_module()
 
 

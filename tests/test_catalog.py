@@ -4,6 +4,8 @@ import pytest
 
 from gradekit.catalog import load_catalog
 
+pytestmark = pytest.mark.unit
+
 ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+){2,}$")
 
 

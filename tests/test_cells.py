@@ -1,7 +1,10 @@
 import nbformat
+import pytest
 
 from gradekit.authoring import cells
 from gradekit.authoring.cells import BEGIN_SOLUTION, END_SOLUTION, answer_cell, answer_source, cells_by_grade_id, function_source
+
+pytestmark = pytest.mark.unit
 
 
 def _marked(flag):

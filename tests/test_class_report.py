@@ -1,11 +1,15 @@
 import csv
 
+import pytest
+
 from gradekit.catalog import Misconception
 from gradekit.report.class_report import cell_stats, misconception_stats, write_class_report
 from gradekit.grading.cohort import CohortRow
 from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
 from gradekit.grading.status import Status
+
+pytestmark = pytest.mark.unit
 
 NB = "010_x"
 MANIFEST = Manifest(

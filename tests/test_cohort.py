@@ -19,6 +19,8 @@ from cohort_fixtures import (
     cohort_course,
 )
 
+pytestmark = pytest.mark.nbgrader
+
 NOTEBOOK = "010_history"
 
 

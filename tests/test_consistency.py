@@ -1,10 +1,13 @@
 import nbformat
+import pytest
 
 from gradekit.authoring import cells
 from gradekit.catalog import Misconception, load_catalog
 from gradekit.authoring.consistency import answer_import_problems, catalog_problems, notebook_problems
 from gradekit.authoring.solutions import NegativeControl, load_controls
 from gradekit.manifest import SCRIPTS_DIR, Exercise, Manifest, NotebookEntry, TestCell
+
+pytestmark = pytest.mark.unit
 
 
 def test_the_committed_course_is_consistent(course, manifest):

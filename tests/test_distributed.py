@@ -12,6 +12,8 @@ from gradekit.nbgrader_cli import run_nbgrader
 from cohort_fixtures import cohort_course, serial_twin
 from services import dask_cluster, postgres_server
 
+pytestmark = pytest.mark.cluster
+
 NOTEBOOK = "010_history"
 
 

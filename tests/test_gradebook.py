@@ -1,5 +1,9 @@
+import pytest
+
 from gradekit.course import load_course
 from gradekit.grading.gradebook import CellGrade, SubmissionGrades, open_gradebook, read_grades
+
+pytestmark = pytest.mark.unit
 
 
 def test_a_student_without_a_submission_is_reported_missing(tmp_path):

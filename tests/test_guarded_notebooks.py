@@ -14,6 +14,8 @@ from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, answer_sour
 from gradekit.authoring.release import new_workspace
 from gradekit.grading.status import Status
 
+pytestmark = pytest.mark.nbgrader
+
 EDITED = "edits-every-test"
 
 

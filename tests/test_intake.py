@@ -7,6 +7,8 @@ import pytest
 from gradekit.authoring.cells import cells_by_grade_id, grade_id
 from gradekit.grading.intake import forging_methods, repair, take_in, timestamp_problem
 
+pytestmark = pytest.mark.unit
+
 NOTEBOOK = "020_leaves"
 
 

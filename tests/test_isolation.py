@@ -1,4 +1,6 @@
 """A grading kernel cannot reach the reference solutions, even when it tries."""
+import pytest
+
 from gradekit.course import REPO_ROOT
 from gradekit.grading.gradebook import read_grades
 from gradekit.nbgrader_cli import run_nbgrader
@@ -6,6 +8,8 @@ from gradekit.proof.subjects import answer_sources, fill_answers
 from gradekit.authoring.release import clone_workspace
 
 import nbformat
+
+pytestmark = pytest.mark.nbgrader
 
 CHEATS = {
     "cheat-plain-import": "from solutions.reference.history import float64_leaf",

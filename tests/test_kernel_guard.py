@@ -8,6 +8,8 @@ import torch
 
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT, Guard
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def course_root(tmp_path):

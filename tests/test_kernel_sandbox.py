@@ -4,7 +4,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from gradekit.sandbox.kernel_sandbox import readable_outside
+
+pytestmark = pytest.mark.unit
 
 SANDBOX = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox" / "kernel_sandbox.py"
 

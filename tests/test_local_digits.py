@@ -9,6 +9,8 @@ import pytest
 from gradekit.course import load_course
 from gradekit.digits import load_loader
 
+pytestmark = pytest.mark.unit
+
 local_digits = load_loader(load_course())
 
 

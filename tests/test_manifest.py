@@ -2,6 +2,8 @@ import pytest
 
 from gradekit.manifest import load_manifest
 
+pytestmark = pytest.mark.unit
+
 
 def test_manifest_lists_notebooks_in_lesson_order(manifest):
     names = [entry.name for entry in manifest.notebooks]

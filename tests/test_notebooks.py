@@ -20,6 +20,8 @@ def _read(folder, name):
     return nbformat.read(folder / f"{name}.ipynb", as_version=4)
 
 
+# One kernel per notebook: the notebook tier; the other two read files only.
+@pytest.mark.notebook
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_source_notebook_runs_top_to_bottom_with_the_solutions(name, course, tmp_path, monkeypatch):
     for key, value in grading_environment().items():
@@ -36,6 +38,7 @@ def test_source_notebook_runs_top_to_bottom_with_the_solutions(name, course, tmp
             assert output.get("name") != "stderr", f"{grade_id(cell)} wrote to stderr: {output.get('text')}"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_source_notebook_is_committed_without_outputs(name, course):
     for cell in _read(course.source_dir, name).cells:
@@ -43,6 +46,7 @@ def test_source_notebook_is_committed_without_outputs(name, course):
             assert cell.outputs == [] and cell.execution_count is None, f"{grade_id(cell)} has outputs"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_release_has_stubs_and_visible_checks_only(name, course, manifest):
     source = cells_by_grade_id(_read(course.source_dir, name))

@@ -1,6 +1,10 @@
 """The grading proof on the real notebooks: reference full, blank zero, every control caught."""
+import pytest
+
 from gradekit.report.tables import proof_matrix
 from gradekit.authoring.solutions import load_controls
+
+pytestmark = pytest.mark.nbgrader
 
 
 def test_the_proof_holds_for_every_notebook(proof, manifest):

@@ -1,9 +1,13 @@
 """The proof's rules on synthetic grades: each violation kind is detected (no nbgrader needed)."""
+import pytest
+
 from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
 from gradekit.proof.rules import check_subject
 from gradekit.authoring.solutions import NegativeControl
 from gradekit.proof.subjects import Subject
+
+pytestmark = pytest.mark.unit
 
 NOTEBOOK = "010_x"
 MANIFEST = Manifest(

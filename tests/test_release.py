@@ -1,6 +1,10 @@
 """release/ is exactly what nbgrader generate_assignment makes from source/ today."""
 import json
 
+import pytest
+
+pytestmark = pytest.mark.nbgrader
+
 
 def _files(folder):
     return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)

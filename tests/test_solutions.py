@@ -1,9 +1,13 @@
 import subprocess
 import sys
 
+import pytest
+
 from gradekit.course import REPO_ROOT
 from gradekit.nbgrader_cli import grading_environment
 from gradekit.authoring.solutions import load_controls, reference_function
+
+pytestmark = pytest.mark.unit
 
 
 def test_every_control_rewrites_a_function_of_its_notebook(manifest):

@@ -14,6 +14,8 @@ from gradekit.grading.status import Status
 
 from submission_cases import CELL_TIMEOUT, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks
 
+pytestmark = pytest.mark.nbgrader
+
 CASES = case_list()
 HONEST = "honest-student"
 

@@ -3,12 +3,15 @@ import json
 import os
 
 import nbformat
+import pytest
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
 from gradekit.course import REPO_ROOT
 from gradekit.nbgrader_cli import grading_environment
 from gradekit.grading.warm_kernels import WarmKernelManager
+
+pytestmark = pytest.mark.notebook
 
 PROBE = """
 import json, os, sys

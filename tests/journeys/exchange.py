@@ -6,7 +6,6 @@ exchange that nbgrader_config.py would pick by default.
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -34,13 +33,14 @@ def release_feedback(course: Course, exchange_root: Path) -> subprocess.Complete
 
 
 def install_course_config(course: Course) -> Path:
-    """Copy the course's nbgrader_config.py into `course.root`, as a TA's server reads it from its root folder.
+    """Link the course's nbgrader_config.py into `course.root`, as a TA's server reads it from its root folder.
 
-    The file places the course root next to itself; the exchange and the
-    gradebook come from the environment (see `instructor_environment`).
+    The file places the course root next to the link and finds the kit's
+    preprocessors beside the file it links to; the exchange and the gradebook
+    come from the environment (see `instructor_environment`).
     """
     target = course.root / CONFIG_FILE.name
-    shutil.copyfile(CONFIG_FILE, target)
+    target.symlink_to(CONFIG_FILE)
     return target
 
 

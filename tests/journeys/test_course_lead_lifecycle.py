@@ -10,6 +10,7 @@ import concurrent.futures
 import csv
 
 import nbformat
+import pytest
 
 from journeys import exchange
 from gradekit.manifest import load_manifest
@@ -22,6 +23,8 @@ from journeys.student_account import (
     submit_assignment,
 )
 from gradekit.proof.subjects import answer_sources, fill_answers
+
+pytestmark = pytest.mark.nbgrader
 
 NOTEBOOK = "010_history"
 CONTROL = f"{NOTEBOOK.split('_')[0]}-square_sum_grad__no_reduction"

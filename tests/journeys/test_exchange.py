@@ -1,7 +1,11 @@
 """journeys.exchange without running nbgrader: options, the TA's configuration and environment."""
+import pytest
+
 from traitlets.config.loader import PyFileConfigLoader
 
 from journeys.exchange import exchange_options, install_course_config, instructor_environment
+
+pytestmark = pytest.mark.unit
 
 
 def test_every_exchange_step_names_the_course_and_the_exchange(course, tmp_path):

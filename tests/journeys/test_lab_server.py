@@ -17,6 +17,8 @@ from journeys.lab_server import (
     write_quiet_settings,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def test_free_port_can_be_bound_on_loopback():
     port = free_loopback_port()

@@ -4,6 +4,8 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from journeys.student_account import create_student_account, student_environment
 
+pytestmark = pytest.mark.unit
+
 
 def test_configuration_names_the_student_course_exchange_and_cache(tmp_path):
     account = create_student_account(tmp_path / "home", "ada", "autograd-course", tmp_path / "exchange")

@@ -7,6 +7,7 @@ does everything through the browser.
 import time
 
 import nbformat
+import pytest
 
 from journeys import exchange
 from gradekit.authoring.cells import cells_by_grade_id, function_source
@@ -14,6 +15,8 @@ from gradekit.manifest import load_manifest
 from gradekit.authoring.solutions import load_controls, reference_function
 from journeys.student_account import create_student_account, student_environment
 from journeys import lab_ui
+
+pytestmark = pytest.mark.browser
 
 NOTEBOOK = "010_history"
 WRONG_ANSWER = f"{NOTEBOOK.split('_')[0]}-square_sum_grad__no_reduction"

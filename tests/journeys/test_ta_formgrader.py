@@ -20,6 +20,8 @@ from gradekit.proof.subjects import answer_sources, fill_answers
 from gradekit.authoring.release import build_release
 from journeys import lab_ui
 
+pytestmark = pytest.mark.browser
+
 NOTEBOOK = "010_history"
 WRITTEN = "099_free_response"
 WRITTEN_CELL = "explain_non_leaf"

@@ -1,0 +1,66 @@
+"""The course's nbgrader preprocessors, and how nbgrader_config.py finds them."""
+import nbformat
+import pytest
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from gradekit.course import CONFIG_FILE
+from gradekit.grading.preprocessors import DiagnosesOnly, LimitOutputSize
+
+pytestmark = pytest.mark.unit
+
+
+def _cell(*outputs, graded=True):
+    cell = nbformat.v4.new_code_cell("pass", outputs=list(outputs))
+    if graded:
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": "test_x", "points": 1}
+    return cell
+
+
+def _run(preprocessor, cell):
+    return preprocessor.preprocess_cell(cell, {}, 0)[0]
+
+
+def test_every_configurable_trait_explains_itself():
+    for preprocessor in (LimitOutputSize, DiagnosesOnly):
+        for name, trait in preprocessor.class_traits(config=True).items():
+            assert trait.help, f"{preprocessor.__name__}.{name} has no help"
+
+
+def test_long_text_outputs_are_cut_with_a_note_and_stderr_stays_stderr():
+    limit = LimitOutputSize(config=Config({"LimitOutputSize": {"max_characters": 10}}))
+    stderr = nbformat.v4.new_output("stream", name="stderr", text="e" * 25)
+    html = nbformat.v4.new_output("display_data", data={"text/html": "h" * 12, "image/png": "i" * 50})
+    cell = _run(limit, _cell(stderr, html))
+    assert cell.outputs[0].name == "stderr"
+    assert cell.outputs[0].text == "e" * 10 + "\n... [15 more characters cut by the grader]\n"
+    assert cell.outputs[1].data["text/html"].startswith("h" * 10 + "\n... [2 more")
+    assert cell.outputs[1].data["image/png"] == "i" * 50
+
+
+def test_short_outputs_are_left_alone():
+    stdout = nbformat.v4.new_output("stream", name="stdout", text="fine\n")
+    assert _run(LimitOutputSize(), _cell(stdout)).outputs[0].text == "fine\n"
+
+
+def test_feedback_keeps_diagnoses_and_only_the_last_line_of_other_errors():
+    diagnosis = nbformat.v4.new_output("error", ename="Diagnosis", evalue="[misconception: x-y-z]", traceback=["a", "b"])
+    other = nbformat.v4.new_output("error", ename="KeyError", evalue="'w'", traceback=["grader code", "KeyError: 'w'"])
+    cell = _run(DiagnosesOnly(), _cell(diagnosis, other))
+    assert cell.outputs[0].traceback == ["a", "b"]
+    assert cell.outputs[1].traceback == ["KeyError: 'w'"]
+
+
+def test_cells_that_are_not_graded_keep_their_tracebacks():
+    error = nbformat.v4.new_output("error", ename="ValueError", evalue="v", traceback=["frame", "ValueError: v"])
+    assert _run(DiagnosesOnly(), _cell(error, graded=False)).outputs[0].traceback == ["frame", "ValueError: v"]
+
+
+def test_a_link_to_the_configuration_roots_the_course_beside_it_and_still_finds_the_preprocessors(tmp_path):
+    link = tmp_path / CONFIG_FILE.name
+    link.symlink_to(CONFIG_FILE)
+    config = PyFileConfigLoader(link.name, path=str(tmp_path)).load_config()
+    assert config.CourseDirectory.root == str(tmp_path)
+    assert LimitOutputSize in config.Autograde.autograde_preprocessors
+    assert DiagnosesOnly in config.GenerateFeedback.preprocessors
+    assert config.LimitOutputSize.max_characters == 100_000
