@@ -5,7 +5,7 @@ from gradekit.course import REPO_ROOT
 from gradekit.grading.gradebook import read_grades
 from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.proof.subjects import answer_sources, fill_answers
-from gradekit.authoring.release import clone_workspace
+from gradekit.authoring.release import new_workspace
 
 import nbformat
 
@@ -17,8 +17,9 @@ CHEATS = {
 }
 
 
-def test_answers_that_import_the_reference_earn_nothing(proof, manifest, tmp_path):
-    workspace = clone_workspace(proof.workspace, tmp_path / "cheats")
+def test_answers_that_import_the_reference_earn_nothing(course, manifest, tmp_path):
+    # Only the two cheats are graded, in a scratch course holding 010_history alone.
+    workspace = new_workspace(course, tmp_path / "cheats", ("010_history",))
     for student, cheat in CHEATS.items():
         sources = answer_sources(manifest, "010_history", None)
         sources["answer_float64_leaf"] = cheat
