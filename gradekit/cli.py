@@ -36,6 +36,23 @@ def _prove(args) -> int:
     return 0 if result.ok else 1
 
 
+def _check(args) -> int:
+    from gradekit.authoring.check_course import check_course
+    from gradekit.report.tables import proof_matrix
+
+    course, manifest = load_course(), load_manifest()
+    if args.notebook:
+        manifest = manifest.only(args.notebook)
+    result = check_course(course, manifest, complete=not args.notebook)
+    print(proof_matrix(manifest, result.subjects, result.grades))
+    print()
+    for violation in result.violations:
+        print(f"VIOLATION {violation}")
+    verdict = "hold" if result.ok else "FAIL"
+    print(f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s")
+    return 0 if result.ok else 1
+
+
 def _release(args) -> int:
     from gradekit.authoring.release import publish_release
 
@@ -91,6 +108,9 @@ def parser() -> argparse.ArgumentParser:
     prove.add_argument("--notebook", action="append", help="prove only this notebook (repeatable), e.g. 010_history")
     prove.add_argument("--workdir", help="keep the proof's course directory here instead of a temporary one")
     prove.set_defaults(run=_prove)
+    check = commands.add_parser("check", help="the proof's rules on the checks run in this process, without nbgrader: seconds")
+    check.add_argument("--notebook", action="append", help="check only this notebook (repeatable), e.g. 010_history")
+    check.set_defaults(run=_check)
     release = commands.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
     release.set_defaults(run=_release)
     sync = commands.add_parser("sync", help="write source/ notebooks from their scripts in solutions/notebooks/ and the reference")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 from typing import Callable, Iterable
 
@@ -102,3 +103,15 @@ def grade_id(cell) -> str | None:
 
 def cells_by_grade_id(notebook) -> dict:
     return {grade_id(cell): cell for cell in notebook.cells if grade_id(cell)}
+
+
+_SOLUTION_REGION = re.compile(
+    rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}\n.*?^[ \t]*{re.escape(END_SOLUTION)}[ \t]*$", re.MULTILINE | re.DOTALL
+)
+
+
+def stub_solutions(source: str, code_stub: str) -> str:
+    """The answer cell as the release shows it: each solution region replaced by the indented stub."""
+    return _SOLUTION_REGION.sub(
+        lambda region: "\n".join(region["indent"] + line for line in code_stub.splitlines()), source
+    )

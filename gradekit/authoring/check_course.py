@@ -1,0 +1,74 @@
+"""The proof's rules on in-process results: `gradekit check`, the quick loop before `gradekit prove`.
+
+The same subjects as the proof (the reference, the blank stubs, every negative
+control) run each notebook script in this process (checks_in_process), their
+outcomes become grades, and the proof's own `check_subject` judges them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+from gradekit.authoring.cells import stub_solutions
+from gradekit.authoring.checks_in_process import load_support_modules, run_checks
+from gradekit.authoring.consistency import answer_import_problems, catalog_problems, notebook_problems
+from gradekit.authoring.notebook_script import Role, ScriptCell, read_script
+from gradekit.authoring.render import answer_text
+from gradekit.authoring.solutions import load_controls
+from gradekit.catalog import load_catalog
+from gradekit.course import Course
+from gradekit.grading.gradebook import CellGrade, SubmissionGrades
+from gradekit.manifest import SCRIPTS_DIR, Manifest
+from gradekit.proof.rules import Violation, check_subject
+from gradekit.proof.subjects import BLANK_ID, Subject, answer_sources, proof_subjects
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
+    subjects: tuple[Subject, ...]
+    grades: dict[str, SubmissionGrades]  # by subject
+    violations: tuple[Violation, ...]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def check_course(course: Course, manifest: Manifest, scripts_dir: Path = SCRIPTS_DIR, complete: bool = True) -> CheckResult:
+    """Run every subject of the proof in this process and apply the proof's rules to the results."""
+    started = time.monotonic()
+    load_support_modules(course.source_dir)
+    scripts = {entry.name: read_script(scripts_dir / f"{entry.name}.py") for entry in manifest.notebooks}
+    subjects = proof_subjects(manifest, load_controls(manifest))
+    violations = [Violation("manifest", "static", p) for p in static_problems(course, manifest, scripts_dir, complete)]
+    grades = {}
+    for subject in subjects:
+        grades[subject.student_id] = subject_grades(course, manifest, scripts, subject)
+        violations += check_subject(manifest, subject, grades[subject.student_id])
+    return CheckResult(subjects, grades, tuple(violations), time.monotonic() - started)
+
+
+def static_problems(course: Course, manifest: Manifest, scripts_dir: Path, complete: bool) -> list[str]:
+    problems = notebook_problems(manifest, course.source_dir, complete)
+    problems += answer_import_problems(manifest, scripts_dir)
+    return problems + catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir)
+
+
+def subject_grades(course: Course, manifest: Manifest, scripts: dict, subject: Subject) -> SubmissionGrades:
+    """The subject's notebooks run in process; a passed test cell earns its points, a failed one zero."""
+    cells = []
+    for notebook in subject.notebooks:
+        answers = subject_answers(course, manifest, scripts[notebook], subject, notebook)
+        for outcome in run_checks(scripts[notebook], answers, f"{subject.student_id}/{notebook}"):
+            score = outcome.points if outcome.passed else 0
+            cells.append(CellGrade(notebook, outcome.cell, score, outcome.points, outcome.named))
+    return SubmissionGrades(subject.student_id, tuple(cells))
+
+
+def subject_answers(course: Course, manifest: Manifest, script: tuple[ScriptCell, ...], subject: Subject, notebook: str) -> dict[str, str]:
+    """What the subject puts in each answer cell: the proof's own answer text, or the release's stubs."""
+    if subject.student_id == BLANK_ID:
+        return {c.grade_id: stub_solutions(answer_text(c), course.code_stub) for c in script if c.role is Role.ANSWER}
+    return answer_sources(manifest, notebook, subject.control)

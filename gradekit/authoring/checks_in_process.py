@@ -1,0 +1,153 @@
+"""Run a notebook script's checks in this process, without a kernel or nbgrader: seconds, not minutes.
+
+The script's cells run top to bottom in a fresh module's namespace, as in a
+kernel: setup and demo cells as written, answer cells with the text a
+subject submits (the reference, a negative control, or the release's blank
+stub), then each test cell. A test cell passes when it raises nothing and
+writes nothing to stderr, nbgrader's own rule; a warning that reaches the
+warning display counts as stderr, since a kernel prints it there. The
+misconceptions a failure names are read from its error and stderr text.
+
+The answers run as text in the notebook's namespace rather than as the
+imported reference functions: the checks patch an answer's globals
+(`standing_in`), and those must be the notebook's, not a module's.
+
+Where this differs from real grading (the proof, `gradekit prove`, is the
+judge; this is the quick loop):
+- there is no per-cell timeout, no sandbox, no intake and no guard: only the
+  course's own answers run here, never a student's;
+- stderr written below Python (C code writing to file descriptor 2) is not
+  seen, and nbgrader's IgnorePattern (runtime noise lines) is not applied;
+- all subjects share one process: torch's thread count, grad mode, default
+  dtype and compiled-code caches are reset between runs, other global state
+  an answer changes would leak into the next run.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib.util
+import io
+import sys
+import traceback
+import types
+import warnings
+from pathlib import Path
+
+from gradekit.authoring.notebook_script import Role, ScriptCell
+from gradekit.report.diagnoses import named_misconceptions
+
+# Modules the notebooks import by bare name, found beside them in the source folder.
+SUPPORT_MODULES = ("autograd_checks", "local_digits")
+# The name of the module a running notebook's namespace belongs to (a kernel's is __main__).
+NOTEBOOK_MODULE = "__notebook__"
+
+
+@dataclasses.dataclass(frozen=True)
+class TestOutcome:
+    __test__ = False  # a result record, not a pytest class
+
+    cell: str
+    points: float
+    passed: bool
+    named: tuple[str, ...] = ()
+    failure: str = ""  # the error and stderr text of a failed cell
+
+
+def load_support_modules(source_dir: Path) -> None:
+    """Put the notebooks' support modules into sys.modules, loaded by path (sys.path is left alone)."""
+    for name in SUPPORT_MODULES:
+        path = (Path(source_dir) / f"{name}.py").resolve()
+        loaded = sys.modules.get(name)
+        if loaded is not None and Path(getattr(loaded, "__file__", "")).resolve() == path:
+            continue
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
+def run_checks(script: tuple[ScriptCell, ...], answers: dict[str, str], label: str = "notebook") -> tuple[TestOutcome, ...]:
+    """Run the script with `answers` (answer cell -> its text); one outcome per test cell, in order."""
+    outcomes = []
+    with _notebook_module() as namespace, _fresh_torch_state(), warnings.catch_warnings(record=True) as shown:
+        _kernel_warning_filters()
+        for cell in script:
+            if cell.role.is_markdown:
+                continue
+            source = answers[cell.grade_id] if cell.role is Role.ANSWER else cell.body
+            seen = len(shown)
+            error, stderr = _run_cell(source, namespace, f"<{label}:{cell.grade_id}>")
+            if cell.role is Role.TEST:
+                stderr += "".join(_warning_text(w) for w in shown[seen:])
+                outcomes.append(_outcome(cell, error, stderr))
+    return tuple(outcomes)
+
+
+@contextlib.contextmanager
+def _notebook_module():
+    """A fresh module for the notebook's namespace, importable by name while it runs (torch.compile looks it up)."""
+    module = types.ModuleType(NOTEBOOK_MODULE)
+    sys.modules[NOTEBOOK_MODULE] = module
+    try:
+        yield module.__dict__
+    finally:
+        del sys.modules[NOTEBOOK_MODULE]
+
+
+def _run_cell(source: str, namespace: dict, filename: str) -> tuple[BaseException | None, str]:
+    """Execute one cell as a kernel would, keeping going after an error; returns the error and stderr text."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    try:
+        code = compile(source, filename, "exec")
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            exec(code, namespace)
+    except Exception as error:  # a failing cell is a result, as in nbgrader
+        return error, stderr.getvalue()
+    return None, stderr.getvalue()
+
+
+def _outcome(cell: ScriptCell, error: BaseException | None, stderr: str) -> TestOutcome:
+    if error is None and not stderr:
+        return TestOutcome(cell.grade_id, cell.points, True)
+    text = "\n".join(filter(None, [_error_text(error) if error else "", stderr]))
+    return TestOutcome(cell.grade_id, cell.points, False, named_misconceptions(text), text)
+
+
+def _error_text(error: BaseException) -> str:
+    """What a kernel shows: the checks' own rendering when the error has one, else the traceback."""
+    render = getattr(error, "_render_traceback_", None)
+    if render is not None:
+        return "".join(line if line.endswith("\n") else line + "\n" for line in render())
+    return "".join(traceback.format_exception(error))
+
+
+def _warning_text(message: warnings.WarningMessage) -> str:
+    return warnings.formatwarning(message.message, message.category, message.filename, message.lineno)
+
+
+def _kernel_warning_filters() -> None:
+    """Python's default filters, with deprecations shown for the notebook's own code as IPython does."""
+    warnings.resetwarnings()
+    warnings.filterwarnings("default", category=DeprecationWarning, module=NOTEBOOK_MODULE)
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.filterwarnings("ignore", category=category, append=True)
+    warnings.simplefilter("default", append=True)
+
+
+@contextlib.contextmanager
+def _fresh_torch_state():
+    """Give each run the process-wide torch settings a new kernel starts with, and put them back after."""
+    import torch
+
+    saved = (torch.get_num_threads(), torch.is_grad_enabled(), torch.get_default_dtype())
+    torch.set_grad_enabled(True)
+    torch.set_default_dtype(torch.float32)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved[0])
+        torch.set_grad_enabled(saved[1])
+        torch.set_default_dtype(saved[2])
+        if "torch._dynamo" in sys.modules:
+            sys.modules["torch._dynamo"].reset()

@@ -1,0 +1,29 @@
+"""`gradekit check`: the proof's rules hold for every notebook when the checks run in this process."""
+import pytest
+
+from gradekit.authoring.check_course import check_course
+from gradekit.grading.gradebook import CellGrade
+
+pytestmark = pytest.mark.notebook
+
+
+def test_every_notebook_passes_the_proof_rules_in_process(course, manifest):
+    result = check_course(course, manifest)
+    assert [str(v) for v in result.violations] == []
+    assert len(result.subjects) == 2 + sum(1 for s in result.subjects if s.control)
+
+
+def test_a_control_that_stops_failing_is_a_violation(course, manifest, monkeypatch):
+    import gradekit.authoring.check_course as module
+
+    real = module.run_checks
+
+    def everything_passes(script, answers, label="notebook"):
+        return tuple(o.__class__(o.cell, o.points, True) for o in real(script, answers, label))
+
+    monkeypatch.setattr(module, "run_checks", everything_passes)
+    result = check_course(course, manifest.only(["010_history"]), complete=False)
+    reasons = {(v.student_id, v.reason.split(",")[0]) for v in result.violations}
+    assert ("blank", "blank stubs must earn zero") in reasons
+    assert any(r.startswith("must lose points") for _, r in reasons)
+    assert isinstance(result.grades["reference"].cells[0], CellGrade)
