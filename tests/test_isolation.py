@@ -1,9 +1,12 @@
 """A grading kernel cannot reach the reference solutions, even when it tries."""
+import io
+
 import pytest
 
 from gradekit.course import REPO_ROOT
-from gradekit.grading.gradebook import read_grades
-from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.grading.cohort import grade_cohort
+from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.progress import Progress
 from gradekit.proof.subjects import answer_sources, fill_answers
 from gradekit.authoring.release import new_workspace
 
@@ -27,9 +30,10 @@ def test_answers_that_import_the_reference_earn_nothing(course, manifest, tmp_pa
         folder = workspace.submitted_dir / student / workspace.assignment_id
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / "010_history.ipynb")
-    run_nbgrader(workspace, "autograde", workspace.assignment_id, "--force")
-    for student in CHEATS:
-        grades = read_grades(workspace, student)
+    result = grade_cohort(workspace, LocalExecutor(2), ("010_history",), Progress(len(CHEATS), io.StringIO()))
+    assert [row.student_id for row in result.rows] == sorted(CHEATS) and not result.failed
+    for row in result.rows:
+        student, grades = row.student_id, row.grades
         assert grades.cell("010_history", "test_float64_leaf").score == 0, student
         # The rest of the notebook is the reference and still earns its points.
         assert grades.cell("010_history", "test_square_sum_grad").full, student
