@@ -42,8 +42,8 @@ def add_kernel_killing_submission(course: Course, manifest: Manifest, notebook: 
     nbformat.write(fill_answers(course.release_dir / f"{notebook}.ipynb", sources), folder / f"{notebook}.ipynb")
 
 
-def serial_twin(course: Course, root: Path, skip: set[str]) -> Course:
-    """The same course and submissions (minus `skip`), for grading with plain serial nbgrader."""
+def twin_course(course: Course, root: Path, skip: set[str]) -> Course:
+    """The same course and submissions (minus `skip`), to grade a second way and compare."""
     twin = clone_workspace(course, root)
     for folder in sorted(course.submitted_dir.iterdir()):
         if folder.name not in skip:

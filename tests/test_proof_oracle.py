@@ -14,7 +14,7 @@ from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.proof.packing import pack_subjects
 from gradekit.proof.subjects import proof_subjects, write_student
 
-from cohort_fixtures import serial_twin
+from cohort_fixtures import twin_course
 
 pytestmark = pytest.mark.nbgrader
 
@@ -39,7 +39,7 @@ def both_gradings(course, manifest, tmp_path_factory):
     students = pack_subjects(sampled_subjects(manifest))
     for student in students:
         write_student(engine, engine.release_dir, manifest, student.student_id, student.subjects)
-    serial = serial_twin(engine, tmp_path_factory.mktemp("serial"), skip=set())
+    serial = twin_course(engine, tmp_path_factory.mktemp("serial"), skip=set())
     result = grade_cohort(engine, LocalExecutor(2), notebooks, Progress(len(students), io.StringIO()))
     run_nbgrader(serial, "autograde", serial.assignment_id, "--force")
     return engine, serial, students, result
