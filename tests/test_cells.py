@@ -2,7 +2,9 @@ import nbformat
 import pytest
 
 from gradekit.authoring import cells
-from gradekit.authoring.cells import BEGIN_SOLUTION, END_SOLUTION, answer_cell, answer_source, cells_by_grade_id, function_source
+from gradekit.authoring.cells import (
+    BEGIN_SOLUTION, END_SOLUTION, answer_cell, answer_source, cells_by_grade_id, function_source, stub_solutions,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -55,3 +57,9 @@ def test_answer_and_test_cells_carry_nbgrader_metadata():
     assert test.metadata.nbgrader["points"] == 3
     notebook = nbformat.v4.new_notebook(cells=[answer, test])
     assert set(cells_by_grade_id(notebook)) == {"answer_f", "test_f"}
+
+
+def test_stub_solutions_replaces_each_region_with_the_indented_stub():
+    stubbed = stub_solutions(answer_source(documented), "# YOUR CODE HERE\nraise NotImplementedError()")
+    assert stubbed.splitlines()[-2:] == ["    # YOUR CODE HERE", "    raise NotImplementedError()"]
+    assert BEGIN_SOLUTION not in stubbed and "doubled" not in stubbed

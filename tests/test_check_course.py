@@ -1,7 +1,7 @@
 """`gradekit check`: the proof's rules hold for every notebook when the checks run in this process."""
 import pytest
 
-from gradekit.authoring.check_course import check_course
+from gradekit.authoring.check_course import check_course, subject_answers
 from gradekit.grading.gradebook import CellGrade
 
 pytestmark = pytest.mark.notebook
@@ -27,3 +27,18 @@ def test_a_control_that_stops_failing_is_a_violation(course, manifest, monkeypat
     assert ("blank", "blank stubs must earn zero") in reasons
     assert any(r.startswith("must lose points") for _, r in reasons)
     assert isinstance(result.grades["reference"].cells[0], CellGrade)
+
+
+def test_blank_answers_are_exactly_the_release_stubs(course, manifest):
+    import nbformat
+
+    from gradekit.authoring.cells import cells_by_grade_id
+    from gradekit.authoring.notebook_script import read_script
+    from gradekit.manifest import SCRIPTS_DIR
+    from gradekit.proof.subjects import BLANK_ID, Subject
+
+    for entry in manifest.notebooks:
+        script = read_script(SCRIPTS_DIR / f"{entry.name}.py")
+        blank = subject_answers(course, manifest, script, Subject(BLANK_ID, (entry.name,)), entry.name)
+        release = cells_by_grade_id(nbformat.read(course.release_dir / f"{entry.name}.ipynb", as_version=4))
+        assert blank == {cell: release[cell].source for cell in blank}, entry.name
