@@ -7,7 +7,9 @@ import io
 import pytest
 
 from gradekit.grading.cohort import grade_cohort, submitted_students
-from gradekit.grading.executors import LocalExecutor
+from gradekit.authoring.release import new_workspace
+from gradekit.grading.executors import LocalExecutor, grade_task
+from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.progress import Progress
 from gradekit.grading.status import Status
 
@@ -67,3 +69,25 @@ def test_rows_are_ordered_by_student_and_progress_is_reported(graded_cohort):
     assert lines[-1].startswith(f"[{len(ids)}/{len(ids)}]") and f"failed so far: {len(result.failed)}" in lines[-1]
     assert "left" in lines[0]
 
+
+def grade_unless_bug(template_root, folder, student):
+    """Real grading, except that our own code breaks on the student called "bug"."""
+    if student == "bug":
+        raise ValueError("a bug in the grader")
+    return grade_task(template_root, folder, student)
+
+
+def test_a_failure_of_the_grader_is_one_row_and_its_traceback_is_logged_beside_the_class_report(course, tmp_path):
+    scratch = new_workspace(course, tmp_path / "course", (NOTEBOOK,))
+    for student in ("ada", "bug"):
+        folder = scratch.submitted_dir / student / scratch.assignment_id
+        folder.mkdir(parents=True)
+        (folder / f"{NOTEBOOK}.ipynb").write_bytes((scratch.release_dir / f"{NOTEBOOK}.ipynb").read_bytes())
+    result = grade_cohort(scratch, LocalExecutor(2, task=grade_unless_bug), (NOTEBOOK,), Progress(2, io.StringIO()))
+    ada, bug = result.rows
+    log = scratch.root / "class-report" / LOG_NAME
+    assert ada.status is Status.GRADED and bug.status is Status.FAILED
+    assert "ValueError: a bug in the grader" in bug.message and str(log) in bug.message
+    text = log.read_text()
+    assert text.startswith("==== bug: internal error while grading ====") and "grade_unless_bug" in text
+    assert "ada" not in text
