@@ -99,13 +99,16 @@ def grade_cohort(
     tasks = submitted_students(course)
     progress = progress or Progress(len(tasks))
     outcomes: dict[str, GradedSubmission] = {}
+    grades: dict[str, SubmissionGrades] = {}
     for graded in executor.grade_all(template.root, largest_first(tasks)):
         if graded.ok:
             _store(course, graded)
+            # Read back now, while the workers grade the rest, rather than all at the end.
+            grades[graded.student_id] = read_grades(course, graded.student_id)
         outcomes[graded.student_id] = graded
         progress.update(graded)
     outcomes = record_internal_errors(outcomes, error_log or course.root / "class-report" / LOG_NAME)
-    rows = tuple(_row(course, outcomes[student]) for _, student in tasks)
+    rows = tuple(_row(outcomes[student], grades.get(student)) for _, student in tasks)
     return CohortResult(rows, time.monotonic() - started)
 
 
@@ -151,6 +154,5 @@ def _store(course: Course, graded: GradedSubmission) -> None:
     write_record(course, graded.record)
 
 
-def _row(course: Course, graded: GradedSubmission) -> CohortRow:
-    grades = read_grades(course, graded.student_id) if graded.ok else None
+def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow:
     return CohortRow(graded.student_id, graded.status, graded.message, grades, graded.worker, graded.notes, graded.findings)
