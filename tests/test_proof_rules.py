@@ -3,7 +3,10 @@ import pytest
 
 from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
-from gradekit.proof.rules import check_subject
+from gradekit.grading.cohort import CohortResult, CohortRow
+from gradekit.grading.status import Status
+from gradekit.proof.packing import SyntheticStudent
+from gradekit.proof.rules import check_subject, status_violations
 from gradekit.authoring.solutions import NegativeControl
 from gradekit.proof.subjects import Subject
 
@@ -55,3 +58,33 @@ def test_points_must_match_the_manifest():
     wrong_points = SubmissionGrades("s", (CellGrade(NOTEBOOK, "test_f", 5, 5), CellGrade(NOTEBOOK, "test_g", 3, 3)))
     (violation,) = check_subject(MANIFEST, Subject("reference", (NOTEBOOK,)), wrong_points)
     assert "manifest says 2" in violation.reason
+
+
+def packed_pair():
+    first = Subject("control-a", ("010_x",), CONTROL)
+    second = Subject("control-b", ("020_y",), CONTROL)
+    return SyntheticStudent("controls-01", (first, second))
+
+
+def row_of(status, findings=()):
+    return CohortRow("controls-01", status, "why it was not graded", None, findings=findings)
+
+
+def test_a_graded_row_is_no_violation():
+    row = row_of(Status.GRADED)
+    assert status_violations(CohortResult((row,), 1.0), row, packed_pair()) == []
+
+
+def test_a_failed_row_counts_against_every_subject_it_holds():
+    row = row_of(Status.FAILED)
+    violations = status_violations(CohortResult((row,), 1.0), row, packed_pair())
+    assert [v.student_id for v in violations] == ["control-a", "control-b"]
+    assert all("why it was not graded" in v.reason for v in violations)
+
+
+def test_a_flagged_row_counts_against_the_subjects_whose_notebooks_it_names():
+    named = row_of(Status.FLAGGED, ("020_y: the answer replaced torch.allclose",))
+    (violation,) = status_violations(CohortResult((named,), 1.0), named, packed_pair())
+    assert violation.student_id == "control-b" and violation.reason.startswith("flagged: ")
+    unnamed = row_of(Status.FLAGGED, ("the submission did something",))
+    assert len(status_violations(CohortResult((unnamed,), 1.0), unnamed, packed_pair())) == 2
