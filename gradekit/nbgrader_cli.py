@@ -10,11 +10,7 @@ from gradekit.course import REPO_ROOT, Course
 
 
 class NbgraderError(RuntimeError):
-    """An nbgrader command exited non-zero; the message carries its log tail, `log` the whole log."""
-
-    def __init__(self, message: str, log: str = ""):
-        super().__init__(message)
-        self.log = log
+    """An nbgrader command exited non-zero; the message carries the tail of its log."""
 
 
 def grading_environment() -> dict[str, str]:
@@ -60,5 +56,5 @@ def run_nbgrader(course: Course, *args: str, timeout: float | None = None) -> su
     if result.returncode != 0:
         log = result.stdout + result.stderr
         tail = "\n".join(log.strip().splitlines()[-25:])
-        raise NbgraderError(f"nbgrader {args[0]} failed (exit {result.returncode}):\n{tail}", log)
+        raise NbgraderError(f"nbgrader {args[0]} failed (exit {result.returncode}):\n{tail}")
     return result
