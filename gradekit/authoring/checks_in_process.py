@@ -1,26 +1,31 @@
 """Run a notebook script's checks in this process, without a kernel or nbgrader: seconds, not minutes.
 
 The script's cells run top to bottom in a fresh module's namespace, as in a
-kernel: setup and demo cells as written, answer cells with the text a
+kernel: setup, demo and test cells as written, answer cells with the text a
 subject submits (the reference, a negative control, or the release's blank
-stub), then each test cell. A test cell passes when it raises nothing and
-writes nothing to stderr, nbgrader's own rule; a warning that reaches the
-warning display counts as stderr, since a kernel prints it there. The
-misconceptions a failure names are read from its error and stderr text.
+stub). A cell that raises does not stop the run, as in nbgrader. A test cell
+passes when it raises nothing and writes nothing to stderr, nbgrader's own
+rule; a warning that reaches the warning display counts as stderr, since a
+kernel prints it there. The misconceptions a failure names are read from its
+error and stderr text.
 
 The answers run as text in the notebook's namespace rather than as the
 imported reference functions: the checks patch an answer's globals
 (`standing_in`), and those must be the notebook's, not a module's.
 
 Where this differs from real grading (the proof, `gradekit prove`, is the
-judge; this is the quick loop):
+judge; this is the quick loop; on the committed course both give every
+subject the same grades, tests/test_check_course_against_proof.py):
 - there is no per-cell timeout, no sandbox, no intake and no guard: only the
   course's own answers run here, never a student's;
 - stderr written below Python (C code writing to file descriptor 2) is not
   seen, and nbgrader's IgnorePattern (runtime noise lines) is not applied;
-- all subjects share one process: torch's thread count, grad mode, default
-  dtype and compiled-code caches are reset between runs, other global state
-  an answer changes would leak into the next run.
+- the namespace's module is `__notebook__`, not `__main__`;
+- all subjects share one process: torch's grad mode and default dtype start
+  as in a new kernel, and the thread count, grad mode, default dtype and
+  compiled-code caches are put back after each run, but other global state an
+  answer changes would leak into the next run, and the support modules
+  (autograd_checks, local_digits) are loaded once, not once per notebook.
 """
 from __future__ import annotations
 
