@@ -1,7 +1,11 @@
-"""The exercise manifest (solutions/manifest.toml): one place that says what is graded and how.
+"""The course's exercises, read from where they are authored.
 
-The misconceptions each test cell targets are read from the headers of the
-notebook scripts (solutions/notebooks/), beside the checks they describe.
+solutions/manifest.toml holds only what the notebooks do not say: each
+notebook's lesson section and title. Everything else comes from the notebook
+scripts (solutions/notebooks/): an answer cell and the reference functions it
+imports make an exercise, the test cells after it (with their points and the
+misconceptions their headers target) grade it, and a task cell followed by a
+free-response cell is an answer a TA grades. The assignment id is the course's.
 """
 from __future__ import annotations
 
@@ -9,11 +13,14 @@ import dataclasses
 import tomllib
 from pathlib import Path
 
-from gradekit.authoring.notebook_script import Role, read_script
-from gradekit.course import REPO_ROOT
+from gradekit.authoring.notebook_script import Role, ScriptCell, ScriptError, read_script
+from gradekit.authoring.render import REFERENCE_PACKAGE, answer_import
+from gradekit.course import REPO_ROOT, load_course
 
 MANIFEST_FILE = REPO_ROOT / "solutions" / "manifest.toml"
 SCRIPTS_DIR = MANIFEST_FILE.parent / "notebooks"
+CONTROLS_PACKAGE = "solutions.controls"
+NOTEBOOK_FIELDS = ("name", "section", "title")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,40 +100,59 @@ class Manifest:
         return sum(t.points for t in self.test_cells_of(notebook))
 
 
-def load_manifest(path: Path = MANIFEST_FILE) -> Manifest:
-    """The manifest at `path`, with test cell targets from the scripts in the `notebooks` folder beside it."""
+def load_manifest(path: Path = MANIFEST_FILE, assignment: str | None = None) -> Manifest:
+    """The notebooks listed at `path`, their exercises read from the scripts in the `notebooks` folder beside it."""
     data = tomllib.loads(Path(path).read_text())
+    listed = [_listed_notebook(entry, path) for entry in data["notebook"]]
     # Notebook names start with their lesson number, so name order is lesson order.
-    notebooks = tuple(sorted((NotebookEntry(**entry) for entry in data["notebook"]), key=lambda n: n.name))
-    targets = _targets_in_scripts(Path(path).parent / "notebooks", notebooks)
-    exercises = tuple(_exercise(entry, targets) for entry in data["exercise"])
-    manual = tuple(
-        ManualAnswer(m["notebook"], m["answer_cell"], m["task_cell"], float(m["points"])) for m in data.get("manual", ())
-    )
-    return Manifest(assignment=data["assignment"], notebooks=notebooks, exercises=exercises, manual=manual)
+    listed.sort(key=lambda pair: pair[0])
+    notebooks, exercises, manual = [], [], []
+    for name, section, title in listed:
+        script = read_script(Path(path).parent / "notebooks" / f"{name}.py")
+        reference = _reference_module(name, script)
+        notebooks.append(NotebookEntry(name, section, title, reference, reference.replace(REFERENCE_PACKAGE, CONTROLS_PACKAGE, 1)))
+        exercises += _exercises(name, script)
+        manual += _manual_answers(name, script)
+    return Manifest(assignment or load_course().assignment_id, tuple(notebooks), tuple(exercises), tuple(manual))
 
 
-def _targets_in_scripts(scripts_dir: Path, notebooks: tuple[NotebookEntry, ...]) -> dict[tuple[str, str], tuple[str, ...]]:
-    """(notebook, test cell) -> the misconceptions its script header names."""
-    targets = {}
-    for entry in notebooks:
-        for cell in read_script(scripts_dir / f"{entry.name}.py"):
-            if cell.role is Role.TEST:
-                targets[(entry.name, cell.grade_id)] = cell.targets
-    return targets
+def _listed_notebook(entry: dict, path: Path) -> tuple[str, str, str]:
+    if set(entry) != set(NOTEBOOK_FIELDS):
+        extra = ", ".join(sorted(set(entry) ^ set(NOTEBOOK_FIELDS)))
+        raise ValueError(f"{path}: a notebook entry has exactly {', '.join(NOTEBOOK_FIELDS)} (not: {extra}); the rest is in its script")
+    return entry["name"], str(entry["section"]), entry["title"]
 
 
-def _exercise(entry: dict, targets: dict[tuple[str, str], tuple[str, ...]]) -> Exercise:
-    for test in entry["tests"]:
-        if "targets" in test:
-            raise ValueError(f"{test['cell']}: targets belong in the header of its notebook script, not the manifest")
-    tests = tuple(
-        TestCell(cell=t["cell"], points=float(t["points"]), targets=targets.get((entry["notebook"], t["cell"]), ()))
-        for t in entry["tests"]
-    )
-    return Exercise(
-        notebook=entry["notebook"],
-        answer_cell=entry["answer_cell"],
-        functions=tuple(entry["functions"]),
-        tests=tests,
-    )
+def _reference_module(notebook: str, script: tuple[ScriptCell, ...]) -> str:
+    """The one reference module every answer cell of the notebook imports from."""
+    modules = {answer_import(cell)[0] for cell in script if cell.role is Role.ANSWER}
+    if len(modules) != 1:
+        raise ScriptError(f"{notebook}: answer cells must import from one reference module, found {sorted(modules) or 'none'}")
+    return modules.pop()
+
+
+def _exercises(notebook: str, script: tuple[ScriptCell, ...]) -> list[Exercise]:
+    """An answer cell and the test cells that follow it, up to the next answer cell."""
+    found: list[tuple[ScriptCell, list[TestCell]]] = []
+    for cell in script:
+        if cell.role is Role.ANSWER:
+            found.append((cell, []))
+        elif cell.role is Role.TEST:
+            if not found:
+                raise ScriptError(f"{notebook}: test cell {cell.grade_id} comes before any answer cell")
+            found[-1][1].append(TestCell(cell.grade_id, float(cell.points), cell.targets))
+    return [Exercise(notebook, answer.grade_id, answer_import(answer)[1], tuple(tests)) for answer, tests in found]
+
+
+def _manual_answers(notebook: str, script: tuple[ScriptCell, ...]) -> list[ManualAnswer]:
+    """Each free-response cell, with the task cell (question and mark scheme) that comes before it."""
+    answers, task = [], None
+    for cell in script:
+        if cell.role is Role.TASK:
+            task = cell
+        elif cell.role is Role.WRITTEN:
+            if task is None:
+                raise ScriptError(f"{notebook}: free-response cell {cell.grade_id} has no task cell before it")
+            answers.append(ManualAnswer(notebook, cell.grade_id, task.grade_id, float(cell.points)))
+            task = None
+    return answers

@@ -2,30 +2,16 @@ import nbformat
 import pytest
 
 from gradekit.authoring import cells
-from gradekit.catalog import Misconception, load_catalog
-from gradekit.authoring.consistency import answer_import_problems, catalog_problems, notebook_problems
-from gradekit.authoring.solutions import NegativeControl, load_controls
-from gradekit.manifest import SCRIPTS_DIR, Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.catalog import Misconception
+from gradekit.authoring.consistency import catalog_problems, notebook_problems, static_problems
+from gradekit.authoring.solutions import NegativeControl
+from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
 
 pytestmark = pytest.mark.unit
 
 
 def test_the_committed_course_is_consistent(course, manifest):
-    assert notebook_problems(manifest, course.source_dir) == []
-    assert answer_import_problems(manifest, SCRIPTS_DIR) == []
-    assert catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir) == []
-
-
-def test_an_answer_cell_importing_other_functions_is_reported(tmp_path):
-    (tmp_path / "010_x.py").write_text("# %% answer answer_f\nfrom solutions.reference.history import float64_leaf\n")
-    manifest = Manifest(
-        "a",
-        (NotebookEntry("010_x", "1", "X", "solutions.reference.history", "c"),),
-        (Exercise("010_x", "answer_f", ("gradient_at",), ()),),
-    )
-    assert answer_import_problems(manifest, tmp_path) == [
-        "010_x: answer_f must import gradient_at from solutions.reference.history"
-    ]
+    assert static_problems(course, manifest) == []
 
 
 def _fixture(tmp_path, points=2, extra_graded=False, named="m-one-x"):

@@ -1,5 +1,8 @@
+from pathlib import Path
+
 import pytest
 
+from gradekit.authoring.notebook_script import ScriptError
 from gradekit.manifest import load_manifest
 
 pytestmark = pytest.mark.unit
@@ -35,21 +38,57 @@ def test_narrowing_keeps_only_the_named_notebooks(manifest):
         manifest.only(["999_missing"])
 
 
-def test_manifest_reads_points_and_targets_from_the_scripts(tmp_path):
+SCRIPT = """# %% [markdown] md_f
+# Write f.
+
+# %% answer answer_f
+from solutions.reference.history import float64_leaf, square_sum_grad
+
+# %% test test_f points=2 targets=some-named-mistake
+pass
+
+# %% test test_f_more points=1.5
+pass
+
+# %% [markdown] task task_explain points=0
+# Explain.
+
+# %% [markdown] answer answer_explain points=3
+# YOUR ANSWER HERE
+"""
+
+
+def _course_files(tmp_path, notebook_entry: str) -> Path:
     path = tmp_path / "manifest.toml"
-    path.write_text(
-        'assignment = "a"\n'
-        '[[notebook]]\nname = "020_b"\nsection = "2"\ntitle = "B"\nreference = "r.b"\ncontrols = "c.b"\n'
-        '[[notebook]]\nname = "010_a"\nsection = "1"\ntitle = "A"\nreference = "r.a"\ncontrols = "c.a"\n'
-        '[[exercise]]\nnotebook = "010_a"\nanswer_cell = "answer_f"\nfunctions = ["f"]\n'
-        'tests = [{ cell = "test_f", points = 2 }]\n'
-    )
+    path.write_text(notebook_entry)
     (tmp_path / "notebooks").mkdir()
-    (tmp_path / "notebooks" / "010_a.py").write_text("# %% test test_f points=2 targets=some-named-mistake\npass\n")
-    (tmp_path / "notebooks" / "020_b.py").write_text("# %% setup\nimport math\n")
-    manifest = load_manifest(path)
-    assert [n.name for n in manifest.notebooks] == ["010_a", "020_b"]
-    (test,) = manifest.test_cells_of("010_a")
-    assert (test.cell, test.points, test.targets) == ("test_f", 2.0, ("some-named-mistake",))
-    assert manifest.points_of("010_a") == 2.0
-    assert manifest.exercise_defining("010_a", "f").answer_cell == "answer_f"
+    (tmp_path / "notebooks" / "010_a.py").write_text(SCRIPT)
+    return path
+
+
+def test_exercises_points_targets_and_written_answers_come_from_the_script(tmp_path):
+    path = _course_files(tmp_path, '[[notebook]]\nname = "010_a"\nsection = "1"\ntitle = "A"\n')
+    manifest = load_manifest(path, assignment="a")
+    (entry,) = manifest.notebooks
+    assert (entry.reference, entry.controls) == ("solutions.reference.history", "solutions.controls.history")
+    (exercise,) = manifest.exercises
+    assert (exercise.answer_cell, exercise.functions) == ("answer_f", ("float64_leaf", "square_sum_grad"))
+    assert [(t.cell, t.points, t.targets) for t in exercise.tests] == [
+        ("test_f", 2.0, ("some-named-mistake",)), ("test_f_more", 1.5, ()),
+    ]
+    assert manifest.points_of("010_a") == 3.5
+    (written,) = manifest.manual
+    assert (written.answer_cell, written.task_cell, written.points) == ("answer_explain", "task_explain", 3.0)
+
+
+def test_a_manifest_entry_repeating_what_the_script_says_is_refused(tmp_path):
+    path = _course_files(tmp_path, '[[notebook]]\nname = "010_a"\nsection = "1"\ntitle = "A"\nreference = "r"\n')
+    with pytest.raises(ValueError, match="reference"):
+        load_manifest(path, assignment="a")
+
+
+def test_a_test_cell_before_any_answer_is_refused(tmp_path):
+    path = _course_files(tmp_path, '[[notebook]]\nname = "010_a"\nsection = "1"\ntitle = "A"\n')
+    (tmp_path / "notebooks" / "010_a.py").write_text("# %% test test_early points=2\npass\n\n" + SCRIPT)
+    with pytest.raises(ScriptError, match="before any answer"):
+        load_manifest(path, assignment="a")

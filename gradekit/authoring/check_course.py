@@ -12,11 +12,10 @@ from pathlib import Path
 
 from gradekit.authoring.cells import stub_solutions
 from gradekit.authoring.checks_in_process import load_support_modules, run_checks
-from gradekit.authoring.consistency import answer_import_problems, catalog_problems, notebook_problems
+from gradekit.authoring.consistency import static_problems
 from gradekit.authoring.notebook_script import Role, ScriptCell, read_script
 from gradekit.authoring.render import answer_text
 from gradekit.authoring.solutions import load_controls
-from gradekit.catalog import load_catalog
 from gradekit.course import Course
 from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.manifest import SCRIPTS_DIR, Manifest
@@ -42,18 +41,12 @@ def check_course(course: Course, manifest: Manifest, scripts_dir: Path = SCRIPTS
     load_support_modules(course.source_dir)
     scripts = {entry.name: read_script(scripts_dir / f"{entry.name}.py") for entry in manifest.notebooks}
     subjects = proof_subjects(manifest, load_controls(manifest))
-    violations = [Violation("manifest", "static", p) for p in static_problems(course, manifest, scripts_dir, complete)]
+    violations = [Violation("manifest", "static", p) for p in static_problems(course, manifest, complete)]
     grades = {}
     for subject in subjects:
         grades[subject.student_id] = subject_grades(course, manifest, scripts, subject)
         violations += check_subject(manifest, subject, grades[subject.student_id])
     return CheckResult(subjects, grades, tuple(violations), time.monotonic() - started)
-
-
-def static_problems(course: Course, manifest: Manifest, scripts_dir: Path, complete: bool) -> list[str]:
-    problems = notebook_problems(manifest, course.source_dir, complete)
-    problems += answer_import_problems(manifest, scripts_dir)
-    return problems + catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir)
 
 
 def subject_grades(course: Course, manifest: Manifest, scripts: dict, subject: Subject) -> SubmissionGrades:

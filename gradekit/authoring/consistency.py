@@ -12,9 +12,9 @@ from pathlib import Path
 import nbformat
 
 from gradekit.authoring.cells import cells_by_grade_id
-from gradekit.authoring.notebook_script import Role, read_script
-from gradekit.authoring.render import answer_import
-from gradekit.authoring.solutions import NegativeControl
+from gradekit.authoring.solutions import NegativeControl, load_controls
+from gradekit.catalog import load_catalog
+from gradekit.course import Course
 from gradekit.manifest import Manifest
 
 
@@ -82,21 +82,10 @@ def _manual_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str
     return problems
 
 
-def answer_import_problems(manifest: Manifest, scripts_dir: Path) -> list[str]:
-    """Every answer cell of a script imports exactly the manifest's functions from the notebook's reference module."""
-    problems = []
-    for entry in manifest.notebooks:
-        answers = {c.grade_id: c for c in read_script(scripts_dir / f"{entry.name}.py") if c.role is Role.ANSWER}
-        for exercise in manifest.exercises_of(entry.name):
-            cell = answers.get(exercise.answer_cell)
-            expected = (entry.reference, exercise.functions)
-            if cell is None:
-                problems.append(f"{entry.name}: the script has no answer cell {exercise.answer_cell}")
-            elif answer_import(cell) != expected:
-                problems.append(
-                    f"{entry.name}: {exercise.answer_cell} must import {', '.join(exercise.functions)} from {entry.reference}"
-                )
-    return problems
+def static_problems(course: Course, manifest: Manifest, complete: bool = True) -> list[str]:
+    """Every problem the course's files show before anything is graded."""
+    problems = notebook_problems(manifest, course.source_dir, complete)
+    return problems + catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir)
 
 
 def catalog_problems(manifest: Manifest, catalog: dict, controls: tuple[NegativeControl, ...], source_dir: Path) -> list[str]:

@@ -16,8 +16,7 @@ import io
 from pathlib import Path
 from typing import TextIO
 
-from gradekit.catalog import load_catalog
-from gradekit.authoring.consistency import catalog_problems, notebook_problems
+from gradekit.authoring.consistency import static_problems
 from gradekit.course import Course
 from gradekit.grading.cohort import CohortResult, CohortRow, grade_cohort
 from gradekit.grading.executors import LocalExecutor
@@ -105,9 +104,7 @@ def status_violations(cohort: CohortResult, row: CohortRow, student: SyntheticSt
 
 
 def _static_violations(course: Course, manifest: Manifest, complete: bool) -> list[Violation]:
-    problems = notebook_problems(manifest, course.source_dir, complete)
-    problems += catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir)
-    return [Violation("manifest", "static", p) for p in problems]
+    return [Violation("manifest", "static", p) for p in static_problems(course, manifest, complete)]
 
 
 def check_subject(manifest: Manifest, subject: Subject, grades: SubmissionGrades) -> list[Violation]:
