@@ -68,6 +68,24 @@ def _sync(args) -> int:
     return 0
 
 
+def _new_exercise(args) -> int:
+    from gradekit.authoring.scaffold import ExerciseFiles, add_exercise
+    from gradekit.authoring.sync import sync_notebooks
+    from gradekit.manifest import MANIFEST_FILE
+
+    course, manifest = load_course(), load_manifest()
+    files = ExerciseFiles.of(manifest, args.notebook, MANIFEST_FILE.parent)
+    changed = add_exercise(files, manifest.notebook(args.notebook).reference, args.name, args.points)
+    sync_notebooks(course)
+    root = course.root
+    print("\n".join(f"added to {path.relative_to(root)}" for path in changed))
+    print(f"rendered source/{course.assignment_id}/{args.notebook}.ipynb")
+    print("\nReplace every TODO (the catalog entry gets a real id too), then prove the exercise:")
+    print(f"  python -m gradekit check --notebook {args.notebook}    # seconds, in this process")
+    print(f"  python -m gradekit prove --notebook {args.notebook}    # the grading engine, as a TA grades")
+    return 0
+
+
 def _demo(args) -> int:
     from gradekit.demo import demo_course, run_demo
 
@@ -111,6 +129,11 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="the proof's rules on the checks run in this process, without nbgrader: seconds")
     check.add_argument("--notebook", action="append", help="check only this notebook (repeatable), e.g. 010_history")
     check.set_defaults(run=_check)
+    new = commands.add_parser("new-exercise", help="scaffold an exercise: reference, cells, catalog entry and control, each a TODO")
+    new.add_argument("notebook", help="the notebook to extend, e.g. 010_history")
+    new.add_argument("name", help="the answer function's name, e.g. leaf_count")
+    new.add_argument("--points", type=int, default=1, help="points of its test cell (default: 1)")
+    new.set_defaults(run=_new_exercise)
     release = commands.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
     release.set_defaults(run=_release)
     sync = commands.add_parser("sync", help="write source/ notebooks from their scripts in solutions/notebooks/ and the reference")

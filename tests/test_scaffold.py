@@ -1,0 +1,71 @@
+"""`gradekit new-exercise`: the skeleton lands in every file, and every placeholder fails until written."""
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from gradekit.authoring.notebook_script import Role, read_script
+from gradekit.authoring.scaffold import ExerciseFiles, add_exercise, misconception_id
+from gradekit.course import REPO_ROOT
+from gradekit.manifest import load_manifest
+
+@pytest.fixture
+def solutions_copy(tmp_path):
+    copy = tmp_path / "solutions"
+    shutil.copytree(REPO_ROOT / "solutions", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+@pytest.mark.unit
+def test_the_skeleton_reaches_reference_script_catalog_and_controls(solutions_copy):
+    manifest = load_manifest(solutions_copy / "manifest.toml", assignment="autograd")
+    files = ExerciseFiles.of(manifest, "010_history", solutions_copy)
+    changed = add_exercise(files, "solutions.reference.history", "leaf_count", points=2)
+    assert changed == [files.reference, files.script, files.catalog, files.controls]
+
+    grown = load_manifest(solutions_copy / "manifest.toml", assignment="autograd")
+    exercise = grown.exercise_defining("010_history", "leaf_count")
+    (test,) = exercise.tests
+    assert (exercise.answer_cell, test.cell, test.points) == ("answer_leaf_count", "test_leaf_count", 2.0)
+    assert test.targets == (misconception_id("leaf_count"),)
+    # The new cells come after the last test cell and before the closing text.
+    roles = [(cell.role, cell.grade_id) for cell in read_script(files.script)]
+    assert roles[-2] == (Role.TEST, "test_leaf_count") and roles[-1][0] is Role.LESSON
+
+    catalog = tomllib.loads(files.catalog.read_text())["misconception"]
+    assert catalog[-1]["id"] == misconception_id("leaf_count")
+    assert "def leaf_count(x):" in files.reference.read_text()
+    assert "def leaf_count__todo(x):" in files.controls.read_text()
+    compile(files.controls.read_text(), str(files.controls), "exec")
+
+
+@pytest.mark.unit
+def test_an_exercise_cannot_be_added_twice_or_under_a_bad_name(solutions_copy):
+    manifest = load_manifest(solutions_copy / "manifest.toml", assignment="autograd")
+    files = ExerciseFiles.of(manifest, "010_history", solutions_copy)
+    with pytest.raises(ValueError, match="already has"):
+        add_exercise(files, "solutions.reference.history", "float64_leaf")
+    with pytest.raises(ValueError, match="plain function name"):
+        add_exercise(files, "solutions.reference.history", "two__parts")
+
+
+@pytest.mark.notebook
+def test_check_reports_the_scaffold_until_it_is_written(tmp_path):
+    """In a copy of the repository: the command scaffolds and renders, and `check` fails on each placeholder."""
+    copy = tmp_path / "repo"
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
+    copy.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(copy)], input=archive, check=True)
+    for changed in ("gradekit", "solutions", "source"):  # the working tree's version, committed or not
+        shutil.rmtree(copy / changed)
+        shutil.copytree(REPO_ROOT / changed, copy / changed, ignore=shutil.ignore_patterns("__pycache__"))
+    run = lambda *args: subprocess.run([sys.executable, "-m", "gradekit", *args], cwd=copy, capture_output=True, text=True)
+    scaffolded = run("new-exercise", "010_history", "leaf_count")
+    assert scaffolded.returncode == 0, scaffolded.stderr
+    assert "answer_leaf_count" in (copy / "source" / "autograd" / "010_history.ipynb").read_text()
+    checked = run("check", "--notebook", "010_history")
+    assert checked.returncode == 1
+    assert "reference @ 010_history/test_leaf_count: the reference must earn full marks" in checked.stdout
+    assert f"must name {misconception_id('leaf_count')}, named nothing" in checked.stdout
