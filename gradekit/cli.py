@@ -69,12 +69,12 @@ def _sync(args) -> int:
 
 
 def _new_exercise(args) -> int:
-    from gradekit.authoring.scaffold import ExerciseFiles, add_exercise
+    from gradekit.authoring.scaffold import add_exercise, exercise_files
     from gradekit.authoring.sync import sync_notebooks
     from gradekit.manifest import MANIFEST_FILE
 
     course, manifest = load_course(), load_manifest()
-    files = ExerciseFiles.of(manifest, args.notebook, MANIFEST_FILE.parent)
+    files = exercise_files(manifest, args.notebook, MANIFEST_FILE.parent)
     changed = add_exercise(files, manifest.notebook(args.notebook).reference, args.name, args.points)
     sync_notebooks(course)
     root = course.root

@@ -7,7 +7,7 @@ import tomllib
 import pytest
 
 from gradekit.authoring.notebook_script import Role, read_script
-from gradekit.authoring.scaffold import ExerciseFiles, add_exercise, misconception_id
+from gradekit.authoring.scaffold import add_exercise, exercise_files, misconception_id
 from gradekit.course import REPO_ROOT
 from gradekit.manifest import load_manifest
 
@@ -21,9 +21,9 @@ def solutions_copy(tmp_path):
 @pytest.mark.unit
 def test_the_skeleton_reaches_reference_script_catalog_and_controls(solutions_copy):
     manifest = load_manifest(solutions_copy / "manifest.toml", assignment="autograd")
-    files = ExerciseFiles.of(manifest, "010_history", solutions_copy)
+    files = exercise_files(manifest, "010_history", solutions_copy)
     changed = add_exercise(files, "solutions.reference.history", "leaf_count", points=2)
-    assert changed == [files.reference, files.script, files.catalog, files.controls]
+    assert changed == [files[part] for part in ("reference", "script", "catalog", "controls")]
 
     grown = load_manifest(solutions_copy / "manifest.toml", assignment="autograd")
     exercise = grown.exercise_defining("010_history", "leaf_count")
@@ -31,20 +31,20 @@ def test_the_skeleton_reaches_reference_script_catalog_and_controls(solutions_co
     assert (exercise.answer_cell, test.cell, test.points) == ("answer_leaf_count", "test_leaf_count", 2.0)
     assert test.targets == (misconception_id("leaf_count"),)
     # The new cells come after the last test cell and before the closing text.
-    roles = [(cell.role, cell.grade_id) for cell in read_script(files.script)]
+    roles = [(cell.role, cell.grade_id) for cell in read_script(files["script"])]
     assert roles[-2] == (Role.TEST, "test_leaf_count") and roles[-1][0] is Role.LESSON
 
-    catalog = tomllib.loads(files.catalog.read_text())["misconception"]
+    catalog = tomllib.loads(files["catalog"].read_text())["misconception"]
     assert catalog[-1]["id"] == misconception_id("leaf_count")
-    assert "def leaf_count(x):" in files.reference.read_text()
-    assert "def leaf_count__todo(x):" in files.controls.read_text()
-    compile(files.controls.read_text(), str(files.controls), "exec")
+    assert "def leaf_count(x):" in files["reference"].read_text()
+    assert "def leaf_count__todo(x):" in files["controls"].read_text()
+    compile(files["controls"].read_text(), str(files["controls"]), "exec")
 
 
 @pytest.mark.unit
 def test_an_exercise_cannot_be_added_twice_or_under_a_bad_name(solutions_copy):
     manifest = load_manifest(solutions_copy / "manifest.toml", assignment="autograd")
-    files = ExerciseFiles.of(manifest, "010_history", solutions_copy)
+    files = exercise_files(manifest, "010_history", solutions_copy)
     with pytest.raises(ValueError, match="already has"):
         add_exercise(files, "solutions.reference.history", "float64_leaf")
     with pytest.raises(ValueError, match="plain function name"):

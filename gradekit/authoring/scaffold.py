@@ -8,7 +8,6 @@ check` reports the exercise until the course lead has written all of it.
 """
 from __future__ import annotations
 
-import dataclasses
 import keyword
 import re
 from pathlib import Path
@@ -20,24 +19,15 @@ TEST_HEADER = re.compile(r"^# %% test ")
 PLACEHOLDER = "TODO"
 
 
-@dataclasses.dataclass(frozen=True)
-class ExerciseFiles:
-    """Where the pieces of one notebook's exercises live."""
-
-    script: Path
-    reference: Path
-    controls: Path
-    catalog: Path
-
-    @classmethod
-    def of(cls, manifest: Manifest, notebook: str, solutions_dir: Path) -> "ExerciseFiles":
-        entry = manifest.notebook(notebook)
-        return cls(
-            script=solutions_dir / "notebooks" / f"{notebook}.py",
-            reference=solutions_dir / _module_file(entry.reference),
-            controls=solutions_dir / _module_file(entry.controls),
-            catalog=solutions_dir / "misconceptions.toml",
-        )
+def exercise_files(manifest: Manifest, notebook: str, solutions_dir: Path) -> dict[str, Path]:
+    """Where the pieces of one notebook's exercises live, in the order they are written."""
+    entry = manifest.notebook(notebook)
+    return {
+        "reference": solutions_dir / _module_file(entry.reference),
+        "script": solutions_dir / "notebooks" / f"{notebook}.py",
+        "catalog": solutions_dir / "misconceptions.toml",
+        "controls": solutions_dir / _module_file(entry.controls),
+    }
 
 
 def _module_file(module: str) -> Path:
@@ -50,18 +40,18 @@ def misconception_id(name: str) -> str:
     return f"todo-{name.replace('_', '-')}-misconception"
 
 
-def add_exercise(files: ExerciseFiles, reference_module: str, name: str, points: int = 1) -> list[Path]:
-    """Append the new exercise's skeleton to each file; return the files changed."""
+def add_exercise(files: dict[str, Path], reference_module: str, name: str, points: int = 1) -> list[Path]:
+    """Append the new exercise's skeleton to each of `exercise_files`; return the files changed."""
     if not name.isidentifier() or keyword.iskeyword(name) or "__" in name:
         raise ValueError(f"{name!r} is not a plain function name (letters, digits, single underscores)")
-    if f"answer_{name}" in files.script.read_text():
-        raise ValueError(f"{files.script.name} already has an exercise {name}")
+    if f"answer_{name}" in files["script"].read_text():
+        raise ValueError(f"{files['script'].name} already has an exercise {name}")
     mistake = misconception_id(name)
-    _append(files.reference, _reference_stub(name))
-    _insert_cells(files.script, _script_cells(reference_module, name, points, mistake))
-    _append(files.catalog, _catalog_entry(mistake))
-    _append(files.controls, _control_stub(name, mistake))
-    return [files.reference, files.script, files.catalog, files.controls]
+    _append(files["reference"], _reference_stub(name))
+    _insert_cells(files["script"], _script_cells(reference_module, name, points, mistake))
+    _append(files["catalog"], _catalog_entry(mistake))
+    _append(files["controls"], _control_stub(name, mistake))
+    return list(files.values())
 
 
 def _append(path: Path, text: str) -> None:
