@@ -1,4 +1,7 @@
 """The course's nbgrader preprocessors, and how nbgrader_config.py finds them."""
+import subprocess
+import sys
+
 import nbformat
 import pytest
 from traitlets.config import Config
@@ -6,6 +9,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.course import CONFIG_FILE
 from gradekit.grading.preprocessors import DiagnosesOnly, LimitOutputSize
+from gradekit.nbgrader_cli import grading_environment
 
 pytestmark = pytest.mark.unit
 
@@ -64,3 +68,17 @@ def test_a_link_to_the_configuration_roots_the_course_beside_it_and_still_finds_
     assert LimitOutputSize in config.Autograde.autograde_preprocessors
     assert DiagnosesOnly in config.GenerateFeedback.preprocessors
     assert config.LimitOutputSize.max_characters == 100_000
+
+
+def test_a_process_without_the_kit_on_its_path_still_loads_them(tmp_path):
+    """As plain nbgrader does, from a folder that is not the repository."""
+    (tmp_path / CONFIG_FILE.name).symlink_to(CONFIG_FILE)
+    program = (
+        "from traitlets.config.loader import PyFileConfigLoader\n"
+        "config = PyFileConfigLoader('nbgrader_config.py', path='.').load_config()\n"
+        "print(*[step.__name__ for step in config.GenerateFeedback.preprocessors])\n"
+        "import gradekit\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=grading_environment(), capture_output=True, text=True)
+    assert result.stdout.split() == ["ClearHiddenTests", "DiagnosesOnly", "GetGrades", "CSSHTMLHeaderPreprocessor"]
+    assert "No module named 'gradekit'" in result.stderr  # so the kit was not importable there
