@@ -8,7 +8,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 unexport PYTHONPATH
 
-.PHONY: demo test check prove release sync lock clean-demo
+.PHONY: demo test check system-packages prove release sync lock clean-demo
 
 $(VENV)/installed.stamp: requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,10 +18,13 @@ $(VENV)/installed.stamp: requirements.lock
 demo: $(VENV)/installed.stamp
 	$(BIN)/python -m gradekit demo
 
-# The whole suite (CI's command): first the system packages it needs (a browser, PostgreSQL).
-test: $(VENV)/installed.stamp
-	.ci/system-packages
+# The whole suite (CI's command). The system packages it needs (a browser, PostgreSQL)
+# come first, so a machine without them stops before anything is built.
+test: system-packages $(VENV)/installed.stamp
 	$(BIN)/python -m pytest
+
+system-packages:
+	.ci/system-packages
 
 # The unit tier only: no kernel, no nbgrader run, no system package; well under a minute.
 check: $(VENV)/installed.stamp
