@@ -12,15 +12,23 @@ from __future__ import annotations
 import time
 from queue import Empty
 
+import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 
 REPLY_SECONDS = 1.0  # how long one kernel_info request is given before it is sent again
 # The idle status follows the reply within milliseconds when IOPub is subscribed;
 # when it is not yet, the status is lost and only a new request can tell.
 IDLE_SECONDS = 0.05
+RECONNECT_MILLISECONDS = 10
 
 
 class PromptKernelClient(AsyncKernelClient):
+    def start_channels(self, *args, **kwargs) -> None:
+        # The channels connect before the kernel has bound its ports; zmq then
+        # retries every 100 ms by default, which a forked kernel mostly spent waiting.
+        self.context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MILLISECONDS)
+        super().start_channels(*args, **kwargs)
+
     async def wait_for_ready(self, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
         while time.monotonic() < deadline:

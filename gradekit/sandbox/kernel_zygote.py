@@ -10,6 +10,8 @@ kernel whose environment sets KIT_KERNEL_MEMORY_BYTES gets that address-space
 limit; with "guard", the kernel installs that guard (kernel_guard.py) before
 any cell runs.
 """
+import contextlib
+import io
 import json
 import os
 import resource
@@ -32,6 +34,12 @@ import networkx  # noqa: F401
 import torch._dynamo.backends.debugging  # noqa: F401
 import torch._functorch.aot_autograd  # noqa: F401
 import torch._inductor.fx_passes.joint_graph  # noqa: F401
+
+# Every kernel builds its debugger at start, importing debugpy: about 0.1 s per
+# notebook. Importing it here starts no thread and sets no trace; its one-time
+# note about frozen modules would only clutter the grader's terminal.
+with contextlib.redirect_stderr(io.StringIO()):
+    import ipykernel.debugger  # noqa: F401
 
 
 # The grader declares each kernel's address-space limit (bytes) in its environment.
