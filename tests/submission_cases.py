@@ -26,6 +26,7 @@ TARGET = "020_leaves"
 ALL_OF_010 = frozenset({"010_history/test_float64_leaf", "010_history/test_square_sum_grad", "010_history/test_gradient_at"})
 CHAIN_TEST = f"{TARGET}/test_chain_gradients"
 CELLS_AFTER_CHAIN = frozenset({CHAIN_TEST, f"{TARGET}/test_why_grad_is_none", f"{TARGET}/test_can_require_grad"})
+HONEST = "honest-student"  # the student graded beside the cases, with the reference answers
 CELL_TIMEOUT = 3  # seconds; the cases that hang would otherwise wait a minute per cell
 
 # A chain_gradients that returns the wrong numbers: what a cheat hopes to get full marks for.
@@ -79,10 +80,12 @@ class Builder:
         self.cell("answer_chain_gradients").source = WRONG_CHAIN + "\n\n" + patch
 
     def write(self) -> None:
+        written = {name: notebook for name, notebook in self.notebooks.items() if notebook is not None}
+        if not written:  # the case made its folder (or a link in its place) itself
+            return
         self.folder.mkdir(parents=True, exist_ok=True)
-        for name, notebook in self.notebooks.items():
-            if notebook is not None:
-                nbformat.write(notebook, self.folder / f"{name}.ipynb")
+        for name, notebook in written.items():
+            nbformat.write(notebook, self.folder / f"{name}.ipynb")
 
 
 def _retype(cell, cell_type: str) -> None:
@@ -183,6 +186,21 @@ def _writes_gradebook(b: Builder) -> None:
     )
 
 
+def _links_out(b: Builder) -> None:
+    """A classmate's notebook, a course file and the course itself, linked into the submission."""
+    b.notebooks["010_history"] = None
+    b.folder.mkdir(parents=True)
+    (b.folder / "010_history.ipynb").symlink_to(Path("..", "..", HONEST, b.course.assignment_id, "010_history.ipynb"))
+    (b.folder / "timestamp.txt").symlink_to(Path("..", "..", "..", "gradebook.db"))
+    (b.folder / "course").symlink_to(Path("..", "..", ".."))
+
+
+def _linked_folder(b: Builder) -> None:
+    b.notebooks = {}
+    b.folder.parent.mkdir(parents=True)
+    b.folder.symlink_to(Path("..", HONEST, b.course.assignment_id))
+
+
 def case_list() -> tuple[Case, ...]:
     full = Expected(Status.GRADED)
     return (
@@ -218,6 +236,12 @@ def case_list() -> tuple[Case, ...]:
             b.cell("answer_chain_gradients").__setitem__("source", b.cell("answer_chain_gradients").source + (
                 "\n\nimport sys\nimport warnings\nprint('debugging output', file=sys.stderr)\nwarnings.warn('an answer-cell warning')\n")),
             b.wrap_chain("import warnings\nwarnings.warn('a warning on every call')")), full),
+        # Hostile: symbolic links out of the submission folder
+        Case("links-to-a-classmates-notebook", _links_out, Expected(Status.GRADED, ALL_OF_010, (
+            "010_history.ipynb is a symbolic link to '../../honest-student/autograd/010_history.ipynb': refused, not followed; it scores 0",
+            "timestamp.txt is a symbolic link", "course is a symbolic link"))),
+        Case("linked-submission-folder", _linked_folder,
+             Expected(Status.FAILED, says=("the submission folder is a symbolic link: refused, not followed",))),
         # Hostile: edited tests, points and grade ids (nbgrader restores locked cells)
         Case("edited-test-cell", _edited_test, Expected(Status.GRADED, {CHAIN_TEST})),
         Case("changed-points", _changed_points, Expected(Status.GRADED, {CHAIN_TEST})),

@@ -53,6 +53,31 @@ def test_nothing_gradable_is_a_problem_not_an_exception(tmp_path, release):
     assert "timestamp.txt" in take_in(_submit(tmp_path / "c", release, **{"timestamp.txt": "soon"}), release).problem
 
 
+def test_symbolic_links_are_refused_unread(tmp_path, release):
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    classmate = _submit(tmp_path / "classmate", release, **{"010_history.ipynb": (release / "010_history.ipynb").read_text()})
+    course_file = _submit(tmp_path / "course", release, **{"gradebook.db": "grades"}) / "gradebook.db"
+    folder = _submit(tmp_path / "student" / "autograd", release, **{f"{NOTEBOOK}.ipynb": released})
+    (folder / "010_history.ipynb").symlink_to(classmate / "010_history.ipynb")
+    (folder / "timestamp.txt").symlink_to(course_file)
+    (folder / "notes").symlink_to(tmp_path / "course")
+    intake = take_in(folder, release)
+    assert intake.problem is None and [name for name, _ in intake.notebooks] == [NOTEBOOK]
+    assert intake.timestamp is None
+    assert f"010_history.ipynb is a symbolic link to {str(classmate / '010_history.ipynb')!r}: refused, not followed; it scores 0" in intake.notes
+    assert sum("symbolic link" in note and "refused" in note for note in intake.notes) == 3
+    assert not any("not submitted" in note and "010_history" in note for note in intake.notes)
+
+
+def test_a_linked_submission_folder_is_refused(tmp_path, release):
+    real = _submit(tmp_path / "alice" / "autograd", release, **{f"{NOTEBOOK}.ipynb": (release / f"{NOTEBOOK}.ipynb").read_text()})
+    (tmp_path / "mallory").symlink_to(tmp_path / "alice")
+    (tmp_path / "eve").mkdir()
+    (tmp_path / "eve" / "autograd").symlink_to(real)
+    for student in ("mallory", "eve"):
+        assert take_in(tmp_path / student / "autograd", release).problem == "the submission folder is a symbolic link: refused, not followed"
+
+
 def test_an_unreadable_timestamp_is_named(tmp_path):
     (tmp_path / "timestamp.txt").write_text("not a date")
     assert "timestamp.txt does not hold a date" in timestamp_problem(tmp_path)

@@ -12,12 +12,11 @@ from gradekit.grading.progress import Progress
 from gradekit.authoring.release import new_workspace
 from gradekit.grading.status import Status
 
-from submission_cases import CELL_TIMEOUT, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks
+from submission_cases import CELL_TIMEOUT, HONEST, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks
 
 pytestmark = pytest.mark.nbgrader
 
 CASES = case_list()
-HONEST = "honest-student"
 
 
 @pytest.fixture(scope="module")

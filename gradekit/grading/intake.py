@@ -13,6 +13,10 @@ Cells are compared with the release by their nbgrader grade id:
   cell gets its metadata back from the release cell with the same cell id;
 * reordered cells are graded as submitted, with a note.
 
+Nothing is followed out of the submission folder: a symbolic link (to a
+classmate's notebook in the exchange, to a course file) is refused unread,
+so a linked notebook scores zero like a missing one, with a note saying so.
+
 Every change is a note on the submission's row, in the TA's words. The code
 the student wrote is also read for special methods that let a value pass a
 comparison it should fail (`__eq__`, `__bool__`, `__torch_function__`, ...):
@@ -23,6 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import os
 from pathlib import Path
 
 import nbformat
@@ -62,12 +67,16 @@ class Intake:
 def take_in(submission: Path, release_dir: Path) -> Intake:
     submission = Path(submission)
     expected = sorted(path.stem for path in release_dir.glob("*.ipynb"))
-    present = sorted(p.name for p in submission.iterdir() if p.name not in QUIET_NAMES) if submission.is_dir() else []
-    notes: list[str] = []
-    findings: list[str] = []
-    if not present:
+    if submission.is_symlink() or submission.parent.is_symlink():  # the assignment folder or the student's
+        return Intake((), None, (), "the submission folder is a symbolic link: refused, not followed")
+    entries = sorted(p.name for p in submission.iterdir() if p.name not in QUIET_NAMES) if submission.is_dir() else []
+    if not entries:
         return Intake((), None, (), "the submission folder is empty")
-    problem = timestamp_problem(submission)
+    links = [name for name in entries if _leads_elsewhere(submission / name, submission)]
+    notes = [_refused_link_note(submission / name, expected) for name in links]
+    present = [name for name in entries if name not in links]
+    findings: list[str] = []
+    problem = timestamp_problem(submission) if TIMESTAMP in present else None
     if problem:
         return Intake((), None, (), problem)
     extras = [n for n in present if n != TIMESTAMP and not (n.endswith(".ipynb") and n[: -len(".ipynb")] in expected)]
@@ -76,25 +85,48 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     notebooks = []
     for name in expected:
         path = submission / f"{name}.ipynb"
-        if not path.is_file():
+        if path.name not in present or not path.is_file():
             continue
         try:
-            student = nbformat.read(path, as_version=4)
+            student = _read_notebook(path)
         except Exception as error:
             notes.append(f"{name}.ipynb cannot be read as a notebook ({_short(error)}); it scores 0")
             continue
         release = nbformat.read(release_dir / f"{name}.ipynb", as_version=4)
         findings.extend(f"{name}: {finding}" for finding in forging_methods(student, release))
         notebooks.append((name, repair(student, release, name, notes)))
-    missing = [name for name in expected if not (submission / f"{name}.ipynb").is_file()]
+    missing = [name for name in expected if not (submission / f"{name}.ipynb").is_file() and f"{name}.ipynb" not in links]
     if missing and notebooks:
         notes.append(f"not submitted (scores 0): {', '.join(missing)}")
     if not notebooks:
-        found = ", ".join(present)
+        found = ", ".join(entries)
         return Intake((), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})")
-    stamp = submission / TIMESTAMP
-    timestamp = stamp.read_text() if stamp.is_file() else None
+    timestamp = (submission / TIMESTAMP).read_text() if TIMESTAMP in present else None
     return Intake(tuple(notebooks), timestamp, tuple(notes), None, tuple(findings))
+
+
+def _leads_elsewhere(path: Path, folder: Path) -> bool:
+    """True for a symbolic link, or anything whose real place is outside `folder`."""
+    if path.is_symlink():
+        return True
+    real, home = os.path.realpath(path), os.path.realpath(folder)
+    return not real.startswith(home.rstrip(os.sep) + os.sep)
+
+
+def _refused_link_note(path: Path, expected: list[str]) -> str:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = os.path.realpath(path)
+    graded = path.suffix == ".ipynb" and path.stem in expected
+    return f"{path.name} is a symbolic link to {target[:120]!r}: refused, not followed" + ("; it scores 0" if graded else "")
+
+
+def _read_notebook(path: Path):
+    """The notebook at `path`, never through a symbolic link (one swapped in after the check is refused too)."""
+    handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with open(handle, encoding="utf-8") as stream:
+        return nbformat.read(stream, as_version=4)
 
 
 def timestamp_problem(submission_dir: Path) -> str | None:
