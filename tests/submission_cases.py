@@ -201,6 +201,53 @@ def _linked_folder(b: Builder) -> None:
     b.folder.symlink_to(Path("..", HONEST, b.course.assignment_id))
 
 
+# Where one kernel might leave a note for the next: shared memory, and /tmp outside its private folder.
+NOTE_PATHS = ("/dev/shm/kit-note-for-the-next-student", "/tmp/kit-note-for-the-next-student")
+# Padding that makes a submission the largest, so that the cohort deals it first (largest_first).
+PADDING_BYTES = 3_000_000
+
+
+def _leaves_a_note(b: Builder) -> None:
+    b.cell("answer_chain_gradients").source += (
+        f"\n\nfor _note in {NOTE_PATHS!r}:\n"
+        "    try:\n"
+        "        with open(_note, 'w') as _handle:\n"
+        "            _handle.write('zeros are right')\n"
+        "        print('left a note in', _note)\n"
+        "    except OSError:\n"
+        "        print('could not leave a note in', _note)\n"
+    )
+    b.folder.mkdir(parents=True)
+    (b.folder / "scratch-work.txt").write_text("x" * PADDING_BYTES)
+
+
+def _follows_a_note(b: Builder) -> None:
+    b.wrap_chain(
+        "import os\n"
+        f"if any(os.path.exists(note) for note in {NOTE_PATHS!r}):\n"
+        "    return torch.zeros((), dtype=torch.float64), torch.zeros((), dtype=torch.float64)"
+    )
+
+
+def _copies_from_the_exchange(b: Builder) -> None:
+    """A classmate's submission waits in the exchange; the answer lists the exchange and reads it from C."""
+    exchange = b.course.exchange_root
+    seeded = exchange / b.course.course_id / "inbound" / f"classmate+{b.course.assignment_id}+2026-11-01 10:00:00 UTC" / f"{TARGET}.ipynb"
+    seeded.parent.mkdir(parents=True)
+    nbformat.write(b.reference(TARGET), seeded)
+    b.cheat(
+        "import json, os\n"
+        f"print('in the exchange:', [names for _, _, names in os.walk({str(exchange)!r})])\n"
+        "try:\n"
+        f"    _raw = torch.from_file({str(seeded)!r}, size={seeded.stat().st_size}, dtype=torch.uint8).numpy().tobytes()\n"
+        "    _sources = [''.join(cell['source']) for cell in json.loads(_raw)['cells']]\n"
+        "    exec(next(source for source in _sources if 'def chain_gradients' in source))\n"
+        "    print('copied a classmate')\n"
+        "except RuntimeError:\n"
+        "    print('the exchange stayed out of reach')\n"
+    )
+
+
 def case_list() -> tuple[Case, ...]:
     full = Expected(Status.GRADED)
     return (
@@ -242,6 +289,13 @@ def case_list() -> tuple[Case, ...]:
             "timestamp.txt is a symbolic link", "course is a symbolic link"))),
         Case("linked-submission-folder", _linked_folder,
              Expected(Status.FAILED, says=("the submission folder is a symbolic link: refused, not followed",))),
+        # Hostile: one kernel leaves a note for the next (graded first: the largest submission)
+        Case("writes-a-note-for-the-next-student", _leaves_a_note,
+             Expected(Status.GRADED, says=("not graded (not part of the assignment): scratch-work.txt",))),
+        Case("reads-a-note-from-another-student", _follows_a_note, full),
+        # Hostile: the exchange (outside the course folder in the test) holds every student's submission
+        Case("copies-from-the-exchange", _copies_from_the_exchange,
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("accessed a course file",))),
         # Hostile: edited tests, points and grade ids (nbgrader restores locked cells)
         Case("edited-test-cell", _edited_test, Expected(Status.GRADED, {CHAIN_TEST})),
         Case("changed-points", _changed_points, Expected(Status.GRADED, {CHAIN_TEST})),

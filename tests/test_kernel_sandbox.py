@@ -1,4 +1,5 @@
 """Landlock confinement of a grading kernel, tried on a child process (never on the test process)."""
+import os
 import subprocess
 import sys
 import textwrap
@@ -59,3 +60,31 @@ def test_a_confined_process_cannot_open_course_files_even_from_c(tmp_path):
     assert result.returncode == 0, result.stderr  # Landlock must be there: the grader relies on it
     assert result.stdout.split("\n")[:2] == ["False False True True", "writes outside refused"]
     assert (private_tmp / "scratch.txt").read_text() == "ok"
+
+
+def test_a_confined_process_writes_nothing_the_next_kernel_could_read(tmp_path):
+    """Of /dev only /dev/null is writable: /dev/shm and /tmp would carry a note to the next student."""
+    private_tmp = tmp_path / "private"
+    private_tmp.mkdir()
+    program = textwrap.dedent(f"""
+        import os, runpy, sys
+        confine = runpy.run_path({str(SANDBOX)!r})["confine"]
+        assert confine([{str(tmp_path / "course")!r}], [sys.prefix], {str(tmp_path)!r}, {str(private_tmp)!r})
+        def can_write(path):
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+            except PermissionError:
+                return False
+            os.close(fd)
+            os.unlink(path) if path != os.devnull else None
+            return True
+        def can_read(path):
+            with open(path, "rb") as handle:
+                return len(handle.read(8)) == 8
+        print(can_write("/dev/null"), can_write("/dev/shm/kit-sandbox-test-{os.getpid()}"),
+              can_write("/tmp/kit-sandbox-test-{os.getpid()}"), can_write(os.path.join({str(private_tmp)!r}, "note")),
+              can_read("/dev/urandom"))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "False", "False", "True", "True"]

@@ -1,5 +1,7 @@
 """Every broken or hostile submission gets its exact outcome, and the cohort around them is graded whole."""
+import dataclasses
 import io
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -12,7 +14,9 @@ from gradekit.grading.progress import Progress
 from gradekit.authoring.release import new_workspace
 from gradekit.grading.status import Status
 
-from submission_cases import CELL_TIMEOUT, HONEST, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks
+from submission_cases import (
+    CELL_TIMEOUT, HONEST, NOTE_PATHS, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks,
+)
 
 pytestmark = pytest.mark.nbgrader
 
@@ -24,9 +28,13 @@ def graded(course, manifest, tmp_path_factory):
     """One cohort: an honest student and every case, graded together with a short cell timeout."""
     narrow = manifest.only(list(NOTEBOOKS))
     scratch = new_workspace(course, tmp_path_factory.mktemp("cases"), NOTEBOOKS)
+    # The exchange outside the course folder: kernels must not read it wherever it lies.
+    scratch = dataclasses.replace(scratch, exchange_root=tmp_path_factory.mktemp("exchange-elsewhere"))
     for case in CASES:
         build_case(scratch, narrow, case)
     Builder(scratch, narrow, scratch.submitted_dir / HONEST / scratch.assignment_id).write()
+    for note in NOTE_PATHS:  # left by an earlier run of a grader without the confinement
+        Path(note).unlink(missing_ok=True)
     stream = io.StringIO()
     progress = Progress(len(submitted_students(scratch)), stream)
     result = grade_cohort(scratch, LocalExecutor(2), NOTEBOOKS, progress, cell_timeout=CELL_TIMEOUT)
@@ -93,3 +101,12 @@ def test_files_opened_in_c_code_are_refused_by_the_system(graded):
     notebook = nbformat.read(scratch.autograded_dir / "reads-course-files-from-c" / scratch.assignment_id / f"{TARGET}.ipynb", 4)
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
     assert "the gradebook stayed out of reach" in printed and "read the gradebook" not in printed
+
+
+def test_no_kernel_leaves_a_note_for_the_next(graded):
+    """Landlock lets a kernel write only to its private folder and /dev/null: the note is never written."""
+    scratch, _, _, _ = graded
+    notebook = nbformat.read(scratch.autograded_dir / "writes-a-note-for-the-next-student" / scratch.assignment_id / f"{TARGET}.ipynb", 4)
+    printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
+    assert "left a note" not in printed and printed.count("could not leave a note in") == len(NOTE_PATHS)
+    assert not any(Path(note).exists() for note in NOTE_PATHS)

@@ -95,7 +95,7 @@ def grade_cohort(
     started = time.monotonic()
     _ensure_assignment(course)
     template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
-    write_settings(template.root, cell_timeout or course.cell_timeout)
+    write_settings(template.root, cell_timeout or course.cell_timeout, (course.root, course.exchange_root))
     tasks = submitted_students(course)
     progress = progress or Progress(len(tasks))
     outcomes: dict[str, GradedSubmission] = {}

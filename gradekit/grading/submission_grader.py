@@ -61,9 +61,14 @@ class GradedSubmission:
         return self.status is not Status.FAILED
 
 
-def write_settings(template_root: Path, cell_timeout: int) -> None:
-    """Settings of one grading run, read by every worker that grades from this template."""
-    (Path(template_root) / SETTINGS_FILE).write_text(json.dumps({"cell_timeout": int(cell_timeout)}))
+def write_settings(template_root: Path, cell_timeout: int, protected_roots: tuple[Path, ...] = ()) -> None:
+    """Settings of one grading run, read by every worker that grades from this template.
+
+    `protected_roots` are folders of the course being graded (its root, its
+    exchange) that no kernel may read, wherever they lie.
+    """
+    settings = {"cell_timeout": int(cell_timeout), "protected_roots": [str(Path(root).resolve()) for root in protected_roots]}
+    (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
 
 
 def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = None) -> NbGraderAPI:
@@ -107,7 +112,10 @@ class ScratchGrader:
         self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
         # Kernels inherit these; forked kernels are held to them (kernel_zygote.py, kernel_guard.py).
         os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
-        protected = {str(self.course.root), str(template_root.resolve()), str(load_course().root)}
+        configured = load_course()
+        # The exchange holds every student's submission and feedback, wherever it lies.
+        protected = {str(self.course.root), str(template_root.resolve()), *settings.get("protected_roots", ())}
+        protected |= {str(configured.root), str(configured.exchange_root.resolve())}
         os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(protected))
 
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:

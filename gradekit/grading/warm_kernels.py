@@ -35,7 +35,7 @@ IN_KERNEL_DIR = Path(__file__).resolve().parent.parent / "sandbox"
 ZYGOTE_SOURCE = (IN_KERNEL_DIR / "kernel_zygote.py").read_text()
 GUARD_FILE = IN_KERNEL_DIR / "kernel_guard.py"
 # Settings of the grader that a guarded kernel has no business reading.
-SECRET_VARIABLES = ("KIT_GRADEBOOK_URL",)
+SECRET_VARIABLES = ("KIT_GRADEBOOK_URL", "KIT_EXCHANGE_ROOT")
 SHUTDOWN_POLL_SECONDS = 0.01
 
 

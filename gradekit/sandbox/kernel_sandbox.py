@@ -5,9 +5,9 @@ torch and numpy open files in C (`torch.from_file`, `numpy.fromfile`).
 Landlock makes the kernel itself refuse them: the kernel may read everything
 except the protected course folders (where it keeps only Python's own
 installation and the support modules beside its notebook), and may write only
-to a private temporary folder and /dev. It is applied once, in the freshly
-forked kernel while it is still single-threaded, so every thread it starts
-inherits it. Standard library only: the kernel loads this file by path.
+to a private temporary folder (removed after the notebook) and /dev/null. It
+is applied once, in the freshly forked kernel while it is still
+single-threaded, so every thread it starts inherits it. Standard library only: the kernel loads this file by path.
 """
 import ctypes
 import os
@@ -41,8 +41,9 @@ def confine(protected_roots, readable_inside, notebook_dir, private_tmp):
         for entry in os.scandir(notebook_dir):
             if entry.is_file() and not entry.name.endswith(".ipynb"):
                 _allow(libc, ruleset, entry.path, READ_FILE)
-        for path in (private_tmp, "/dev"):
-            _allow(libc, ruleset, path, READ_FILE | READ_DIR | WRITES)
+        _allow(libc, ruleset, private_tmp, READ_FILE | READ_DIR | WRITES)
+        # Of /dev, only the null device: a file left in /dev/shm would reach the next student's kernel.
+        _allow(libc, ruleset, os.devnull, READ_FILE | WRITES)
         if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.syscall(RESTRICT_SELF, ruleset, 0) != 0:
             return False
     finally:
