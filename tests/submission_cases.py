@@ -221,6 +221,62 @@ def _leaves_a_note(b: Builder) -> None:
     (b.folder / "scratch-work.txt").write_text("x" * PADDING_BYTES)
 
 
+# Forks without exec (the guard refuses os.fork; fork_exec with a preexec_fn has no audit event):
+# a child that asks for a new session, one that asks for a new process group, and one that
+# leaves a grandchild behind and exits, reaped at once so that the kernel ends cleanly and no
+# child of its own is left for ipykernel to end. Whatever gets loose ignores every polite
+# signal and lingers ten minutes, holding the notebook's support module open and writing the note.
+LEAVES_ORPHANS = f"""
+
+import _posixsubprocess, os, signal, time
+
+
+def _linger():
+    for deaf in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the kernel's interrupt reaches its group
+        signal.signal(deaf, signal.SIG_IGN)
+    held = open('autograd_checks.py')
+    end = time.monotonic() + 600
+    while time.monotonic() < end:
+        for note in {NOTE_PATHS!r}:
+            try:
+                with open(note, 'w') as handle:
+                    handle.write('zeros are right')
+            except OSError:
+                pass
+        time.sleep(0.1)
+    os._exit(0)
+
+
+def _fork(then, new_session=False, new_group=-1):
+    try:
+        return _posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], False, (), None, None, -1, -1, -1, -1,
+            -1, -1, *os.pipe(), True, new_session, new_group, None, None, None, -1, then, False)
+    except OSError:
+        return None
+
+
+def _reap(pid):
+    end = time.monotonic() + 0.8
+    while pid and time.monotonic() < end and not os.waitpid(pid, os.WNOHANG)[0]:
+        time.sleep(0.01)
+
+
+def _orphan_and_exit():
+    _fork(_linger)
+    os._exit(0)
+
+
+for _attempt in ((_linger, True), (_linger, False, 0), (_orphan_and_exit,)):
+    _reap(_fork(*_attempt))
+"""
+
+
+def _leaves_orphans(b: Builder) -> None:
+    b.cell("answer_chain_gradients").source += LEAVES_ORPHANS
+    b.folder.mkdir(parents=True)
+    (b.folder / "scratch-work.txt").write_text("x" * PADDING_BYTES)
+
+
 def _follows_a_note(b: Builder) -> None:
     b.wrap_chain(
         "import os\n"
@@ -289,8 +345,10 @@ def case_list() -> tuple[Case, ...]:
             "timestamp.txt is a symbolic link", "course is a symbolic link"))),
         Case("linked-submission-folder", _linked_folder,
              Expected(Status.FAILED, says=("the submission folder is a symbolic link: refused, not followed",))),
-        # Hostile: one kernel leaves a note for the next (graded first: the largest submission)
+        # Hostile: one kernel leaves a note, or processes, for the next (graded first: the largest submissions)
         Case("writes-a-note-for-the-next-student", _leaves_a_note,
+             Expected(Status.GRADED, says=("not graded (not part of the assignment): scratch-work.txt",))),
+        Case("leaves-orphan-processes", _leaves_orphans,
              Expected(Status.GRADED, says=("not graded (not part of the assignment): scratch-work.txt",))),
         Case("reads-a-note-from-another-student", _follows_a_note, full),
         # Hostile: the exchange (outside the course folder in the test) holds every student's submission

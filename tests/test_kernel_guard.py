@@ -2,6 +2,10 @@
 import json
 import math
 import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 import torch
@@ -9,6 +13,8 @@ import torch
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT, Guard
 
 pytestmark = pytest.mark.unit
+
+GUARD_FILE = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox" / "kernel_guard.py"
 
 
 @pytest.fixture
@@ -97,3 +103,47 @@ def test_other_processes_are_off_limits(guard):
     guard.hook("open", (f"/proc/{os.getpid()}/status", "r", 0))
     with pytest.raises(PermissionError, match="another process"):
         guard.hook("open", (f"/proc/{os.getppid()}/mem", "r+b", os.O_RDWR))
+
+
+def test_an_armed_kernel_can_start_no_program_and_leave_no_process_group(tmp_path):
+    """The seccomp filter, tried on a child process: exec, setsid and setpgid all fail."""
+    program = textwrap.dedent(f"""
+        import os, runpy, subprocess
+        assert runpy.run_path({str(GUARD_FILE)!r})["forbid_new_programs"]()
+        refused = []
+        for name, call in (("exec", lambda: subprocess.run(["/bin/true"])), ("setsid", os.setsid),
+                           ("setpgid", lambda: os.setpgid(0, 0))):
+            try:
+                call()
+            except PermissionError:
+                refused.append(name)
+        print(" ".join(refused), os.getpgrp() == {os.getpgrp()})
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["exec", "setsid", "setpgid", "True"]
+
+
+def test_a_kernel_may_signal_its_own_children_only(tmp_path):
+    """ipykernel ends the kernel's children at shutdown; any other target stays refused."""
+    program = textwrap.dedent(f"""
+        import os, runpy, time
+        guard_module = runpy.run_path({str(GUARD_FILE)!r})
+        guard = guard_module["Guard"]({str(tmp_path / "guard.jsonl")!r}, (), (), {str(tmp_path)!r}, seal=False)
+        guard.hook(guard_module["ARM_EVENT"], ())
+        child = os.fork()
+        if child == 0:
+            time.sleep(60)
+            os._exit(0)
+        def allowed(pid):
+            try:
+                guard.hook("os.kill", (pid, 0))
+            except PermissionError:
+                return False
+            return True
+        print(allowed(child), allowed(os.getppid()), allowed(os.getpid()), allowed(-1), allowed(0))
+        os.kill(child, 9)
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, start_new_session=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "False", "False", "False", "False"]

@@ -1,6 +1,8 @@
 """Every broken or hostile submission gets its exact outcome, and the cohort around them is graded whole."""
 import dataclasses
 import io
+import os
+import signal
 from pathlib import Path
 
 import nbformat
@@ -110,3 +112,22 @@ def test_no_kernel_leaves_a_note_for_the_next(graded):
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
     assert "left a note" not in printed and printed.count("could not leave a note in") == len(NOTE_PATHS)
     assert not any(Path(note).exists() for note in NOTE_PATHS)
+
+
+def test_no_process_outlives_its_kernel(graded):
+    """The orphans of leaves-orphan-processes died with their kernel's process group, escapes included."""
+    marker = "/autograded/leaves-orphan-processes/"
+    survivors = [pid for pid, target in _open_files() if marker in target]
+    for pid in set(survivors):  # a failing run should not leave them for ten minutes
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors
+
+
+def _open_files():
+    """(pid, target) for every file any process of this user holds open."""
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            for fd in fd_dir.iterdir():
+                yield int(fd_dir.parent.name), os.readlink(fd)
+        except OSError:  # gone, or not ours
+            continue

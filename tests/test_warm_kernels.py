@@ -1,6 +1,7 @@
 """Forked kernels look, from inside a notebook, like kernels started the usual way."""
 import json
 import os
+import time
 
 import nbformat
 import pytest
@@ -63,3 +64,46 @@ def test_a_memory_bomb_fails_its_cell_and_the_kernel_lives_on(tmp_path):
     (error,) = [o for o in bomb.outputs if o.output_type == "error"]
     assert "memory" in (error.ename + error.evalue).lower()
     assert after.outputs[0]["text"].strip() == "still here"
+
+
+# A child that forks again and exits: the grandchild is an orphan the kernel no longer knows,
+# deaf to the interrupt jupyter_client sends the group at shutdown.
+LEAVES_AN_ORPHAN = """
+import json, os, signal, time
+read_end, write_end = os.pipe()
+child = os.fork()
+if child == 0:
+    orphan = os.fork()
+    if orphan == 0:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel's interrupt reaches its whole group
+        time.sleep(600)
+        os._exit(0)
+    os.write(write_end, str(orphan).encode())
+    os._exit(0)
+os.waitpid(child, 0)
+orphan = int(os.read(read_end, 32))
+print(json.dumps({"kernel": os.getpid(), "group": os.getpgrp(), "orphan": orphan, "orphan_group": os.getpgid(orphan)}))
+"""
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+def test_a_kernel_leads_its_own_group_and_takes_its_orphans_down(tmp_path):
+    """A process forked without exec (an unguarded kernel may fork) does not outlive its kernel."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(LEAVES_AN_ORPHAN)])
+    client = NotebookClient(notebook, kernel_name="python3", kernel_manager_class=WarmKernelManager,
+                            resources={"metadata": {"path": str(tmp_path)}}, timeout=60)
+    with client.setup_kernel(env=grading_environment()):
+        client.execute_cell(notebook.cells[0], 0)
+    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    assert seen["group"] == seen["kernel"] == seen["orphan_group"] != os.getpgrp()
+    deadline = time.monotonic() + 10
+    while _running(seen["orphan"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(seen["orphan"])

@@ -6,7 +6,8 @@ that has imported ipykernel and torch; every notebook still gets a brand-new
 kernel process of its own, forked from the zygote in milliseconds, started in
 the notebook's folder with the environment jupyter_client prepared for it.
 Anything other than a plain `python -m ipykernel_launcher` kernel is started
-the usual way.
+the usual way. Either way the kernel leads its own process group, and
+whatever is left in that group is killed when the kernel is cleaned up.
 """
 from __future__ import annotations
 
@@ -119,6 +120,16 @@ class ForkedKernelProcess:
         self.send_signal(signal.SIGTERM)
 
 
+def kill_process_group(pgid: int | None) -> None:
+    """SIGKILL to every process left in a kernel's group; never to the grader's own group."""
+    if not pgid or pgid == os.getpgrp():
+        return
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # nothing left in the group
+
+
 def _running(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as stat:
@@ -159,9 +170,15 @@ class WarmProvisioner(LocalProvisioner):
                 env.pop(name, None)
         pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None)
         self.process = ForkedKernelProcess(pid)
-        self.pid = self.pgid = pid
+        self.pid = self.pgid = pid  # the kernel leads a session of its own (kernel_zygote.py)
         self.cwd = cwd
         return self.connection_info
+
+    async def cleanup(self, restart: bool = False) -> None:
+        # A child the kernel forked without exec would outlive it, beside the next
+        # student's kernel: the kernel's whole process group dies with it.
+        kill_process_group(self.pgid)
+        await super().cleanup(restart)
 
 
 class WarmKernelManager(AsyncKernelManager):

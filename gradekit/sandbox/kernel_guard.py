@@ -135,6 +135,8 @@ class Guard:
             nonce = args[0] if args and type(args[0]) is str else ""
             self.write({"probe": nonce, "findings": self.integrity_findings(), "refusals": self.refusals})
             return None
+        if event == "os.kill" and _own_child(args):
+            return None  # ipykernel ends the kernel's children at shutdown; they are nobody else's
         reason = REFUSED_EVENTS.get(event) or next(
             (why for prefix, why in REFUSED_PREFIXES.items() if event.startswith(prefix)), None
         )
@@ -339,8 +341,11 @@ def _other_process(path, reading):
 
 
 # Seccomp (Linux): refuse execve for this process and all its threads, so no new program
-# can start, whatever Python route (some have no audit event) forks and execs it.
-SECCOMP_ARCHES = {"x86_64": (0xC000003E, 59, 322, 317), "aarch64": (0xC00000B7, 221, 281, 277)}
+# can start, whatever Python route (some have no audit event) forks and execs it; and refuse
+# setsid and setpgid, so a child forked without exec stays in the kernel's process group,
+# which the grader kills with the kernel.
+# Per architecture: (audit arch, the seccomp call, [execve, execveat, setsid, setpgid]).
+SECCOMP_ARCHES = {"x86_64": (0xC000003E, 317, (59, 322, 112, 109)), "aarch64": (0xC00000B7, 277, (221, 281, 157, 154))}
 
 
 def forbid_new_programs():
@@ -352,14 +357,8 @@ def forbid_new_programs():
     numbers = SECCOMP_ARCHES.get(platform.machine())
     if numbers is None or not sys.platform.startswith("linux"):
         return False
-    arch, execve, execveat, seccomp = numbers
-    load, equal, ret = 0x20, 0x15, 0x06
-    allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    program = b"".join(struct.pack("HBBI", *step) for step in (
-        (load, 0, 0, 4), (equal, 0, 5, arch),  # another architecture: allow (jump to the end)
-        (load, 0, 0, 0), (equal, 2, 0, execve), (equal, 1, 0, execveat),
-        (ret, 0, 0, allow), (ret, 0, 0, refuse), (ret, 0, 0, allow),
-    ))
+    arch, seccomp, refused = numbers
+    program = b"".join(struct.pack("HBBI", *step) for step in seccomp_steps(arch, refused))
     buffer = ctypes.create_string_buffer(program)
 
     class Program(ctypes.Structure):
@@ -370,6 +369,34 @@ def forbid_new_programs():
         return False
     # SECCOMP_SET_MODE_FILTER with SECCOMP_FILTER_FLAG_TSYNC: every thread of the kernel.
     return libc.syscall(seccomp, 1, 1, ctypes.byref(Program(len(program) // 8, ctypes.addressof(buffer)))) == 0
+
+
+def seccomp_steps(arch, refused):
+    """The filter: another architecture passes; each refused call fails with EPERM; the rest pass."""
+    load, equal, ret = 0x20, 0x15, 0x06
+    allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    count = len(refused)
+    checks = [(equal, count - index, 0, number) for index, number in enumerate(refused)]  # a match jumps to refuse
+    return [
+        (load, 0, 0, 4), (equal, 0, count + 3, arch),  # the audit arch; another one jumps to the last allow
+        (load, 0, 0, 0), *checks,  # the call number
+        (ret, 0, 0, allow), (ret, 0, 0, refuse), (ret, 0, 0, allow),
+    ]
+
+
+def _own_child(args):
+    """True for a signal to one process of this kernel's own process group, other than the kernel.
+
+    The kernel leads its group, and no member may leave it or start another
+    (seccomp refuses setsid and setpgid), so its members are its own descendants.
+    """
+    pid = args[0] if args else None
+    if type(pid) is not int or pid <= 0 or pid == os.getpid() or os.getpgrp() != os.getpid():
+        return False
+    try:
+        return os.getpgid(pid) == os.getpgrp()
+    except OSError:
+        return False
 
 
 def _inside(path, roots):
