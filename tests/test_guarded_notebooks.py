@@ -1,8 +1,9 @@
 """Every notebook of the course under the guarded grader: nothing honest is flagged, and edited tests are restored.
 
-nbgrader puts locked cells back from the source before it runs a notebook;
-this proves it for each of our notebooks, with every test cell rewritten to
-fail and its points changed.
+The reference and the blank stubs are the proof's own subjects, graded by the
+same engine. nbgrader puts locked cells back from the source before it runs a
+notebook; this proves it for each of our notebooks, with every test cell
+rewritten to fail and its points changed.
 """
 import nbformat
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
-from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, answer_sources, fill_answers, write_submission
+from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, answer_sources, fill_answers
 from gradekit.authoring.release import new_workspace
 from gradekit.grading.status import Status
 
@@ -20,14 +21,13 @@ EDITED = "edits-every-test"
 
 
 @pytest.fixture(scope="module")
-def graded(course, manifest, tmp_path_factory):
+def graded(course, manifest, proof, tmp_path_factory):
     names = tuple(entry.name for entry in manifest.notebooks)
     scratch = new_workspace(course, tmp_path_factory.mktemp("guarded"), names)
-    for student in (REFERENCE_ID, BLANK_ID):
-        write_submission(scratch, scratch.release_dir, manifest, Subject(student, names))
     _write_edited_tests(scratch, manifest, names)
     result = grade_cohort(scratch, LocalExecutor(2), names)
-    return scratch, manifest, {row.student_id: row for row in result.rows}
+    rows = {row.student_id: row for row in proof.rows if row.student_id in (REFERENCE_ID, BLANK_ID)}
+    return scratch, manifest, rows | {row.student_id: row for row in result.rows}
 
 
 def _write_edited_tests(course, manifest, names):

@@ -1,59 +1,59 @@
-"""The oracle: plain serial `nbgrader autograde` and the grading engine agree on the proof's subjects."""
-import io
+"""The oracle: plain serial `nbgrader autograde` and the grading engine agree on the proof's subjects.
+
+The engine's side is the session's proof run itself (graded by `gradekit
+prove`'s engine); serial nbgrader grades a sample of the same submissions again
+in a twin course: the reference, the blank stubs and the first pack of
+controls, on three notebooks (the first, the one that compiles, the last).
+`python -m gradekit prove` compares nothing with nbgrader; this test is where
+the engine is held to it.
+"""
+import shutil
 
 import pytest
 
-from gradekit.authoring.release import new_workspace
-from gradekit.authoring.solutions import load_controls
-from gradekit.grading.cohort import grade_cohort
-from gradekit.grading.executors import LocalExecutor
-from gradekit.grading.gradebook import read_grades
+from gradekit.grading.gradebook import open_gradebook
 from gradekit.grading.gradebook_records import read_record
-from gradekit.grading.progress import Progress
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.proof.packing import pack_subjects
-from gradekit.proof.subjects import proof_subjects, write_student
+from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID
 
 from cohort_fixtures import twin_course
 
 pytestmark = pytest.mark.nbgrader
 
-# One control from each: the first notebook, the one that compiles, the last.
 SAMPLED_NOTEBOOKS = ("010_history", "075_compile", "090_decisions")
 
 
-def sampled_subjects(manifest):
-    """The reference, the blank stubs, and the first listed control of each sampled notebook."""
-    subjects = proof_subjects(manifest, load_controls(manifest))
-    firsts = {}
-    for subject in subjects:
-        if subject.control is not None:
-            firsts.setdefault(subject.control.notebook, subject)
-    return tuple(s for s in subjects if s.control is None) + tuple(firsts[name] for name in SAMPLED_NOTEBOOKS)
+def sampled_students(proof) -> tuple[str, ...]:
+    """The reference, the blank stubs, and the first pack of controls (one control of each notebook)."""
+    (first_pack, *_) = [s for s in proof.students if s.student_id not in (REFERENCE_ID, BLANK_ID)]
+    assert set(SAMPLED_NOTEBOOKS) <= set(first_pack.notebooks)
+    return (REFERENCE_ID, BLANK_ID, first_pack.student_id)
 
 
 @pytest.fixture(scope="module")
-def both_gradings(course, manifest, tmp_path_factory):
-    notebooks = tuple(entry.name for entry in manifest.notebooks)
-    engine = new_workspace(course, tmp_path_factory.mktemp("engine"), notebooks)
-    students = pack_subjects(sampled_subjects(manifest))
+def serial(proof, tmp_path_factory):
+    """A twin of the proof's course holding the sample only, graded by plain serial nbgrader."""
+    students = sampled_students(proof)
+    skip = {folder.name for folder in proof.workspace.submitted_dir.iterdir()} - set(students)
+    twin = twin_course(proof.workspace, tmp_path_factory.mktemp("serial"), skip)
     for student in students:
-        write_student(engine, engine.release_dir, manifest, student.student_id, student.subjects)
-    serial = twin_course(engine, tmp_path_factory.mktemp("serial"), skip=set())
-    result = grade_cohort(engine, LocalExecutor(2), notebooks, Progress(len(students), io.StringIO()))
-    run_nbgrader(serial, "autograde", serial.assignment_id, "--force")
-    return engine, serial, students, result
+        for notebook in (twin.submitted_dir / student / twin.assignment_id).glob("*.ipynb"):
+            if notebook.stem not in SAMPLED_NOTEBOOKS:
+                notebook.unlink()
+    with open_gradebook(twin) as gradebook:  # the copied gradebook must not hold the engine's grades of the sample
+        for student in students:
+            gradebook.remove_submission(twin.assignment_id, student)
+    shutil.rmtree(twin.autograded_dir, ignore_errors=True)
+    run_nbgrader(twin, "autograde", twin.assignment_id, "--force")
+    return twin, students
 
 
-def test_the_engine_grades_proof_subjects_exactly_as_serial_nbgrader(both_gradings):
-    """Slow: about two minutes on two cores (serial nbgrader grades 25 notebooks one kernel start at a time)."""
-    engine, serial, students, result = both_gradings
-    assert len(students) == 3 and len(result.rows) == 3  # reference, blank, one student carrying three controls
-    assert not result.failed and not result.flagged, [row.message for row in result.rows]
+def test_the_engine_grades_proof_subjects_exactly_as_serial_nbgrader(proof, serial):
+    """Serial nbgrader grades nine notebooks here, one kernel start at a time (about half a minute)."""
+    twin, students = serial
     for student in students:
-        ours, theirs = read_record(engine, student.student_id), read_record(serial, student.student_id)
-        assert [n.name for n in ours.notebooks] == [n.name for n in theirs.notebooks]
-        for mine, oracle in zip(ours.notebooks, theirs.notebooks):  # cell by cell: scores, flags, comments
-            assert mine == oracle, f"{student.student_id} {mine.name}"
-        assert ours == theirs
-        assert read_grades(engine, student.student_id) == read_grades(serial, student.student_id)
+        ours = {n.name: n for n in read_record(proof.workspace, student).notebooks}
+        theirs = {n.name: n for n in read_record(twin, student).notebooks}
+        for name in SAMPLED_NOTEBOOKS:  # cell by cell: scores, flags, comments
+            assert theirs[name].grades, f"serial nbgrader did not grade {student} {name}"
+            assert ours[name] == theirs[name], f"{student} {name}"

@@ -47,6 +47,7 @@ class ProofResult:
     violations: tuple[Violation, ...]
     students: tuple[SyntheticStudent, ...] = ()
     seconds: float = 0.0  # grading time of the cohort
+    rows: tuple[CohortRow, ...] = ()  # the cohort's rows, one per synthetic student
 
     @property
     def ok(self) -> bool:
@@ -77,7 +78,7 @@ def run_proof(
         for subject in student.subjects:
             grades[subject.student_id] = _grades_of(row, subject)
             violations += check_subject(manifest, subject, grades[subject.student_id])
-    return ProofResult(workspace, subjects, grades, tuple(violations), students, cohort.seconds)
+    return ProofResult(workspace, subjects, grades, tuple(violations), students, cohort.seconds, cohort.rows)
 
 
 def _rows_of(cohort: CohortResult, students: tuple[SyntheticStudent, ...]) -> list[CohortRow]:
