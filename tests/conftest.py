@@ -25,6 +25,14 @@ def proof(course, manifest, tmp_path_factory):
     return run_proof(course, manifest, tmp_path_factory.mktemp("proof"), jobs=default_jobs())
 
 
+@pytest.fixture(scope="session")
+def checked_in_process(course, manifest):
+    """`gradekit check` over the whole course: every subject's checks run in this process."""
+    from gradekit.authoring.check_course import check_course
+
+    return check_course(course, manifest)
+
+
 def load_checks_module():
     """The notebooks' check helpers, loaded from source/ without touching sys.path."""
     import importlib.util

@@ -7,8 +7,8 @@ from gradekit.grading.gradebook import CellGrade
 pytestmark = pytest.mark.notebook
 
 
-def test_every_notebook_passes_the_proof_rules_in_process(course, manifest):
-    result = check_course(course, manifest)
+def test_every_notebook_passes_the_proof_rules_in_process(checked_in_process):
+    result = checked_in_process
     assert [str(v) for v in result.violations] == []
     assert len(result.subjects) == 2 + sum(1 for s in result.subjects if s.control)
 
