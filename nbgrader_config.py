@@ -84,6 +84,10 @@ def _kit_module(name):
 _preprocessors = _kit_module("gradekit.grading.preprocessors")
 LimitOutputSize, DiagnosesOnly = _preprocessors.LimitOutputSize, _preprocessors.DiagnosesOnly
 
+# Collect copies a symbolic link in a submission as a link, where nbgrader's own would copy
+# its target with the TA's permissions; grading then refuses it unread.
+c.ExchangeFactory.collect = _kit_module("gradekit.grading.link_keeping_collect").LinkKeepingCollect
+
 # nbgrader's own autograde steps, in its order, with the character limit after its line limit.
 c.Autograde.autograde_preprocessors = [
     Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, LimitOutputSize,
