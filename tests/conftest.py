@@ -26,6 +26,14 @@ def proof(course, manifest, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def small_cohort(course, manifest, tmp_path_factory):
+    """010_history graded for a handful of students, broken and cheating ones among them (cohort_fixtures.py)."""
+    from cohort_fixtures import small_cohort
+
+    return small_cohort(course, manifest, tmp_path_factory.mktemp("small-cohort"))
+
+
+@pytest.fixture(scope="session")
 def checked_in_process(course, manifest):
     """`gradekit check` over the whole course: every subject's checks run in this process."""
     from gradekit.authoring.check_course import check_course
