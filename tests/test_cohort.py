@@ -7,7 +7,7 @@ import io
 import pytest
 
 from gradekit.grading.cohort import grade_cohort
-from gradekit.authoring.release import new_workspace
+from gradekit.authoring.release import clone_workspace
 from gradekit.grading.executors import LocalExecutor, grade_task
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.progress import Progress
@@ -65,8 +65,8 @@ def grade_unless_bug(template_root, folder, student):
     return grade_task(template_root, folder, student)
 
 
-def test_a_failure_of_the_grader_is_one_row_and_its_traceback_is_logged_beside_the_class_report(course, tmp_path):
-    scratch = new_workspace(course, tmp_path / "course", (NOTEBOOK,))
+def test_a_failure_of_the_grader_is_one_row_and_its_traceback_is_logged_beside_the_class_report(small_cohort, tmp_path):
+    scratch = clone_workspace(small_cohort[0], tmp_path / "course")  # its release and gradebook, no submission
     for student in ("ada", "bug"):
         folder = scratch.submitted_dir / student / scratch.assignment_id
         folder.mkdir(parents=True)

