@@ -10,11 +10,11 @@ unexport PYTHONPATH
 
 .PHONY: demo test check system-packages prove release sync lock clean-demo
 
+# The lock is complete, so pip need not resolve; byte-compiling on every core instead of
+# pip's one halves the install. A file that fails to compile is only a missed cache, as in pip.
 $(VENV)/installed.stamp: requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --no-deps --no-compile -r requirements.lock
-	# The lock is complete, so no resolving; byte-compiling on both cores instead of pip's
-	# one halves the install. A file that fails to compile is only a missed cache, as in pip.
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null || true
 	touch $@
 
