@@ -12,21 +12,31 @@ from gradekit.grading.executors import default_jobs
 from gradekit.manifest import load_manifest
 
 
-def _prove(args) -> int:
-    from gradekit.proof.rules import run_proof
+def _narrowed(args):
+    """The course and its manifest, narrowed to the notebooks named with --notebook."""
+    course, manifest = load_course(), load_manifest()
+    return course, manifest.only(args.notebook) if args.notebook else manifest
+
+
+def _print_judgement(manifest, result) -> None:
+    """The matrix of a proof or check result, then each violation."""
     from gradekit.report.tables import proof_matrix
 
-    started = time.monotonic()
-    course, manifest = load_course(), load_manifest()
-    if args.notebook:
-        manifest = manifest.only(args.notebook)
-    with tempfile.TemporaryDirectory(prefix="gradekit-proof-") as scratch:
-        root = Path(args.workdir).resolve() if args.workdir else Path(scratch)
-        result = run_proof(course, manifest, root, args.jobs, complete=not args.notebook, progress=sys.stderr)
-        print(proof_matrix(manifest, result.subjects, result.grades))
+    print(proof_matrix(manifest, result.subjects, result.grades))
     print()
     for violation in result.violations:
         print(f"VIOLATION {violation}")
+
+
+def _prove(args) -> int:
+    from gradekit.proof.rules import run_proof
+
+    started = time.monotonic()
+    course, manifest = _narrowed(args)
+    with tempfile.TemporaryDirectory(prefix="gradekit-proof-") as scratch:
+        root = Path(args.workdir).resolve() if args.workdir else Path(scratch)
+        result = run_proof(course, manifest, root, args.jobs, complete=not args.notebook, progress=sys.stderr)
+        _print_judgement(manifest, result)
     verdict = "holds" if result.ok else "FAILS"
     print(
         f"proof {verdict}: {len(result.subjects)} subjects in {len(result.students)} submissions, "
@@ -38,16 +48,10 @@ def _prove(args) -> int:
 
 def _check(args) -> int:
     from gradekit.authoring.check_course import check_course
-    from gradekit.report.tables import proof_matrix
 
-    course, manifest = load_course(), load_manifest()
-    if args.notebook:
-        manifest = manifest.only(args.notebook)
+    course, manifest = _narrowed(args)
     result = check_course(course, manifest, complete=not args.notebook)
-    print(proof_matrix(manifest, result.subjects, result.grades))
-    print()
-    for violation in result.violations:
-        print(f"VIOLATION {violation}")
+    _print_judgement(manifest, result)
     verdict = "hold" if result.ok else "FAIL"
     print(f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s")
     return 0 if result.ok else 1

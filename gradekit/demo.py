@@ -20,7 +20,7 @@ from gradekit.grading.executors import default_jobs
 from gradekit.manifest import Manifest
 from gradekit.grading.pipeline import grade_and_report
 from gradekit.authoring.solutions import load_controls
-from gradekit.proof.subjects import Subject, proof_subjects, write_submission
+from gradekit.proof.subjects import Subject, first_controls, proof_subjects, write_submission
 from gradekit.authoring.release import new_workspace
 
 
@@ -34,13 +34,7 @@ def demo_course(course: Course, manifest: Manifest, root: Path) -> Course:
 def demo_subjects(manifest: Manifest, full: bool = False) -> tuple[Subject, ...]:
     """The reference, the blank stubs and the first listed control of each notebook (every control when `full`)."""
     subjects = proof_subjects(manifest, load_controls(manifest))
-    if full:
-        return subjects
-    firsts: dict[str, Subject] = {}
-    for subject in subjects:
-        if subject.control is not None:
-            firsts.setdefault(subject.control.notebook, subject)
-    return tuple(s for s in subjects if s.control is None or firsts[s.control.notebook] is s)
+    return subjects if full else first_controls(subjects, per_notebook=1)
 
 
 def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None, full: bool = False) -> int:

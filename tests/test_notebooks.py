@@ -1,17 +1,13 @@
 """The notebook contract: source notebooks run top to bottom, are committed clean, and the release hides what it must."""
-import re
 
 import nbformat
 import pytest
 
-from gradekit.authoring.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, END_SOLUTION, cells_by_grade_id, grade_id
+from gradekit.authoring.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, cells_by_grade_id, grade_id, stub_solutions
 from gradekit.manifest import load_manifest
 from gradekit.proof.subjects import REFERENCE_ID
 
 NOTEBOOKS = [entry.name for entry in load_manifest().notebooks]
-SOLUTION_REGION = re.compile(
-    rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}\n.*?^[ \t]*{re.escape(END_SOLUTION)}[ \t]*$", re.MULTILINE | re.DOTALL
-)
 
 
 def _read(folder, name):
@@ -54,10 +50,7 @@ def test_release_has_stubs_and_visible_checks_only(name, course, manifest):
         assert "### END" not in cell.source, cell_id
     for exercise in manifest.exercises_of(name):
         # Exactly the source with each solution region replaced by the indented stub.
-        expected = SOLUTION_REGION.sub(
-            lambda region: "\n".join(region["indent"] + line for line in course.code_stub.splitlines()),
-            source[exercise.answer_cell].source,
-        )
+        expected = stub_solutions(source[exercise.answer_cell].source, course.code_stub)
         assert release[exercise.answer_cell].source == expected, exercise.answer_cell
         for test in exercise.tests:
             shown = source[test.cell].source.split(BEGIN_HIDDEN)[0].rstrip()

@@ -23,22 +23,13 @@ from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import grading_environment, run_nbgrader
 from gradekit.grading.progress import Progress
 from gradekit.authoring.solutions import load_controls
-from gradekit.proof.subjects import Subject, answer_sources, fill_answers, proof_subjects, write_submission
+from gradekit.proof.subjects import Subject, answer_sources, fill_answers, first_controls, proof_subjects, write_submission
 from gradekit.authoring.release import clone_workspace, new_workspace
 
 
 def benchmark_subjects(manifest: Manifest, controls_per_notebook: int) -> tuple[Subject, ...]:
     """The reference and the blank stubs (every notebook) plus the first controls of each notebook."""
-    everything = proof_subjects(manifest, load_controls(manifest))
-    taken: dict[str, int] = {}
-    chosen = []
-    for subject in everything:
-        if subject.control is None:
-            chosen.append(subject)
-        elif taken.get(subject.control.notebook, 0) < controls_per_notebook:
-            taken[subject.control.notebook] = taken.get(subject.control.notebook, 0) + 1
-            chosen.append(subject)
-    return tuple(chosen)
+    return first_controls(proof_subjects(manifest, load_controls(manifest)), controls_per_notebook)
 
 
 def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_notebook: int) -> int:

@@ -39,6 +39,19 @@ def proof_subjects(manifest: Manifest, controls: tuple[NegativeControl, ...]) ->
     return tuple(subjects)
 
 
+def first_controls(subjects: tuple[Subject, ...], per_notebook: int) -> tuple[Subject, ...]:
+    """The reference, the blank stubs and the first `per_notebook` listed controls of each notebook, in order."""
+    taken: dict[str, int] = {}
+    chosen = []
+    for subject in subjects:
+        if subject.control is not None:
+            taken[subject.control.notebook] = taken.get(subject.control.notebook, 0) + 1
+            if taken[subject.control.notebook] > per_notebook:
+                continue
+        chosen.append(subject)
+    return tuple(chosen)
+
+
 def answer_sources(manifest: Manifest, notebook: str, control: NegativeControl | None) -> dict[str, str]:
     """The text of every answer cell of `notebook`: the reference, except where the control rewrites a function."""
     sources = {}
