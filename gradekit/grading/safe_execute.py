@@ -24,6 +24,7 @@ import os
 import secrets
 import shutil
 import signal
+import stat
 from pathlib import Path
 from queue import Empty
 
@@ -32,10 +33,15 @@ from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
 from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN, grade_id
-from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
+from gradekit.grading.sealed_checks import KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute
+from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
+from gradekit.sandbox.crossing import CrossingError
+from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
 PROBE_SECONDS = 10
+INTERRUPT_GRACE_SECONDS = 5
+MAX_REPLY_BYTES = 2**30
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +57,9 @@ REPORTS: list[NotebookReport] = []
 # Lines of hidden tests that must never show up in an output; the scratch grader adds the course's.
 HIDDEN_LINES: set[str] = set()
 SHORTEST_SECRET = 25  # characters: shorter lines (an `expect(` or a `)`) are too common to tell anything
+# Sealed grading (set by the scratch grader): notebook name -> its trusted source, and the course's helper modules.
+SEALED_SOURCES: dict[str, NotebookNode] = {}
+SEALED_HELPERS: dict[str, Path] = {}
 CUT_NOTICE = "[a line of the hidden tests was cut here by the grader]"
 
 
@@ -80,6 +89,8 @@ class SafeExecute(WarmExecute):
         self._private_tmp: str | None = None
         self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
         self._leaks: list[str] = []
+        self._sealed: SealedNotebook | None = None
+        self._source = SEALED_SOURCES.get(self._notebook)
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -98,8 +109,20 @@ class SafeExecute(WarmExecute):
             self._private_tmp = getattr(self.km.provisioner, "private_tmp", None)
             if self._guard_log:
                 await self._tell_guard(ARM_EVENT, "")
+        sealed = self._sealed_notebook()
+        role = sealed.role(cell) if sealed else "kernel"
+        if role == "test":
+            await self._run_sealed_test(cell, sealed)
+            return cell
         try:
             await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+            if role == "readonly":
+                problem = await asyncio.to_thread(sealed.run_readonly, cell)
+                if problem:
+                    self._notes.append(f"{self._notebook}: the grader could not run {_cell_name(cell)} ({problem})")
+        except KernelStopped as stop:
+            self._stop(cell, str(stop))
+            return cell
         except DeadKernelError:
             self._stop(cell, "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)")
             return cell
@@ -114,6 +137,61 @@ class SafeExecute(WarmExecute):
         if _graded(cell) and self._guard_log:
             await self._probe(cell)
         return cell
+
+    def _sealed_notebook(self) -> SealedNotebook | None:
+        """The grading side of this notebook, once its kernel can answer (sealed grading only)."""
+        if self._sealed is None and self._source is not None and self._private_tmp:
+            loop = asyncio.get_running_loop()
+
+            def exchange(request: bytes) -> bytes:
+                return asyncio.run_coroutine_threadsafe(self._exchange(request), loop).result()
+
+            self._sealed = SealedNotebook(self._source, SEALED_HELPERS, exchange)
+        return self._sealed
+
+    async def _run_sealed_test(self, cell, sealed: SealedNotebook) -> None:
+        try:
+            outputs = await asyncio.to_thread(sealed.run_test, cell)
+        except KernelStopped as stop:
+            self._stop(cell, str(stop))
+            return
+        cell.outputs = outputs
+        if _cut_hidden_lines(cell, self._hidden):
+            self._leaks.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
+        if self._guard_log:
+            await self._probe(cell)
+
+    async def _exchange(self, request: bytes) -> bytes:
+        """Hand `request` to the kernel's answering function and return its reply."""
+        folder = Path(self._private_tmp)
+        reply_path = folder / REPLY_FILE
+        reply_path.unlink(missing_ok=True)
+        _write_beside(folder / REQUEST_FILE, request)
+        msg_id = await ensure_async(self.kc.execute("__kit_answer__()", silent=True, store_history=False))
+        status = await self._await_reply(msg_id, self.timeout)
+        if status is None:
+            await ensure_async(self.km.interrupt_kernel())
+            status = await self._await_reply(msg_id, INTERRUPT_GRACE_SECONDS)
+            if status is None:
+                self._kill_kernel()
+                raise KernelStopped(f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
+            self._notes.append(f"{self._notebook}: a call ran past the {self.timeout} s limit and was interrupted")
+        return _read_reply(reply_path)
+
+    async def _await_reply(self, msg_id: str, seconds: float):
+        """The status of the shell reply to `msg_id`, or None after `seconds`; a dead kernel stops the notebook."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (seconds or 10**6)
+        while (remaining := deadline - loop.time()) > 0:
+            try:
+                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(remaining, 1.0)))
+            except Empty:
+                if not await ensure_async(self.km.is_alive()):
+                    raise KernelStopped("the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)")
+                continue
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"].get("status", "error")
+        return None
 
     # nbclient binds its synchronous wrapper to its own coroutine function; rebind it to ours.
     execute_cell = run_sync(async_execute_cell)
@@ -213,6 +291,28 @@ def _cut_hidden_lines(cell, hidden: set[str]) -> bool:
             if mime.startswith("text/") and isinstance(value, str):
                 output["data"][mime] = clean(value)
     return cut
+
+
+def _write_beside(path: Path, data: bytes) -> None:
+    """Write `path` without following anything the kernel may have put there: a fresh file, then a rename."""
+    part = path.with_name(f".{secrets.token_hex(8)}.part")
+    handle = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.replace(part, path)
+
+
+def _read_reply(path: Path) -> bytes:
+    """The kernel's reply: a regular file of bounded size, never a link to somewhere else."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        raise CrossingError("the kernel gave no answer (its answering function was removed or replaced)") from None
+    with os.fdopen(handle, "rb") as reply:
+        info = os.fstat(reply.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REPLY_BYTES:
+            raise CrossingError("the kernel's answer is not a plain file of bounded size")
+        return reply.read(MAX_REPLY_BYTES + 1)
 
 
 def _read_log(path: Path) -> list[dict]:

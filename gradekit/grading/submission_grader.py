@@ -27,7 +27,8 @@ from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord,
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.status import Status
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
-from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, hidden_test_lines
+from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
+from gradekit.grading.sealed_checks import HELPER_MODULES
 
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
@@ -106,7 +107,13 @@ class ScratchGrader:
         self.pristine = _files(template_root / "source", template_root) + _files(template_root / "gradebook.db", template_root)
         for relative, content in self.pristine:
             if relative.endswith(".ipynb"):
-                HIDDEN_LINES.update(hidden_test_lines(nbformat.reads(content.decode(), as_version=4)))
+                notebook = nbformat.reads(content.decode(), as_version=4)
+                HIDDEN_LINES.update(hidden_test_lines(notebook))
+                if warm_kernels:  # sealed: the test cells run here, from these trusted copies
+                    SEALED_SOURCES[Path(relative).stem] = notebook
+        if warm_kernels:
+            folder = template_root / "source" / self.course.assignment_id
+            SEALED_HELPERS.update({name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()})
         settings_file = template_root / SETTINGS_FILE
         settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
         self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))

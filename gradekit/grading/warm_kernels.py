@@ -35,6 +35,7 @@ from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_
 IN_KERNEL_DIR = Path(__file__).resolve().parent.parent / "sandbox"
 ZYGOTE_SOURCE = (IN_KERNEL_DIR / "kernel_zygote.py").read_text()
 GUARD_FILE = IN_KERNEL_DIR / "kernel_guard.py"
+ANSWER_SERVER_FILE = IN_KERNEL_DIR / "answer_server.py"
 # Settings of the grader that a guarded kernel has no business reading.
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL", "KIT_EXCHANGE_ROOT")
 SHUTDOWN_POLL_SECONDS = 0.01
@@ -51,8 +52,10 @@ class Zygote:
         )
         self._reply()  # {"ready": true} once the imports are done
 
-    def spawn(self, argv: list[str], cwd: str, env: dict[str, str], guard: str | None = None) -> int:
+    def spawn(self, argv: list[str], cwd: str, env: dict[str, str], guard: str | None = None, private_tmp: str | None = None) -> int:
         request = {"argv": argv, "cwd": cwd, "env": env, "guard": guard}
+        if private_tmp:
+            request.update(answer_server=str(ANSWER_SERVER_FILE), private_tmp=private_tmp)
         with self.lock:
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
@@ -168,7 +171,7 @@ class WarmProvisioner(LocalProvisioner):
             env[TMP_VARIABLE] = self.private_tmp = tempfile.mkdtemp(prefix="kit-kernel-")
             for name in SECRET_VARIABLES:  # a gradebook URL may carry a password
                 env.pop(name, None)
-        pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None)
+        pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None, self.private_tmp)
         self.process = ForkedKernelProcess(pid)
         self.pid = self.pgid = pid  # the kernel leads a session of its own (kernel_zygote.py)
         self.cwd = cwd

@@ -3,12 +3,14 @@
 This file runs as its own program (`python -c <this source>`), never as part of
 the gradekit package, so nothing of the repository is importable in the
 kernels it forks. Protocol, one JSON object per line:
-  stdin  <- {"argv": [...], "cwd": "...", "env": {...}, "guard": "path"}   start `python -m ipykernel_launcher ...`
+  stdin  <- {"argv": [...], "cwd": "...", "env": {...}, "guard": "path",
+             "answer_server": "path", "private_tmp": "path"}       start `python -m ipykernel_launcher ...`
   stdout -> {"pid": 1234} or {"error": "..."}
 It exits when its stdin closes. Children are reaped as soon as they end. A
 kernel whose environment sets KIT_KERNEL_MEMORY_BYTES gets that address-space
 limit; with "guard", the kernel installs that guard (kernel_guard.py) before
-any cell runs.
+any cell runs; with "answer_server", it answers the grader's calls
+(answer_server.py) through files in "private_tmp".
 """
 import contextlib
 import io
@@ -73,6 +75,8 @@ def become_kernel(request):
     os.environ.update(request["env"])
     sys.path[0] = os.getcwd()
     sys.argv = ["ipykernel_launcher", *request["argv"]]
+    if request.get("answer_server"):  # before the guard: its file lies where the guard forbids reading
+        runpy.run_path(request["answer_server"], run_name="kit_answer_server")["install"](request["private_tmp"])
     if request.get("guard"):
         runpy.run_path(request["guard"], run_name="kit_kernel_guard")["install"]()
     try:

@@ -10,6 +10,7 @@ gives a test cell zero for any output on stderr, and a PyTorch warning is not
 a student's mistake in itself.
 """
 import contextlib
+import functools
 import os
 import sysconfig
 import traceback
@@ -72,6 +73,69 @@ COMMON_ERRORS = (
 )
 
 
+def run_in_student_process(function, args, kwargs):
+    """Call `function` where the student's code runs: here, this same process.
+
+    Sealed grading replaces this function in the grader's copy of the module:
+    the call then runs in the student's kernel and only data comes back.
+    """
+    return function(*args, **kwargs)
+
+
+def in_kernel(function, *args, **kwargs):
+    """Run a step of a test beside the student's code (a graph or an object an answer receives).
+
+    `function` must hold no expected value: under sealed grading it runs in the
+    student's kernel, and what it returns comes back as data.
+    """
+    return run_in_student_process(function, args, kwargs)
+
+
+def beside_student(factory, *args, **kwargs):
+    """A context manager that wraps the student's code where it runs.
+
+    With grading in this process it is `factory(*args, **kwargs)` itself; under
+    sealed grading it is entered and left in the student's kernel, and the
+    value it yields comes back as data (a list stays in step after each call).
+    """
+    return _BesideStudent(factory, args, kwargs)
+
+
+class _BesideStudent:
+    def __init__(self, factory, args, kwargs):
+        self._opened = (factory, args, kwargs)
+        self._context = None
+
+    def __enter__(self):
+        self._context, value = in_kernel(_enter_context, *self._opened)
+        return value
+
+    def __exit__(self, kind, error, trace):
+        in_kernel(_exit_context, self._context, kind is not None)
+        return False
+
+
+def _enter_context(factory, args, kwargs):
+    context = factory(*args, **dict(kwargs))
+    return context, context.__enter__()
+
+
+def _exit_context(context, failed):
+    if failed:  # the block failed on the grader's side; the context sees a failure too
+        context.__exit__(RuntimeError, RuntimeError("the check around this block failed"), None)
+    else:
+        context.__exit__(None, None, None)
+
+
+def _around_student_code(factory):
+    """Mark a context manager of this module as one that wraps the student's code (see beside_student)."""
+    @functools.wraps(factory)
+    def opened(*args, **kwargs):
+        return beside_student(factory, *args, **kwargs)
+
+    return opened
+
+
 def call_answer(function, *args, known_errors=COMMON_ERRORS, **kwargs):
     """Call a student's function with warnings kept off stderr.
 
@@ -83,7 +147,7 @@ def call_answer(function, *args, known_errors=COMMON_ERRORS, **kwargs):
     name = getattr(function, "__name__", "your function")
     with quiet():
         try:
-            return function(*args, **kwargs)
+            return run_in_student_process(function, args, kwargs)
         except Diagnosis:
             raise
         except NotImplementedError:
@@ -110,7 +174,13 @@ _LIBRARY_DIRS = tuple(
 
 
 def _student_traceback(error):
-    """The traceback from the student's function down, without library frames, ending in the error line."""
+    """The traceback from the student's function down, without library frames, ending in the error line.
+
+    An error rebuilt from the student's kernel (sealed grading) has no frames
+    here: its type and message are all that crossed.
+    """
+    if getattr(error, "raised_in_student_process", False):
+        return traceback.format_exception_only(type(error), error)
     frames = [
         frame for frame in traceback.extract_tb(error.__traceback__.tb_next)
         if not os.path.realpath(frame.filename).startswith(_LIBRARY_DIRS)
@@ -198,12 +268,13 @@ def raised_by(function, *args, **kwargs):
     """
     with quiet():
         try:
-            function(*args, **kwargs)
+            run_in_student_process(function, args, kwargs)
         except Exception as error:  # the student's code may raise anything
             return error
     return None
 
 
+@_around_student_code
 @contextlib.contextmanager
 def standing_in(function, **replacements):
     """Run the block with global names of `function`'s module replaced, then restore them.
@@ -226,6 +297,7 @@ def standing_in(function, **replacements):
                 namespace[name] = value
 
 
+@_around_student_code
 @contextlib.contextmanager
 def counting_saved_tensors():
     """Count the tensors autograd saves for a backward pass inside the block.
@@ -244,6 +316,7 @@ def counting_saved_tensors():
         yield count
 
 
+@_around_student_code
 @contextlib.contextmanager
 def element_budget(limit, message, misconception=None):
     """Stop the block as soon as one tensor operation produces more than `limit` elements.

@@ -1,0 +1,176 @@
+"""Sealed grading: the test cells run in the grader, the student's kernel only answers calls.
+
+For each notebook, `SealedNotebook` keeps a namespace in the grading worker.
+The course's read-only cells (imports, helpers) run both in the kernel and
+here; answer cells run in the kernel only, and here each answer name is a
+`RemoteAnswer`; test cells run here only, from the trusted source notebook,
+never from the submission. `call_answer` (autograd_checks.py) sends every call
+of a student's function through `crossing.py` to the kernel and gets data back,
+so expected values, hidden test code and the verdict never enter the student's
+process, and a test cell's output (what nbgrader scores, what feedback shows)
+is written by this process alone.
+
+What the kernel reports about its own objects (leafness, `grad_fn`, `.grad`,
+`_version`, storage sharing, hooks that fired) is still the kernel's word:
+tamper-evident through the guard's probes, not tamper-proof.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib.util
+import io
+import linecache
+from collections.abc import Callable
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+from gradekit.authoring.cells import grade_id
+from gradekit.sandbox.crossing import CrossingError, Mirror, raised_in_student_process
+
+HELPER_MODULES = ("autograd_checks", "local_digits")  # the course's own modules beside the notebooks
+OUTPUT_LIMIT = 20_000  # characters of one test cell's printed output
+
+
+class KernelStopped(BaseException):
+    """The kernel died or hung while answering: the grader stops running this notebook's cells.
+
+    Not an Exception, so that no `except Exception` in a test cell can swallow it.
+    """
+
+
+class RemoteAnswer:
+    """What the test cells see under an answer's name: calls go to the student's kernel."""
+
+    def __init__(self, name: str, mirror: Mirror):
+        self._kit_answer_name = name
+        self.__name__ = self.__qualname__ = name
+        self._mirror = mirror
+
+    def __call__(self, *args, **kwargs):
+        return self._mirror.call(self, args, kwargs)
+
+    def __repr__(self):
+        return f"<the student's {self._kit_answer_name}>"
+
+
+class SealedNotebook:
+    """The grading side of one notebook: its namespace, its mirror, its channel to the kernel."""
+
+    def __init__(self, source: NotebookNode, helpers: dict[str, Path], exchange: Callable[[bytes], bytes]):
+        self.cells = {grade_id(cell): cell for cell in source.cells if grade_id(cell) and cell.cell_type == "code"}
+        self.exchange = exchange
+        self.mirror = Mirror("grader", call=self._call)
+        self.helpers = {name: self._load_helper(name, path) for name, path in helpers.items()}
+        self._printed = io.StringIO()
+        self.namespace = {"__name__": "__main__", "__builtins__": self._builtins()}
+        for name in _answer_names(self.cells.values()):
+            self.namespace[name] = RemoteAnswer(name, self.mirror)
+
+    def role(self, cell) -> str:
+        """`test`, `readonly` or `kernel` (answer cells and anything the student added)."""
+        trusted = self.cells.get(grade_id(cell))
+        if trusted is None:
+            return "kernel"
+        meta = trusted.metadata.get("nbgrader", {})
+        if meta.get("grade") and not meta.get("solution"):
+            return "test"
+        if meta.get("locked") and not meta.get("solution"):
+            return "readonly"
+        return "kernel"
+
+    def run_readonly(self, cell) -> str | None:
+        """Run a read-only cell's trusted source here too; returns why it failed, if it did."""
+        outcome = self._run(grade_id(cell))
+        return None if outcome[1] is None else f"{type(outcome[1]).__name__}: {outcome[1]}"
+
+    def run_test(self, cell) -> list[NotebookNode]:
+        """Run a test cell's trusted source here; its outputs as nbgrader will score them."""
+        printed, error = self._run(grade_id(cell))
+        outputs = []
+        if printed:
+            outputs.append(NotebookNode(output_type="stream", name="stdout", text=printed[:OUTPUT_LIMIT]))
+        if error is not None:
+            outputs.append(_error_output(error))
+        return outputs
+
+    # ----- inside ------------------------------------------------------------------------
+
+    def _run(self, cell_id: str) -> tuple[str, BaseException | None]:
+        source = self.cells[cell_id].source
+        filename = f"<grader: {cell_id}>"
+        # Registered so that inspect and tracebacks can read it; it never leaves this process.
+        linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+        self._printed = io.StringIO()
+        try:
+            exec(compile(source, filename, "exec"), self.namespace)
+        except KernelStopped:
+            raise
+        except BaseException as error:  # the verdict of a failed check, or an answer's error
+            return self._printed.getvalue(), error
+        return self._printed.getvalue(), None
+
+    def _call(self, target, args, kwargs):
+        request = self.mirror.outgoing(lambda encoder: encoder.encode((target, tuple(args), tuple(kwargs.items()))))
+        reply = self.mirror.incoming(self.exchange(request))
+        if not isinstance(reply, tuple) or not reply or reply[0] not in ("returned", "raised", "failed"):
+            raise CrossingError("the kernel's reply has the wrong shape")
+        if reply[0] == "returned" and len(reply) == 2:
+            return reply[1]
+        if reply[0] == "raised" and len(reply) == 4 and all(isinstance(part, str) for part in reply[1:]):
+            raise raised_in_student_process(*reply[1:])
+        raise CrossingError(f"the kernel could not answer: {str(reply[1:])[:300]}")
+
+    def _builtins(self) -> dict:
+        names = dict(vars(builtins))
+        real_import = builtins.__import__
+
+        def course_import(name, globals=None, locals=None, fromlist=(), level=0):
+            if name in self.helpers and level == 0:
+                return self.helpers[name]
+            return real_import(name, globals, locals, fromlist, level)
+
+        def grader_print(*values, sep=" ", end="\n", file=None, flush=False):
+            print(*values, sep=sep, end=end, file=self._printed if file is None else file, flush=flush)
+
+        names.update(__import__=course_import, print=grader_print)
+        return names
+
+    def _load_helper(self, name: str, path: Path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        if hasattr(module, "run_in_student_process"):
+            module.run_in_student_process = self._run_in_kernel
+        return module
+
+    def _run_in_kernel(self, function, args, kwargs):
+        return self.mirror.call(function, args, kwargs)
+
+
+def _answer_names(cells) -> set[str]:
+    """Names the answer cells of the source notebook define at their top level."""
+    names = set()
+    for cell in cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("solution"):
+            continue
+        for node in ast.parse(cell.source).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign):
+                names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    return names
+
+
+def _error_output(error: BaseException) -> NotebookNode:
+    """The error output IPython would show: a check's own rendering, else the exception's last line."""
+    ename = type(error).__name__
+    evalue = str(error)[:OUTPUT_LIMIT]
+    render = getattr(error, "_render_traceback_", None)
+    try:
+        traceback = list(render()) if callable(render) else [f"{ename}: {evalue}"]
+    except Exception:
+        traceback = [f"{ename}: {evalue}"]
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=traceback)

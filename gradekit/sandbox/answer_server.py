@@ -1,0 +1,79 @@
+"""The student's kernel answering the grader's calls, when grading is sealed.
+
+Loaded by path in every graded kernel before any cell runs (kernel_zygote.py).
+`install` puts one function, `__kit_answer__`, among the builtins. The grader
+writes a request into the kernel's private folder and runs `__kit_answer__()`
+as a silent cell; the kernel reads the request, calls what it names (an answer,
+a method of an object it holds, or a function the test passes in) and writes
+its reply beside it. Both messages are made by `crossing.py`. The student can
+replace any of this; that only changes what their own answers report, which
+the grader then judges like any other answer.
+"""
+import builtins
+import os
+import runpy
+import warnings
+
+REQUEST_FILE = "kit-request.bin"
+REPLY_FILE = "kit-reply.bin"
+CROSSING_FILE = "crossing.py"
+
+
+def install(private_tmp):
+    crossing = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), CROSSING_FILE))
+    state = {}
+
+    def user_namespace():
+        from IPython import get_ipython
+
+        return get_ipython().user_ns
+
+    def resolve_answer(name):
+        namespace = user_namespace()
+        if name not in namespace:
+            raise NameError(f"name {name!r} is not defined")
+        return namespace[name]
+
+    def mirror():
+        if "mirror" not in state:
+            state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer, kernel_globals=user_namespace)
+        return state["mirror"]
+
+    def answer():
+        with open(os.path.join(private_tmp, REQUEST_FILE), "rb") as request:
+            data = request.read()
+        reply = respond(mirror(), data, crossing)
+        path = os.path.join(private_tmp, REPLY_FILE)
+        with open(path + ".part", "wb") as out:
+            out.write(reply)
+        os.replace(path + ".part", path)
+
+    builtins.__kit_answer__ = answer
+
+
+def respond(mirror, data, crossing):
+    """Run the request in `data`; the reply says what came back or what was raised."""
+    try:
+        target, args, kwargs = mirror.incoming(data)
+    except BaseException as error:  # a fault of the grader's request, not of the student
+        return mirror.outgoing(lambda encoder: encoder.encode(("failed", f"{type(error).__name__}: {error}")))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = target(*args, **dict(kwargs))
+    except BaseException as error:  # the student's code may raise anything, KeyboardInterrupt included
+        return _raised(mirror, error, crossing)
+    try:
+        return mirror.outgoing(lambda encoder: encoder.encode(("returned", result)))
+    except Exception as error:
+        return mirror.outgoing(lambda encoder: encoder.encode(("failed", f"the result could not be sent: {error}")))
+
+
+def _raised(mirror, error, crossing):
+    limit = crossing["TEXT_LIMIT"]
+    try:
+        message = str(error)[:limit]
+    except Exception:  # a student's __str__ may raise too
+        message = ""
+    builtin = crossing["_builtin_exception"](error)
+    return mirror.outgoing(lambda encoder: encoder.encode(("raised", type(error).__name__[:80], builtin, message)))

@@ -1,0 +1,641 @@
+"""The wire between the grader and a student's kernel: values cross as data, objects stay where they live.
+
+Both processes hold a `Mirror`. Anything sent across is either data (plain
+Python values of the exact builtin types, tensors and NumPy arrays as bytes
+plus their autograd facts) or a handle to an object that stays on its side.
+Tensors, lists and dicts that have crossed once stay paired with their copy on
+the other side: when either side changes one (values, `.grad`,
+`requires_grad`, `_version`, list items), the next message carries the change,
+so a test reading `x.grad` after a call sees what the student's code left there.
+
+Direction matters. From the grader to the kernel, a function the test passes
+into an answer travels as its compiled code (same interpreter, so `marshal`
+reads it), with the values of its closure and of the test's globals it uses.
+From the kernel to the grader only data and handles travel: messages are read
+with `torch.load(weights_only=True)` and every node is rebuilt as an exact
+builtin type, a plain tensor or a `RemoteObject`, so nothing the student wrote
+runs in the grader.
+
+This file is loaded by path inside kernels (it imports only torch, numpy and
+the standard library) and imported as part of gradekit in the grader.
+"""
+import builtins
+import dis
+import hashlib
+import importlib
+import io
+import itertools
+import keyword
+import marshal
+import types
+
+import numpy
+import torch
+
+TEXT_LIMIT = 1000  # characters of a student's exception message that cross
+PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None))
+MODULES_BY_NAME = ("torch", "numpy", "math", "functools", "operator", "itertools", "collections")
+
+
+class CrossingError(BaseException):
+    """A value cannot cross, or a message is malformed; the message says why.
+
+    Not an Exception: a test's `except Exception` (around a call it expects to
+    raise) must not take a broken channel for the student's error.
+    """
+
+
+class RemoteObject:
+    """An object that stays in the student's kernel; calls and attribute reads go there."""
+
+    def __init__(self, mirror, handle, type_name, is_callable):
+        object.__setattr__(self, "_mirror", mirror)
+        object.__setattr__(self, "_handle", handle)
+        object.__setattr__(self, "_type_name", type_name)
+        object.__setattr__(self, "_is_callable", is_callable)
+
+    @property
+    def __name__(self):
+        return self._type_name
+
+    def __call__(self, *args, **kwargs):
+        return self._mirror.call(self, args, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._mirror.call(_GETATTR, (self, name), {})
+
+    def __repr__(self):
+        return f"<{self._type_name} in the student's kernel>"
+
+
+class _Getattr:
+    """Marker target: read an attribute of a kernel object."""
+
+
+_GETATTR = _Getattr()
+
+
+def _builtin_exception(error):
+    for klass in type(error).__mro__:
+        if klass.__module__ == "builtins" and issubclass(klass, BaseException):
+            return klass.__name__
+    return "Exception"
+
+
+def _identifier(name, fallback):
+    name = str(name)[:80]
+    return name if name.isidentifier() and not keyword.iskeyword(name) else fallback
+
+
+def raised_in_student_process(type_name, builtin_name, message):
+    """The student's exception rebuilt on the grader's side: its type name and message only."""
+    base = getattr(builtins, builtin_name, Exception)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        base = Exception
+    name = _identifier(type_name, base.__name__)
+    klass = base if name == base.__name__ else type(name, (base,), {"__module__": "student"})
+    error = klass(message)
+    error.raised_in_student_process = True
+    return error
+
+
+def _storage_bytes(storage):
+    return torch.empty(0, dtype=torch.uint8).set_(storage, 0, (storage.nbytes(),), (1,))
+
+
+def _digest(storage):
+    nbytes = storage.nbytes()
+    if nbytes == 0:
+        return b""
+    return hashlib.blake2b(_storage_bytes(storage).numpy().data, digest_size=16).digest()
+
+
+def _tensor_facts(tensor):
+    """What a test may read of a tensor besides its values."""
+    grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
+    return (
+        tensor.untyped_storage()._cdata, tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
+        tensor.requires_grad, tensor.is_leaf, id(grad) if grad is not None else None, tensor._version,
+    )
+
+
+class Mirror:
+    """One side's half of the pairing; `side` is "grader" or "kernel"."""
+
+    def __init__(self, side, call=None, resolve_answer=None, kernel_globals=None):
+        self.side = side
+        self._call = call  # grader: sends a request and returns the decoded reply
+        self._resolve_answer = resolve_answer  # kernel: answer name -> the student's object
+        self._kernel_globals = kernel_globals  # kernel: the namespace shipped functions start from
+        self._numbers = itertools.count()
+        self.objects = {}  # handle -> object on this side (kept alive while the notebook runs)
+        self.handles = {}  # id(object) -> handle
+        self.storages = {}  # storage handle -> UntypedStorage on this side
+        self.storage_handles = {}  # storage _cdata -> storage handle
+        self.storage_digests = {}  # storage handle -> digest of the content both sides agree on
+        self.agreed = {}  # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
+        self.array_tensors = {}  # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
+
+    # ----- pairing -------------------------------------------------------------------------
+
+    def _new_handle(self):
+        return f"{self.side[0]}{next(self._numbers)}"
+
+    def _pair(self, handle, obj):
+        self.objects[handle] = obj
+        self.handles[id(obj)] = handle
+
+    def handle_of(self, obj):
+        return self.handles.get(id(obj))
+
+    def pair_array(self, handle, array, tensor):
+        """A NumPy array is what the test holds; the tensor on its memory is how it crosses."""
+        self.handles.pop(id(tensor), None)
+        self._pair(handle, array)
+        self.array_tensors[handle] = tensor
+
+    # ----- messages ------------------------------------------------------------------------
+
+    def dumps(self, tree, storages):
+        buffer = io.BytesIO()
+        torch.save({"tree": tree, "storages": storages}, buffer)
+        return buffer.getvalue()
+
+    @staticmethod
+    def loads(data):
+        message = torch.load(io.BytesIO(data), weights_only=True)
+        if not isinstance(message, dict) or set(message) != {"tree", "storages"}:
+            raise CrossingError("the message has the wrong shape")
+        return message["tree"], message["storages"]
+
+    def outgoing(self, build):
+        """Encode `build(encoder)` with this side's pending changes first; returns bytes."""
+        encoder = _Encoder(self)
+        updates = encoder.changes()
+        tree = build(encoder)
+        data = self.dumps({"updates": updates, "body": tree}, encoder.storages)
+        self.agree()
+        return data
+
+    def incoming(self, data):
+        """Decode a message made by `outgoing` on the other side: apply its changes, return its body."""
+        tree, storages = self.loads(data)
+        decoder = _Decoder(self, storages)
+        for update in tree["updates"]:
+            decoder.decode(update)
+        body = decoder.decode(tree["body"])
+        self.agree()
+        return body
+
+    def agree(self):
+        """Record the current state of every paired object as the state both sides share."""
+        for handle, obj in self.objects.items():
+            obj = self.array_tensors.get(handle, obj)
+            if isinstance(obj, torch.Tensor):
+                self.agreed[handle] = _tensor_facts(obj)
+                storage = obj.untyped_storage()
+                sh = self.storage_handles.get(storage._cdata)
+                if sh is not None:
+                    self.storage_digests[sh] = _digest(storage)
+            elif isinstance(obj, (list, dict)):
+                self.agreed[handle] = _container_key(self, obj)
+
+    def call(self, target, args, kwargs):
+        """Grader side: run `target(*args, **kwargs)` in the kernel and return its result here."""
+        return self._call(target, args, kwargs)
+
+
+def _container_key(mirror, obj):
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+    return tuple((_item_key(mirror, k), _item_key(mirror, v)) for k, v in items)
+
+
+def _item_key(mirror, value):
+    if type(value) in PLAIN_TYPES:
+        return (type(value).__name__, value)
+    return ("id", id(value), mirror.handle_of(value))
+
+
+class _Encoder:
+    def __init__(self, mirror):
+        self.mirror = mirror
+        self.storages = []
+
+    def changes(self):
+        """Nodes for every paired object this side changed since both sides last agreed."""
+        mirror = self.mirror
+        updates = []
+        changed_storages = set()
+        for handle, obj in list(mirror.objects.items()):
+            obj = mirror.array_tensors.get(handle, obj)
+            if isinstance(obj, torch.Tensor):
+                storage = obj.untyped_storage()
+                sh = mirror.storage_handles.get(storage._cdata)
+                if sh is not None and sh not in changed_storages and mirror.storage_digests.get(sh) != _digest(storage):
+                    changed_storages.add(sh)
+                if mirror.agreed.get(handle) != _tensor_facts(obj) or sh in changed_storages:
+                    updates.append(self._tensor(obj, handle, force_storage=sh in changed_storages))
+            elif isinstance(obj, (list, dict)) and mirror.agreed.get(handle) != _container_key(mirror, obj):
+                updates.append(self._container(obj, handle))
+        return updates
+
+    def encode(self, value):
+        mirror = self.mirror
+        kind = type(value)
+        if kind in PLAIN_TYPES:
+            return ("v", value)
+        handle = mirror.handle_of(value)
+        if handle is not None:  # paired: its changes, if any, travel in the message's updates
+            return ("ref", handle)
+        if isinstance(value, numpy.ndarray):
+            return self._ndarray(value)
+        if isinstance(value, torch.Tensor):
+            return self._tensor(value, None)
+        if isinstance(value, numpy.generic):
+            return ("npscalar", value.dtype.str, value.item())
+        if isinstance(value, torch.dtype):
+            return ("dtype", str(value).removeprefix("torch."))
+        if isinstance(value, torch.Size):
+            return ("size", [int(n) for n in value])
+        if isinstance(value, torch.device):
+            return ("device", str(value))
+        if isinstance(value, slice):
+            return ("slice", [self.encode(value.start), self.encode(value.stop), self.encode(value.step)])
+        if isinstance(value, range):
+            return ("range", [value.start, value.stop, value.step])
+        if value is Ellipsis:
+            return ("ellipsis",)
+        if isinstance(value, (list, dict)) and kind in (list, dict):
+            return self._container(value, None)
+        if isinstance(value, tuple) and kind is tuple:
+            return ("tuple", [self.encode(item) for item in value])
+        if isinstance(value, (set, frozenset)) and kind in (set, frozenset):
+            return (kind.__name__, [self.encode(item) for item in value])
+        if mirror.side == "kernel":
+            return self._kernel_other(value)
+        return self._grader_other(value)
+
+    # Tensors: a storage (bytes once, then by handle) and a view on it, with autograd facts.
+    def _storage(self, storage, force=False):
+        mirror = self.mirror
+        sh = mirror.storage_handles.get(storage._cdata)
+        if sh is None:
+            sh = mirror._new_handle()
+            mirror.storages[sh] = storage
+            mirror.storage_handles[storage._cdata] = sh
+            force = True
+        if not force:
+            return (sh, -1, storage.nbytes())
+        self.storages.append(_storage_bytes(storage).clone())
+        return (sh, len(self.storages) - 1, storage.nbytes())
+
+    def _tensor(self, tensor, handle, force_storage=False):
+        mirror = self.mirror
+        if tensor.layout != torch.strided or tensor.device.type != "cpu" or tensor.is_quantized:
+            return self._other(tensor)
+        new = handle is None
+        if new:
+            if mirror.side == "grader" and not tensor.is_leaf:
+                raise CrossingError(
+                    "a tensor with a graph built by the test cannot reach the student's kernel; "
+                    "build it there with in_kernel(...)"
+                )
+            handle = mirror._new_handle()
+            mirror._pair(handle, tensor)
+        storage = self._storage(tensor.untyped_storage(), force_storage)
+        grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
+        facts = {
+            "storage": storage, "offset": tensor.storage_offset(), "size": list(tensor.shape),
+            "stride": list(tensor.stride()), "dtype": str(tensor.dtype).removeprefix("torch."),
+            "requires_grad": tensor.requires_grad, "leaf": tensor.is_leaf,
+            "grad_fn": type(tensor.grad_fn).__name__ if tensor.grad_fn is not None else None,
+            "version": tensor._version, "kind": _tensor_kind(tensor),
+        }
+        facts["grad"] = self.encode(grad) if grad is not None else ("v", None)
+        return ("tensor", handle, facts)
+
+    def _ndarray(self, array):
+        try:
+            tensor = torch.from_numpy(array)
+        except (TypeError, ValueError):
+            return self._other(array)
+        node = self._tensor(tensor, None)
+        self.mirror.pair_array(node[1], array, tensor)
+        return ("ndarray", node)
+
+    def _container(self, value, handle):
+        mirror = self.mirror
+        if handle is None:
+            handle = mirror._new_handle()
+            mirror._pair(handle, value)
+        if isinstance(value, dict):
+            return ("dict", handle, [[self.encode(k), self.encode(v)] for k, v in value.items()])
+        return ("list", handle, [self.encode(item) for item in value])
+
+    def _kernel_other(self, value):
+        """Kernel side: a subclass of a data type crosses as its base value; anything else stays here."""
+        for base in (bool, int, float, complex, str, bytes):
+            if isinstance(value, base):
+                return ("v", base(value) if base is not bool else bool(int(value)))
+        if isinstance(value, tuple):
+            return ("tuple", [self.encode(item) for item in tuple.__iter__(value)])
+        if isinstance(value, list):
+            return ("list", None, [self.encode(item) for item in list.__iter__(value)])
+        if isinstance(value, dict):
+            return ("dict", None, [[self.encode(k), self.encode(v)] for k, v in dict.items(value)])
+        return self._other(value)
+
+    def _other(self, value):
+        mirror = self.mirror
+        if mirror.side != "kernel":
+            raise CrossingError(f"a {type(value).__name__} cannot reach the student's kernel; build it there with in_kernel(...)")
+        handle = mirror.handle_of(value)
+        if handle is None:
+            handle = mirror._new_handle()
+            mirror._pair(handle, value)
+        return ("handle", handle, type(value).__name__, callable(value))
+
+    def _grader_other(self, value):
+        """Grader side: answers, kernel objects, modules and the test's own functions."""
+        if isinstance(value, RemoteObject):
+            return ("ref", value._handle)
+        if isinstance(value, _Getattr):
+            return ("getattr",)
+        answer_name = getattr(value, "_kit_answer_name", None)
+        if answer_name is not None and type(value).__name__ == "RemoteAnswer":
+            return ("answer", answer_name)
+        if isinstance(value, types.ModuleType):
+            return ("module", value.__name__)
+        if isinstance(value, types.MethodType) and self.mirror.handle_of(value.__self__) is not None:
+            return ("method", self.encode(value.__self__), value.__func__.__name__)
+        if isinstance(value, (types.BuiltinFunctionType, types.BuiltinMethodType)) and isinstance(
+            getattr(value, "__self__", None), (torch.Tensor,)
+        ) and self.mirror.handle_of(value.__self__) is not None:
+            return ("method", self.encode(value.__self__), value.__name__)
+        if getattr(value, "__module__", None) == "autograd_checks" and hasattr(value, "__qualname__"):
+            return ("global", "autograd_checks", value.__qualname__)
+        if isinstance(value, types.FunctionType):
+            return self._function(value)
+        if callable(value) and _importable(value):
+            return ("global", value.__module__, value.__qualname__)
+        if hasattr(value, "func") and hasattr(value, "args") and hasattr(value, "keywords") and callable(value):
+            return ("partial", self.encode(value.func), self.encode(tuple(value.args)), self.encode(dict(value.keywords)))
+        raise CrossingError(f"a {type(value).__name__} cannot reach the student's kernel; build it there with in_kernel(...)")
+
+    def _function(self, function):
+        """A function of the test, shipped as its code, closure and the test globals it reads."""
+        if function.__module__ not in (None, "__main__", "__kit_checks__") and _importable(function):
+            return ("global", function.__module__, function.__qualname__)
+        code = function.__code__
+        closure = [self.encode(cell.cell_contents) for cell in function.__closure__ or ()]
+        shipped = {}
+        for name in _global_names(code):
+            if name in function.__globals__ and function.__globals__[name] is not function:
+                try:
+                    shipped[name] = self.encode(function.__globals__[name])
+                except CrossingError:
+                    pass  # the kernel says NameError if the function really needed it
+        return (
+            "code", marshal.dumps(code), function.__name__, self.encode(function.__defaults__),
+            self.encode(function.__kwdefaults__), closure, shipped,
+        )
+
+
+def _tensor_kind(tensor):
+    if type(tensor) is torch.Tensor:
+        return "Tensor"
+    if type(tensor) is torch.nn.Parameter:
+        return "Parameter"
+    return "subclass:" + type(tensor).__name__
+
+
+def _importable(value):
+    module = getattr(value, "__module__", None) or ""
+    root = module.split(".")[0]
+    if root not in MODULES_BY_NAME and root not in ("autograd_checks", "builtins", "_operator", "math"):
+        return False
+    try:
+        found = importlib.import_module(module)
+        for part in value.__qualname__.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return False
+    return found is value
+
+
+def _global_names(code):
+    """Names `code` (and the functions inside it) read as globals; attribute names are not globals."""
+    names = {op.argval for op in dis.get_instructions(code) if op.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL")}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+class _Decoder:
+    def __init__(self, mirror, storages):
+        self.mirror = mirror
+        self.storage_data = storages
+
+    def decode(self, node):
+        mirror = self.mirror
+        if not isinstance(node, tuple) or not node or not isinstance(node[0], str):
+            raise CrossingError("a node of the message is malformed")
+        tag = node[0]
+        if tag == "v":
+            value = node[1]
+            if type(value) not in PLAIN_TYPES:
+                raise CrossingError("a plain value has the wrong type")
+            return value
+        if tag == "ref":
+            if node[1] not in mirror.objects:
+                raise CrossingError(f"unknown handle {node[1]!r}")
+            return mirror.objects[node[1]]
+        if tag == "tensor":
+            return self._tensor(node[1], node[2])
+        if tag == "ndarray":
+            _, handle, facts = node[1]
+            known = mirror.objects.get(handle)
+            if isinstance(known, numpy.ndarray):  # its bytes live in a paired storage
+                self._storage(facts["storage"])
+                return known
+            tensor = self._tensor(handle, facts).detach()
+            array = tensor.numpy()
+            mirror.pair_array(handle, array, tensor)
+            return array
+        if tag == "list":
+            return self._container(node[1], node[2], is_dict=False)
+        if tag == "dict":
+            return self._container(node[1], node[2], is_dict=True)
+        if tag == "tuple":
+            return tuple(self.decode(item) for item in node[1])
+        if tag in ("set", "frozenset"):
+            return (set if tag == "set" else frozenset)(self.decode(item) for item in node[1])
+        if tag == "npscalar":
+            return numpy.dtype(str(node[1])).type(node[2])
+        if tag == "dtype":
+            return _dtype(node[1])
+        if tag == "size":
+            return torch.Size([int(n) for n in node[1]])
+        if tag == "device":
+            return torch.device(str(node[1]))
+        if tag == "slice":
+            return slice(*(self.decode(part) for part in node[1]))
+        if tag == "range":
+            return range(*(int(part) for part in node[1]))
+        if tag == "ellipsis":
+            return Ellipsis
+        if tag == "handle" and mirror.side == "grader":
+            known = mirror.objects.get(node[1])
+            if known is None:
+                known = RemoteObject(mirror, str(node[1]), str(node[2])[:80], bool(node[3]))
+                mirror._pair(node[1], known)
+            return known
+        if mirror.side == "kernel":
+            return self._kernel_only(node)
+        raise CrossingError(f"the grader does not accept {tag!r} nodes")
+
+    def _kernel_only(self, node):
+        tag = node[0]
+        if tag == "answer":
+            return self.mirror._resolve_answer(node[1])
+        if tag == "module":
+            return importlib.import_module(node[1])
+        if tag == "global":
+            found = importlib.import_module(node[1])
+            for part in node[2].split("."):
+                found = getattr(found, part)
+            return found
+        if tag == "method":
+            return getattr(self.decode(node[1]), node[2])
+        if tag == "getattr":
+            return getattr
+        if tag == "partial":
+            import functools
+
+            return functools.partial(self.decode(node[1]), *self.decode(node[2]), **self.decode(node[3]))
+        if tag == "code":
+            _, code, name, defaults, kwdefaults, closure, shipped = node
+            namespace = dict(self.mirror._kernel_globals() if self.mirror._kernel_globals else {})
+            namespace.update({key: self.decode(value) for key, value in shipped.items()})
+            cells = tuple(types.CellType(self.decode(value)) for value in closure)
+            function = types.FunctionType(marshal.loads(code), namespace, name, self.decode(defaults), cells or None)
+            function.__kwdefaults__ = self.decode(kwdefaults)
+            return function
+        raise CrossingError(f"unknown node {tag!r}")
+
+    def _storage(self, spec):
+        mirror = self.mirror
+        sh, index, nbytes = spec
+        storage = mirror.storages.get(sh)
+        if storage is None:
+            storage = torch.UntypedStorage(int(nbytes))
+            mirror.storages[sh] = storage
+            mirror.storage_handles[storage._cdata] = sh
+        elif storage.nbytes() != int(nbytes):
+            storage.resize_(int(nbytes))
+        if index >= 0:
+            data = self.storage_data[index]
+            if not (isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.numel() == int(nbytes)):
+                raise CrossingError("a storage's bytes do not match its size")
+            _storage_bytes(storage).copy_(data)
+        return storage
+
+    def _tensor(self, handle, facts):
+        mirror = self.mirror
+        storage = self._storage(facts["storage"])
+        dtype = _dtype(facts["dtype"])
+        size, stride, offset = [int(n) for n in facts["size"]], [int(n) for n in facts["stride"]], int(facts["offset"])
+        known = mirror.objects.get(handle)
+        if isinstance(known, torch.Tensor):
+            self._update(known, storage, dtype, size, stride, offset, facts)
+            return known
+        tensor = torch.empty(0, dtype=dtype).set_(storage, offset, size, stride)
+        tensor = self._with_autograd(tensor, facts)
+        mirror._pair(handle, tensor)
+        self._grad(tensor, facts)
+        _set_version(tensor, facts["version"])
+        return tensor
+
+    def _with_autograd(self, tensor, facts):
+        kind = str(facts["kind"])
+        requires_grad = bool(facts["requires_grad"])
+        if kind == "Parameter":
+            return torch.nn.Parameter(tensor, requires_grad=requires_grad)
+        if requires_grad and not facts["leaf"]:
+            tensor = _stand_in_for_graph(tensor)
+        elif requires_grad:
+            tensor.requires_grad_()
+        if kind.startswith("subclass:"):
+            name = _identifier(kind.removeprefix("subclass:"), "TensorSubclass")
+            tensor = torch.Tensor._make_subclass(type(name, (torch.Tensor,), {"__module__": "student"}), tensor, requires_grad)
+        return tensor
+
+    def _update(self, tensor, storage, dtype, size, stride, offset, facts):
+        if tensor.dtype == dtype and (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset):
+            with torch.no_grad():
+                try:
+                    tensor.set_(storage, offset, size, stride)
+                except RuntimeError:
+                    pass
+        if tensor.is_leaf and tensor.requires_grad != bool(facts["requires_grad"]):
+            tensor.requires_grad_(bool(facts["requires_grad"]))
+        self._grad(tensor, facts)
+        _set_version(tensor, facts["version"])
+
+    def _grad(self, tensor, facts):
+        grad = self.decode(facts["grad"])
+        if grad is tensor.grad or not (tensor.is_leaf or tensor.retains_grad):
+            return
+        try:
+            tensor.grad = grad
+        except (RuntimeError, TypeError):
+            pass
+
+    def _container(self, handle, items, is_dict):
+        mirror = self.mirror
+        known = mirror.objects.get(handle) if handle is not None else None
+        if is_dict:
+            fresh = {self.decode(k): self.decode(v) for k, v in items}
+        else:
+            fresh = [self.decode(item) for item in items]
+        if known is None:
+            if handle is not None:
+                mirror._pair(handle, fresh)
+            return fresh
+        if is_dict:
+            known.clear()
+            known.update(fresh)
+        else:
+            known[:] = fresh
+        return known
+
+
+def _dtype(name):
+    dtype = getattr(torch, str(name), None)
+    if not isinstance(dtype, torch.dtype):
+        raise CrossingError(f"unknown dtype {name!r}")
+    return dtype
+
+
+def _set_version(tensor, version):
+    try:
+        torch._C._autograd._unsafe_set_version_counter((tensor,), (int(version),))
+    except (RuntimeError, TypeError):
+        pass
+
+
+def _refuse_grader_side_backward(grad):
+    raise RuntimeError(
+        "this tensor's graph lives in the student's kernel: differentiate it there "
+        "(call_answer(tensor.backward) or in_kernel(...))"
+    )
+
+
+def _stand_in_for_graph(tensor):
+    """A non-leaf on the grader's side whose graph (in the kernel) cannot be walked here."""
+    base = tensor.requires_grad_()
+    base.register_hook(_refuse_grader_side_backward)
+    return base.view_as(base)
