@@ -307,7 +307,7 @@ def _read_reply(path: Path) -> bytes:
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
-        raise CrossingError("the kernel gave no answer (its answering function was removed or replaced)") from None
+        raise CrossingError("the kernel gave no answer (its answering function failed, or was removed or replaced)") from None
     with os.fdopen(handle, "rb") as reply:
         info = os.fstat(reply.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REPLY_BYTES:

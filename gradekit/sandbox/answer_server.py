@@ -52,11 +52,17 @@ def install(private_tmp):
 
 
 def respond(mirror, data, crossing):
-    """Run the request in `data`; the reply says what came back or what was raised."""
+    """Run the request in `data`; the reply says what came back or what was raised.
+
+    A context a test opened around the student's code (a dispatch mode, saved
+    tensor hooks) stays open between calls; it wraps the student's call only,
+    never the reading and writing of messages.
+    """
     try:
-        target, args, kwargs = mirror.incoming(data)
+        with _outside_test_contexts():
+            target, args, kwargs = mirror.incoming(data)
     except BaseException as error:  # a fault of the grader's request, not of the student
-        return mirror.outgoing(lambda encoder: encoder.encode(("failed", f"{type(error).__name__}: {error}")))
+        return _reply(mirror, ("failed", f"{type(error).__name__}: {error}"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -64,9 +70,24 @@ def respond(mirror, data, crossing):
     except BaseException as error:  # the student's code may raise anything, KeyboardInterrupt included
         return _raised(mirror, error, crossing)
     try:
-        return mirror.outgoing(lambda encoder: encoder.encode(("returned", result)))
-    except Exception as error:
-        return mirror.outgoing(lambda encoder: encoder.encode(("failed", f"the result could not be sent: {error}")))
+        return _reply(mirror, ("returned", result))
+    except BaseException as error:
+        return _reply(mirror, ("failed", f"the result could not be sent: {type(error).__name__}: {error}"))
+
+
+def _reply(mirror, value):
+    with _outside_test_contexts():
+        return mirror.outgoing(lambda encoder: encoder.encode(value))
+
+
+def _outside_test_contexts():
+    """Dispatch modes the test opened are set aside while messages are read and written.
+
+    (Saved-tensor hooks need no such care: reading and writing builds no graph.)
+    """
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    return _disable_current_modes()
 
 
 def _raised(mirror, error, crossing):
@@ -76,4 +97,4 @@ def _raised(mirror, error, crossing):
     except Exception:  # a student's __str__ may raise too
         message = ""
     builtin = crossing["_builtin_exception"](error)
-    return mirror.outgoing(lambda encoder: encoder.encode(("raised", type(error).__name__[:80], builtin, message)))
+    return _reply(mirror, ("raised", type(error).__name__[:80], builtin, message))

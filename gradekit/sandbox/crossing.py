@@ -116,7 +116,7 @@ def _tensor_facts(tensor):
     """What a test may read of a tensor besides its values."""
     grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
     return (
-        tensor.untyped_storage()._cdata, tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
+        tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
         tensor.requires_grad, tensor.is_leaf, id(grad) if grad is not None else None, tensor._version,
     )
 
@@ -133,7 +133,7 @@ class Mirror:
         self.objects = {}  # handle -> object on this side (kept alive while the notebook runs)
         self.handles = {}  # id(object) -> handle
         self.storages = {}  # storage handle -> UntypedStorage on this side
-        self.storage_handles = {}  # storage _cdata -> storage handle
+        self.storage_handles = {}  # address of a storage's first byte -> storage handle
         self.storage_digests = {}  # storage handle -> digest of the content both sides agree on
         self.agreed = {}  # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
         self.array_tensors = {}  # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
@@ -195,12 +195,34 @@ class Mirror:
             obj = self.array_tensors.get(handle, obj)
             if isinstance(obj, torch.Tensor):
                 self.agreed[handle] = _tensor_facts(obj)
-                storage = obj.untyped_storage()
-                sh = self.storage_handles.get(storage._cdata)
-                if sh is not None:
-                    self.storage_digests[sh] = _digest(storage)
             elif isinstance(obj, (list, dict)):
                 self.agreed[handle] = _container_key(self, obj)
+        for sh, storage in self.storages.items():
+            self.storage_digests[sh] = _digest(storage)
+
+    def register_storage(self, sh, storage):
+        self.storages[sh] = storage
+        if storage.nbytes():
+            self.storage_handles[storage.data_ptr()] = sh
+
+    def locate(self, storage):
+        """(storage handle, byte offset) of the paired storage that holds `storage`'s bytes, or None.
+
+        Two storage objects can hold the same memory (a NumPy view of a
+        tensor): what counts is where the bytes are.
+        """
+        start, size = storage.data_ptr(), storage.nbytes()
+        if not size:
+            return None
+        if start in self.storage_handles:
+            sh = self.storage_handles[start]
+            if self.storages[sh].nbytes() >= size:
+                return sh, 0
+        for sh, paired in self.storages.items():
+            base = paired.data_ptr()
+            if paired.nbytes() and base <= start and start + size <= base + paired.nbytes():
+                return sh, start - base
+        return None
 
     def call(self, target, args, kwargs):
         """Grader side: run `target(*args, **kwargs)` in the kernel and return its result here."""
@@ -222,21 +244,19 @@ class _Encoder:
     def __init__(self, mirror):
         self.mirror = mirror
         self.storages = []
+        self.changed_storages = set()  # paired storages whose bytes must travel in this message
 
     def changes(self):
         """Nodes for every paired object this side changed since both sides last agreed."""
         mirror = self.mirror
         updates = []
-        changed_storages = set()
+        self.changed_storages = {sh for sh, storage in mirror.storages.items() if mirror.storage_digests.get(sh) != _digest(storage)}
         for handle, obj in list(mirror.objects.items()):
             obj = mirror.array_tensors.get(handle, obj)
             if isinstance(obj, torch.Tensor):
-                storage = obj.untyped_storage()
-                sh = mirror.storage_handles.get(storage._cdata)
-                if sh is not None and sh not in changed_storages and mirror.storage_digests.get(sh) != _digest(storage):
-                    changed_storages.add(sh)
-                if mirror.agreed.get(handle) != _tensor_facts(obj) or sh in changed_storages:
-                    updates.append(self._tensor(obj, handle, force_storage=sh in changed_storages))
+                found = mirror.locate(obj.untyped_storage())
+                if mirror.agreed.get(handle) != _tensor_facts(obj) or (found and found[0] in self.changed_storages):
+                    updates.append(self._tensor(obj, handle))
             elif isinstance(obj, (list, dict)) and mirror.agreed.get(handle) != _container_key(mirror, obj):
                 updates.append(self._container(obj, handle))
         return updates
@@ -278,20 +298,26 @@ class _Encoder:
         return self._grader_other(value)
 
     # Tensors: a storage (bytes once, then by handle) and a view on it, with autograd facts.
-    def _storage(self, storage, force=False):
+    def _storage(self, tensor):
+        """(storage node, element offset of `tensor` in that storage); bytes travel once per change."""
         mirror = self.mirror
-        sh = mirror.storage_handles.get(storage._cdata)
-        if sh is None:
-            sh = mirror._new_handle()
-            mirror.storages[sh] = storage
-            mirror.storage_handles[storage._cdata] = sh
-            force = True
-        if not force:
-            return (sh, -1, storage.nbytes())
-        self.storages.append(_storage_bytes(storage).clone())
-        return (sh, len(self.storages) - 1, storage.nbytes())
+        storage = tensor.untyped_storage()
+        found = mirror.locate(storage)
+        if found is not None and found[1] % tensor.element_size() == 0:
+            sh, byte_offset = found
+        else:
+            sh, byte_offset = mirror._new_handle(), 0
+            mirror.register_storage(sh, storage)
+            self.changed_storages.add(sh)
+        paired = mirror.storages[sh]
+        offset = tensor.storage_offset() + byte_offset // tensor.element_size()
+        if sh not in self.changed_storages:
+            return (sh, -1, paired.nbytes()), offset
+        self.changed_storages.discard(sh)  # its bytes are in this message now
+        self.storages.append(_storage_bytes(paired).clone())
+        return (sh, len(self.storages) - 1, paired.nbytes()), offset
 
-    def _tensor(self, tensor, handle, force_storage=False):
+    def _tensor(self, tensor, handle):
         mirror = self.mirror
         if tensor.layout != torch.strided or tensor.device.type != "cpu" or tensor.is_quantized:
             return self._other(tensor)
@@ -304,10 +330,10 @@ class _Encoder:
                 )
             handle = mirror._new_handle()
             mirror._pair(handle, tensor)
-        storage = self._storage(tensor.untyped_storage(), force_storage)
+        storage, offset = self._storage(tensor)
         grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
         facts = {
-            "storage": storage, "offset": tensor.storage_offset(), "size": list(tensor.shape),
+            "storage": storage, "offset": offset, "size": list(tensor.shape),
             "stride": list(tensor.stride()), "dtype": str(tensor.dtype).removeprefix("torch."),
             "requires_grad": tensor.requires_grad, "leaf": tensor.is_leaf,
             "grad_fn": type(tensor.grad_fn).__name__ if tensor.grad_fn is not None else None,
@@ -378,16 +404,18 @@ class _Encoder:
             return ("global", "autograd_checks", value.__qualname__)
         if isinstance(value, types.FunctionType):
             return self._function(value)
-        if callable(value) and _importable(value):
-            return ("global", value.__module__, value.__qualname__)
+        path = _import_path(value) if callable(value) else None
+        if path is not None:
+            return ("global", *path)
         if hasattr(value, "func") and hasattr(value, "args") and hasattr(value, "keywords") and callable(value):
             return ("partial", self.encode(value.func), self.encode(tuple(value.args)), self.encode(dict(value.keywords)))
         raise CrossingError(f"a {type(value).__name__} cannot reach the student's kernel; build it there with in_kernel(...)")
 
     def _function(self, function):
         """A function of the test, shipped as its code, closure and the test globals it reads."""
-        if function.__module__ not in (None, "__main__", "__kit_checks__") and _importable(function):
-            return ("global", function.__module__, function.__qualname__)
+        path = _import_path(function) if function.__module__ not in (None, "__main__") else None
+        if path is not None:
+            return ("global", *path)
         code = function.__code__
         closure = [self.encode(cell.cell_contents) for cell in function.__closure__ or ()]
         shipped = {}
@@ -411,18 +439,25 @@ def _tensor_kind(tensor):
     return "subclass:" + type(tensor).__name__
 
 
-def _importable(value):
+def _import_path(value):
+    """(module, dotted name) under which the kernel finds `value` by importing, or None."""
     module = getattr(value, "__module__", None) or ""
-    root = module.split(".")[0]
-    if root not in MODULES_BY_NAME and root not in ("autograd_checks", "builtins", "_operator", "math"):
-        return False
+    if module.split(".")[0] not in MODULES_BY_NAME + ("builtins", "_operator"):
+        return None
     try:
-        found = importlib.import_module(module)
-        for part in value.__qualname__.split("."):
-            found = getattr(found, part)
-    except (ImportError, AttributeError):
-        return False
-    return found is value
+        found_module = importlib.import_module(module)
+    except ImportError:
+        return None
+    for name in (getattr(value, "__qualname__", ""), getattr(value, "__name__", "")):
+        found = found_module
+        try:
+            for part in name.split("."):
+                found = getattr(found, part)
+        except AttributeError:
+            continue
+        if found is value:
+            return (module, name)
+    return None
 
 
 def _global_names(code):
@@ -532,10 +567,10 @@ class _Decoder:
         storage = mirror.storages.get(sh)
         if storage is None:
             storage = torch.UntypedStorage(int(nbytes))
-            mirror.storages[sh] = storage
-            mirror.storage_handles[storage._cdata] = sh
+            mirror.register_storage(sh, storage)
         elif storage.nbytes() != int(nbytes):
             storage.resize_(int(nbytes))
+            mirror.register_storage(sh, storage)  # its bytes may have moved
         if index >= 0:
             data = self.storage_data[index]
             if not (isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.numel() == int(nbytes)):
@@ -587,7 +622,7 @@ class _Decoder:
 
     def _grad(self, tensor, facts):
         grad = self.decode(facts["grad"])
-        if grad is tensor.grad or not (tensor.is_leaf or tensor.retains_grad):
+        if not (tensor.is_leaf or tensor.retains_grad) or grad is tensor.grad:
             return
         try:
             tensor.grad = grad

@@ -464,7 +464,9 @@ def install():
     roots = tuple(os.path.realpath(p) for p in protected.split(os.pathsep) if p)
     here = os.path.dirname(os.path.realpath(__file__))
     # A traceback through the hook makes IPython read these files' source: let it.
-    allowed = _allowed_roots() + tuple(os.path.join(here, name) for name in ("kernel_guard.py", SANDBOX_FILE))
+    # So does a compiler that reads the source of the frames it traces (the answer server's among them).
+    readable = ("kernel_guard.py", SANDBOX_FILE, "answer_server.py", "crossing.py")
+    allowed = _allowed_roots() + tuple(os.path.join(here, name) for name in readable)
     guard = Guard(log_path, roots, allowed, os.path.realpath(os.getcwd()))  # opens its log first
     private_tmp = os.environ.pop(TMP_VARIABLE, "")
     guard.sandboxed = bool(private_tmp) and _confine(os.path.join(here, SANDBOX_FILE), roots, allowed, private_tmp)

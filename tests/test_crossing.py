@@ -1,0 +1,171 @@
+"""The wire between grader and kernel, with both mirrors in this process (no kernel needed)."""
+import numpy as np
+import pytest
+import torch
+
+from gradekit.sandbox import crossing
+from gradekit.sandbox.answer_server import respond
+from gradekit.sandbox.crossing import CrossingError, Mirror, RemoteObject
+
+pytestmark = pytest.mark.unit
+
+
+class Loopback:
+    """A grader mirror whose calls are answered by a kernel mirror over `namespace`."""
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.kernel = Mirror("kernel", resolve_answer=self._answer, kernel_globals=lambda: namespace)
+        self.grader = Mirror("grader", call=self._call)
+
+    def _answer(self, name):
+        return self.namespace[name]
+
+    def _call(self, target, args, kwargs):
+        request = self.grader.outgoing(lambda encoder: encoder.encode((target, tuple(args), tuple(kwargs.items()))))
+        reply = self.grader.incoming(respond(self.kernel, request, vars(crossing)))
+        if reply[0] == "returned":
+            return reply[1]
+        if reply[0] == "raised":
+            raise crossing.raised_in_student_process(*reply[1:])
+        raise CrossingError(reply[1])
+
+    def answer(self, name):
+        from gradekit.grading.sealed_checks import RemoteAnswer
+
+        return RemoteAnswer(name, self.grader)
+
+
+def test_a_leaf_comes_back_as_a_leaf_and_a_copy_not_the_callers_object():
+    loop = Loopback({"make": lambda values: torch.tensor(values, dtype=torch.float64, requires_grad=True)})
+    leaf = loop.answer("make")([1.0, 2.0])
+    assert type(leaf) is torch.Tensor and leaf.is_leaf and leaf.requires_grad and leaf.dtype == torch.float64
+    assert leaf.tolist() == [1.0, 2.0]
+
+
+def test_a_non_leaf_keeps_its_facts_and_refuses_backward_here():
+    loop = Loopback({"make": lambda: torch.ones(2, requires_grad=True) * 3})
+    made = loop.answer("make")()
+    assert made.requires_grad and not made.is_leaf and made.grad_fn is not None
+    with pytest.raises(RuntimeError, match="student's kernel"):
+        made.sum().backward()
+
+
+def test_backward_in_the_kernel_fills_the_callers_grad_and_identity_survives():
+    def grad_of_square_sum(x):
+        (x * x).sum().backward()
+        return x.grad
+
+    loop = Loopback({"f": grad_of_square_sum})
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    result = loop.answer("f")(x)
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    assert result is x.grad
+
+
+def test_in_place_updates_and_versions_come_back():
+    def step(params, lr):
+        with torch.no_grad():
+            for p in params:
+                p -= lr * p.grad
+        return None
+
+    loop = Loopback({"step": step})
+    w = torch.ones(3, requires_grad=True)
+    w.grad = torch.full((3,), 2.0)
+    before = w._version
+    pointer = w.data_ptr()
+    loop.answer("step")([w], 0.5)
+    assert w.tolist() == [0.0, 0.0, 0.0]
+    assert w._version == before + 1
+    assert w.data_ptr() == pointer
+
+
+def test_a_grad_set_here_before_the_call_reaches_the_kernel():
+    seen = []
+    loop = Loopback({"look": lambda t: seen.append(t.grad.tolist())})
+    w = torch.zeros(2, requires_grad=True)
+    w.grad = torch.ones(2)
+    loop.answer("look")(w)
+    w.grad = torch.full((2,), 5.0)
+    loop.answer("look")(w)
+    assert seen == [[1.0, 1.0], [5.0, 5.0]]
+
+
+def test_storage_sharing_with_an_argument_is_visible_here():
+    loop = Loopback({"alias": lambda t: t.detach(), "copy": lambda t: t.detach().clone()})
+    x = torch.arange(4.0, requires_grad=True)
+    assert loop.answer("alias")(x).untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert loop.answer("copy")(x).untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
+def test_numpy_arrays_cross_and_share_memory_as_they_did_there():
+    loop = Loopback({"view": lambda t: t.detach().numpy(), "copy": lambda t: t.detach().numpy().copy()})
+    x = torch.arange(3.0)
+    shared = loop.answer("view")(x)
+    assert isinstance(shared, np.ndarray) and np.shares_memory(shared, x.numpy())
+    assert not np.shares_memory(loop.answer("copy")(x), x.numpy())
+    again = loop.answer("view")(x)
+    assert np.shares_memory(again, x.numpy())
+
+
+def test_lists_passed_in_are_kept_in_step():
+    loop = Loopback({"fill": lambda items: items.extend([1, 2])})
+    items = []
+    loop.answer("fill")(items)
+    assert items == [1, 2]
+
+
+def test_functions_of_the_test_run_in_the_kernel_with_their_closure():
+    loop = Loopback({"apply": lambda f, t: f(t)})
+    calls = []
+
+    def watched(t):
+        calls.append(bool(t.requires_grad))
+        return (t * t).sum()
+
+    result = loop.answer("apply")(watched, torch.ones(2, requires_grad=True))
+    assert calls == [True]
+    assert result.item() == 2.0
+    assert loop.answer("apply")(torch.sin, torch.zeros(1)).tolist() == [0.0]
+
+
+def test_objects_stay_in_the_kernel_behind_handles():
+    loop = Loopback({"model": lambda: torch.nn.Linear(2, 1), "run": lambda m, x: m(x)})
+    model = loop.answer("model")()
+    assert isinstance(model, RemoteObject)
+    assert loop.answer("run")(model, torch.ones(1, 2)).shape == (1, 1)
+    assert model.in_features == 2
+
+
+def test_the_students_exception_crosses_as_type_name_and_message_only():
+    class OddError(ValueError):
+        pass
+
+    def fails():
+        raise OddError("bad input")
+
+    loop = Loopback({"fails": fails})
+    with pytest.raises(ValueError) as caught:
+        loop.answer("fails")()
+    assert type(caught.value).__name__ == "OddError" and str(caught.value) == "bad input"
+    assert caught.value.raised_in_student_process
+
+
+def test_loosely_comparing_results_arrive_as_their_plain_values():
+    class Always(str):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    loop = Loopback({"label": lambda: Always("leaf")})
+    label = loop.answer("label")()
+    assert type(label) is str and label == "leaf" and label != "no_grad"
+
+
+def test_a_graph_built_by_the_test_does_not_cross():
+    loop = Loopback({"look": lambda t: t})
+    w = torch.ones(2, requires_grad=True)
+    with pytest.raises(CrossingError, match="in_kernel"):
+        loop.answer("look")(w * 2)
