@@ -148,11 +148,14 @@ class Mirror:
         self.handles[id(obj)] = handle
 
     def handle_of(self, obj):
-        return self.handles.get(id(obj))
+        """The handle `obj` is paired under, checked by identity: an id alone may belong to a dead object."""
+        handle = self.handles.get(id(obj))
+        return handle if handle is not None and self.objects.get(handle) is obj else None
 
     def pair_array(self, handle, array, tensor):
         """A NumPy array is what the test holds; the tensor on its memory is how it crosses."""
-        self.handles.pop(id(tensor), None)
+        for stale in [key for key, paired in self.handles.items() if paired == handle]:
+            del self.handles[stale]
         self._pair(handle, array)
         self.array_tensors[handle] = tensor
 
