@@ -23,7 +23,7 @@ import math
 
 import torch
 
-from autograd_checks import call_answer, central_difference, expect, expect_close, expect_tensor, seeded
+from autograd_checks import call_answer, central_difference, expect, expect_close, expect_tensor, in_kernel, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -110,13 +110,27 @@ expect_tensor(gradient, "square_sum_grad(x)", shape=(3,))
 print("Visible check passed: square_sum_grad returns a tensor of shape (3,).")
 
 ### BEGIN HIDDEN TESTS
+def watched_leaf(start, delivered):
+    """A leaf whose hook notes every gradient that backward() delivers to it."""
+    leaf = start.clone().requires_grad_()
+    leaf.register_hook(lambda grad: delivered.append(grad.detach().clone()))
+    return leaf
+
+
 for seed, size in ((0, 3), (1, 5), (2, 1)):
     start = torch.randn(size, dtype=torch.float64, generator=seeded(seed))
-    x = start.clone().requires_grad_()
+    delivered = []
+    x = in_kernel(watched_leaf, start, delivered)
     result = call_answer(square_sum_grad, x)
     expect(
         x.grad is not None,
         "x.grad is still None after square_sum_grad(x): the gradient must come from calling backward()",
+        "grad-by-formula",
+    )
+    expect(
+        len(delivered) == 1,
+        f"backward() delivered a gradient to x {len(delivered)} times during square_sum_grad(x): "
+        "x.grad must be filled by one backward() call, not written by hand",
         "grad-by-formula",
     )
     expect_close(x.grad, 2 * start, "after your backward() x.grad is not the derivative of sum(x * x)")
