@@ -124,6 +124,32 @@ def test_an_armed_kernel_can_start_no_program_and_leave_no_process_group(tmp_pat
     assert result.stdout.split() == ["exec", "setsid", "setpgid", "True"]
 
 
+def test_an_armed_kernel_reaches_no_network(tmp_path):
+    """The same filter: no connect(), no UDP, raw or packet socket; bound TCP and Unix socket pairs still work."""
+    program = textwrap.dedent(f"""
+        import runpy, socket
+        listening = socket.socket()
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        assert runpy.run_path({str(GUARD_FILE)!r})["forbid_new_programs"]()
+        outcome = []
+        for name, call in (("connect", lambda: socket.create_connection(listening.getsockname(), timeout=2)),
+                           ("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)),
+                           ("udp6", lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)),
+                           ("packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
+                           ("pair", socket.socketpair)):
+            try:
+                call()
+                outcome.append(name + ":allowed")
+            except PermissionError:
+                outcome.append(name + ":refused")
+        print(" ".join(outcome))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["connect:refused", "udp:refused", "udp6:refused", "packet:refused", "pair:allowed"]
+
+
 def test_a_kernel_may_signal_its_own_children_only(tmp_path):
     """ipykernel ends the kernel's children at shutdown; any other target stays refused."""
     program = textwrap.dedent(f"""

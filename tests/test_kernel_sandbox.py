@@ -88,3 +88,27 @@ def test_a_confined_process_writes_nothing_the_next_kernel_could_read(tmp_path):
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "False", "False", "True", "True"]
+
+
+def test_a_confined_process_cannot_read_another_processes_environment(tmp_path):
+    """/proc/<parent>/environ (where a grader's gradebook password would be) is refused; its own entry is not."""
+    private_tmp = tmp_path / "private"
+    private_tmp.mkdir()
+    program = textwrap.dedent(f"""
+        import os, runpy, sys
+        confine = runpy.run_path({str(SANDBOX)!r})["confine"]
+        assert confine([], [sys.prefix, sys.base_prefix], {str(tmp_path)!r}, {str(private_tmp)!r})
+        def can_read(path):
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except PermissionError:
+                return False
+            os.close(fd)
+            return True
+        print(can_read(f"/proc/{{os.getppid()}}/environ"), can_read("/proc/1/cmdline"),
+              can_read("/proc/self/status"), can_read("/proc/cpuinfo"))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "KIT_TEST_SECRET": "not for kernels"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False", "True", "True"]

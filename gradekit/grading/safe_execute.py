@@ -90,6 +90,7 @@ class SafeExecute(WarmExecute):
         self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
         self._leaks: list[str] = []
         self._sealed: SealedNotebook | None = None
+        self._running = "a cell"  # the test cell whose calls the kernel is answering
         self._source = SEALED_SOURCES.get(self._notebook)
         try:
             return super().preprocess(nb, resources, km)
@@ -150,6 +151,7 @@ class SafeExecute(WarmExecute):
         return self._sealed
 
     async def _run_sealed_test(self, cell, sealed: SealedNotebook) -> None:
+        self._running = _cell_name(cell)
         try:
             outputs = await asyncio.to_thread(sealed.run_test, cell)
         except KernelStopped as stop:
@@ -175,7 +177,7 @@ class SafeExecute(WarmExecute):
             if status is None:
                 self._kill_kernel()
                 raise KernelStopped(f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
-            self._notes.append(f"{self._notebook}: a call ran past the {self.timeout} s limit and was interrupted")
+            self._notes.append(f"{self._notebook}: {self._running} ran past the {self.timeout} s limit and was interrupted")
         return _read_reply(reply_path)
 
     async def _await_reply(self, msg_id: str, seconds: float):

@@ -343,9 +343,16 @@ def _other_process(path, reading):
 # Seccomp (Linux): refuse execve for this process and all its threads, so no new program
 # can start, whatever Python route (some have no audit event) forks and execs it; and refuse
 # setsid and setpgid, so a child forked without exec stays in the kernel's process group,
-# which the grader kills with the kernel.
-# Per architecture: (audit arch, the seccomp call, [execve, execveat, setsid, setpgid]).
-SECCOMP_ARCHES = {"x86_64": (0xC000003E, 317, (59, 322, 112, 109)), "aarch64": (0xC00000B7, 277, (221, 281, 157, 154))}
+# which the grader kills with the kernel. No network either: connect() is refused, and of new
+# sockets only Unix ones and TCP ones (which can then reach nobody) may be made, so no UDP,
+# raw or packet socket can send anything anywhere. The kernel's own sockets are bound
+# before the filter is installed.
+# Per architecture: (audit arch, the seccomp call, [execve, execveat, setsid, setpgid, connect], socket).
+SECCOMP_ARCHES = {
+    "x86_64": (0xC000003E, 317, (59, 322, 112, 109, 42), 41),
+    "aarch64": (0xC00000B7, 277, (221, 281, 157, 154, 203), 198),
+}
+AF_UNIX, AF_INET, AF_INET6, SOCK_STREAM = 1, 2, 10, 1
 
 
 def forbid_new_programs():
@@ -357,8 +364,8 @@ def forbid_new_programs():
     numbers = SECCOMP_ARCHES.get(platform.machine())
     if numbers is None or not sys.platform.startswith("linux"):
         return False
-    arch, seccomp, refused = numbers
-    program = b"".join(struct.pack("HBBI", *step) for step in seccomp_steps(arch, refused))
+    arch, seccomp, refused, socket_call = numbers
+    program = b"".join(struct.pack("HBBI", *step) for step in seccomp_steps(arch, refused, socket_call))
     buffer = ctypes.create_string_buffer(program)
 
     class Program(ctypes.Structure):
@@ -371,17 +378,49 @@ def forbid_new_programs():
     return libc.syscall(seccomp, 1, 1, ctypes.byref(Program(len(program) // 8, ctypes.addressof(buffer)))) == 0
 
 
-def seccomp_steps(arch, refused):
-    """The filter: another architecture passes; each refused call fails with EPERM; the rest pass."""
-    load, equal, ret = 0x20, 0x15, 0x06
+def seccomp_steps(arch, refused, socket_call):
+    """The filter as classic BPF steps (code, jump if true, jump if false, constant).
+
+    Another architecture passes; each refused call fails with EPERM; socket()
+    passes for AF_UNIX, and for AF_INET/AF_INET6 with SOCK_STREAM only; the rest pass.
+    Written with labels; `_assemble` turns them into relative jumps.
+    """
+    load, load_arg, equal, mask, ret = 0x20, 0x20, 0x15, 0x54, 0x06
     allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    count = len(refused)
-    checks = [(equal, count - index, 0, number) for index, number in enumerate(refused)]  # a match jumps to refuse
-    return [
-        (load, 0, 0, 4), (equal, 0, count + 3, arch),  # the audit arch; another one jumps to the last allow
-        (load, 0, 0, 0), *checks,  # the call number
-        (ret, 0, 0, allow), (ret, 0, 0, refuse), (ret, 0, 0, allow),
+    domain, kind = 16, 24  # offsets of the call's first two arguments in seccomp_data (low words)
+    steps = [
+        (load, "", "", 4), (equal, "", "allow", arch),  # the audit arch; another one passes
+        (load, "", "", 0),  # the call number
+        *[(equal, "refuse", "", number) for number in refused],
+        (equal, "socket", "allow", socket_call),
+        ("socket",),
+        (load_arg, "", "", domain), (equal, "allow", "", AF_UNIX),
+        (equal, "stream", "", AF_INET), (equal, "stream", "refuse", AF_INET6),
+        ("stream",),
+        (load_arg, "", "", kind), (mask, "", "", 0xF), (equal, "allow", "refuse", SOCK_STREAM),
+        ("allow",), (ret, "", "", allow),
+        ("refuse",), (ret, "", "", refuse),
     ]
+    return _assemble(steps)
+
+
+def _assemble(steps):
+    """Labels (1-tuples) to relative jump offsets; an empty label means the next step."""
+    positions, count = {}, 0
+    for step in steps:
+        if len(step) == 1:
+            positions[step[0]] = count
+        else:
+            count += 1
+    program, index = [], 0
+    for step in steps:
+        if len(step) == 1:
+            continue
+        code, true, false, constant = step
+        jump = [positions[label] - index - 1 if label else 0 for label in (true, false)]
+        program.append((code, jump[0], jump[1], constant))
+        index += 1
+    return program
 
 
 def _own_child(args):

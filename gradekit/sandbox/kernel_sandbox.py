@@ -4,7 +4,8 @@ The audit hook of kernel_guard.py sees Python's own file operations only;
 torch and numpy open files in C (`torch.from_file`, `numpy.fromfile`).
 Landlock makes the kernel itself refuse them: the kernel may read everything
 except the protected course folders (where it keeps only Python's own
-installation and the support modules beside its notebook), and may write only
+installation and the support modules beside its notebook) and other
+processes' entries in /proc, and may write only
 to a private temporary folder (removed after the notebook) and /dev/null. It
 is applied once, in the freshly forked kernel while it is still
 single-threaded, so every thread it starts inherits it. Standard library only: the kernel loads this file by path.
@@ -53,13 +54,21 @@ def confine(protected_roots, readable_inside, notebook_dir, private_tmp):
 
 
 def readable_outside(protected_roots):
-    """The largest folders that hold none of the protected roots, covering all the rest of the tree."""
+    """The largest folders that hold none of the protected roots, covering all the rest of the tree.
+
+    Of /proc, only this process's own entry and the system-wide files: another
+    process's environment (a grader's gradebook password), memory and open
+    files stay out of reach even from C.
+    """
     roots = [os.path.realpath(root) for root in protected_roots]
     found, pending = [], ["/"]
     while pending:
         folder = pending.pop()
         for entry in os.scandir(folder):
             path = entry.path
+            if path == "/proc":
+                found += _own_proc_entries()
+                continue
             # A rule follows a symbolic link to its target: judge the target.
             target = os.path.realpath(path) if entry.is_symlink() else path
             if any(_within(target, root) for root in roots):
@@ -70,6 +79,11 @@ def readable_outside(protected_roots):
                 continue
             found.append(path)
     return found
+
+
+def _own_proc_entries():
+    own = str(os.getpid())
+    return [entry.path for entry in os.scandir("/proc") if not entry.name.isdigit() or entry.name == own]
 
 
 def _within(path, root):
