@@ -37,13 +37,30 @@ def _prove(args) -> int:
         root = Path(args.workdir).resolve() if args.workdir else Path(scratch)
         result = run_proof(course, manifest, root, args.jobs, complete=not args.notebook, progress=sys.stderr)
         _print_judgement(manifest, result)
-    verdict = "holds" if result.ok else "FAILS"
+        differing = _against_nbgrader(result, manifest) if args.against_nbgrader else []
+    verdict = "holds" if result.ok and not differing else "FAILS"
     print(
         f"proof {verdict}: {len(result.subjects)} subjects in {len(result.students)} submissions, "
         f"{len(result.violations)} violations"
     )
     print(f"wall time {time.monotonic() - started:.1f} s (grading {result.seconds:.1f} s, {args.jobs} workers)")
-    return 0 if result.ok else 1
+    return 0 if result.ok and not differing else 1
+
+
+def _against_nbgrader(result, manifest) -> list[str]:
+    """Grade every proof submission again with plain serial nbgrader; print and return where it differs."""
+    from gradekit.proof.oracle import disagreements, serial_twin
+
+    students = tuple(student.student_id for student in result.students)
+    notebooks = tuple(entry.name for entry in manifest.notebooks)
+    print(f"grading the {len(students)} submissions again with plain serial nbgrader ...", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="gradekit-plain-") as scratch:
+        twin = serial_twin(result.workspace, Path(scratch) / "course", students)
+        differing = disagreements(result.workspace, twin, students, notebooks)
+    for difference in differing:
+        print(f"DIFFERS {difference}")
+    print(f"sealed and plain nbgrader: {len(differing)} notebook records differ")
+    return differing
 
 
 def _check(args) -> int:
@@ -129,6 +146,10 @@ def parser() -> argparse.ArgumentParser:
     prove.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
     prove.add_argument("--notebook", action="append", help="prove only this notebook (repeatable), e.g. 010_history")
     prove.add_argument("--workdir", help="keep the proof's course directory here instead of a temporary one")
+    prove.add_argument(
+        "--against-nbgrader", action="store_true",
+        help="then grade every submission again with plain serial nbgrader (tests in the kernel) and compare",
+    )
     prove.set_defaults(run=_prove)
     check = commands.add_parser("check", help="the proof's rules on the checks run in this process, without nbgrader: seconds")
     check.add_argument("--notebook", action="append", help="check only this notebook (repeatable), e.g. 010_history")
