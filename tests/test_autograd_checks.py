@@ -101,3 +101,35 @@ def test_central_difference_matches_closed_forms():
 def test_seeded_generators_repeat():
     first = torch.randn(4, generator=checks.seeded(3))
     assert torch.equal(first, torch.randn(4, generator=checks.seeded(3)))
+
+
+def test_in_kernel_and_beside_student_run_here_when_grading_is_not_sealed():
+    assert checks.in_kernel(lambda a, b: a + b, 2, b=3) == 5
+    with checks.counting_saved_tensors() as saved:
+        (torch.ones(2, requires_grad=True) * torch.ones(2)).sum()
+    assert saved[0] > 0
+    entered = []
+
+    class Recording:
+        def __enter__(self):
+            entered.append("in")
+            return "value"
+
+        def __exit__(self, *error):
+            entered.append("out")
+
+    with checks.beside_student(Recording) as value:
+        assert value == "value"
+    assert entered == ["in", "out"]
+
+
+def test_an_error_rebuilt_from_the_students_kernel_shows_its_type_and_message_only():
+    error = RuntimeError("one of the variables needed for gradient computation has been modified by an inplace operation")
+    error.raised_in_student_process = True
+
+    def raises():
+        raise error
+
+    with pytest.raises(checks.Diagnosis) as caught:
+        checks.call_answer(raises)
+    assert caught.value.detail == ("RuntimeError: " + str(error) + "\n",)

@@ -33,7 +33,7 @@ from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
 from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN, grade_id
-from gradekit.grading.sealed_checks import KernelStopped, SealedNotebook
+from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute
 from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
 from gradekit.sandbox.crossing import CrossingError
@@ -91,6 +91,7 @@ class SafeExecute(WarmExecute):
         self._leaks: list[str] = []
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
+        self._deadline = 0.0  # when that cell's time is up (event-loop clock)
         self._source = SEALED_SOURCES.get(self._notebook)
         try:
             return super().preprocess(nb, resources, km)
@@ -152,6 +153,8 @@ class SafeExecute(WarmExecute):
 
     async def _run_sealed_test(self, cell, sealed: SealedNotebook) -> None:
         self._running = _cell_name(cell)
+        # One time limit for the whole test cell, as when it runs in the kernel, however many calls it makes.
+        self._deadline = asyncio.get_running_loop().time() + (self.timeout or 10**6)
         try:
             outputs = await asyncio.to_thread(sealed.run_test, cell)
         except KernelStopped as stop:
@@ -170,7 +173,7 @@ class SafeExecute(WarmExecute):
         reply_path.unlink(missing_ok=True)
         _write_beside(folder / REQUEST_FILE, request)
         msg_id = await ensure_async(self.kc.execute("__kit_answer__()", silent=True, store_history=False))
-        status = await self._await_reply(msg_id, self.timeout)
+        status = await self._await_reply(msg_id, max(self._deadline - asyncio.get_running_loop().time(), 0.01))
         if status is None:
             await ensure_async(self.km.interrupt_kernel())
             status = await self._await_reply(msg_id, INTERRUPT_GRACE_SECONDS)
@@ -178,6 +181,7 @@ class SafeExecute(WarmExecute):
                 self._kill_kernel()
                 raise KernelStopped(f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
             self._notes.append(f"{self._notebook}: {self._running} ran past the {self.timeout} s limit and was interrupted")
+            raise CellOutOfTime(f"this cell ran past the {self.timeout} s limit and was interrupted")
         return _read_reply(reply_path)
 
     async def _await_reply(self, msg_id: str, seconds: float):

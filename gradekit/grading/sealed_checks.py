@@ -40,6 +40,13 @@ class KernelStopped(BaseException):
     """
 
 
+class CellOutOfTime(BaseException):
+    """The test cell's time ran out during a call; the student's code was interrupted.
+
+    Not an Exception: the cell ends here, as it would in the kernel, whatever the test catches.
+    """
+
+
 class RemoteAnswer:
     """What the test cells see under an answer's name: calls go to the student's kernel."""
 
