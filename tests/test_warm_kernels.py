@@ -10,7 +10,7 @@ from nbclient import NotebookClient
 
 from gradekit.course import REPO_ROOT
 from gradekit.nbgrader_cli import grading_environment
-from gradekit.grading.warm_kernels import WarmKernelManager
+from gradekit.grading.warm_kernels import WarmKernelManager, Zygote, without_secrets
 
 pytestmark = pytest.mark.notebook
 
@@ -49,6 +49,19 @@ def test_forked_kernel_matches_a_normal_kernel(tmp_path):
     assert not first["solutions"] and not first["repo_on_path"]
     # Every notebook gets a process of its own.
     assert len({first["pid"], second["pid"], os.getpid()}) == 3
+
+
+def test_the_kernels_parent_never_holds_the_graders_secrets(monkeypatch):
+    """Kernels are forked from the zygote and can read its environment block: it must hold no password."""
+    monkeypatch.setenv("KIT_GRADEBOOK_URL", "postgresql://grader:sw0rdfish@127.0.0.1/gradebook")
+    monkeypatch.setenv("KIT_EXCHANGE_ROOT", "/srv/exchange")
+    parent = Zygote(without_secrets(os.environ))
+    try:
+        block = open(f"/proc/{parent.process.pid}/environ", "rb").read()
+    finally:
+        parent.close()
+    assert b"sw0rdfish" not in block and b"KIT_EXCHANGE_ROOT" not in block
+    assert b"PATH=" in block
 
 
 def test_a_memory_bomb_fails_its_cell_and_the_kernel_lives_on(tmp_path):

@@ -79,11 +79,21 @@ class Zygote:
 _zygote: Zygote | None = None
 
 
+def without_secrets(environment) -> dict[str, str]:
+    """`environment` without the grader's secrets.
+
+    The zygote is started with it (a new program, not a fork): a kernel forked
+    from the zygote inherits its memory, its initial environment block included,
+    and can read that block back from /proc/self/environ.
+    """
+    return {name: value for name, value in environment.items() if name not in SECRET_VARIABLES}
+
+
 def zygote() -> Zygote:
     """This process's zygote, started on first use."""
     global _zygote
     if _zygote is None or _zygote.process.poll() is not None:
-        _zygote = Zygote(dict(os.environ))
+        _zygote = Zygote(without_secrets(os.environ))
         atexit.register(_zygote.close)
     return _zygote
 
