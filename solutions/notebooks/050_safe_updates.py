@@ -17,7 +17,7 @@
 import torch
 import torch.nn.functional as F
 
-from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, seeded
+from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, in_kernel, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -172,8 +172,10 @@ from solutions.reference.safe_updates import optimizer_round
 generator = seeded(0)
 a = torch.randn(3, generator=generator, dtype=torch.float64).requires_grad_()
 b = torch.randn(2, generator=generator, dtype=torch.float64).requires_grad_()
-optimizer = torch.optim.SGD([a, b], lr=0.1, momentum=0.9)
-report = call_answer(optimizer_round, optimizer, (a * a).sum() + b.sum(), True)
+# The optimizer and the loss's graph are built beside your code, where optimizer_round runs.
+optimizer = in_kernel(torch.optim.SGD, [a, b], lr=0.1, momentum=0.9)
+loss = in_kernel(lambda a, b: (a * a).sum() + b.sum(), a, b)
+report = call_answer(optimizer_round, optimizer, loss, True)
 expect(
     isinstance(report, list) and len(report) == 2 and all(isinstance(flag, bool) for flag in report),
     f"optimizer_round should return a list of two bools here (one per parameter), got {report!r}",
@@ -213,16 +215,18 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
     generator = seeded(seed)
     a0, b0, c, target = (torch.randn(n, generator=generator, dtype=torch.float64) for n in (3, 2, 2, 3))
     a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
-    optimizer = torch.optim.SGD([a, b], lr=lr, momentum=momentum)
+    optimizer = in_kernel(torch.optim.SGD, [a, b], lr=lr, momentum=momentum)
     when = f"with SGD(momentum={momentum}) and set_to_none={set_to_none}"
-    report = call_answer(optimizer_round, optimizer, (a * a).sum() + (c * b).sum(), set_to_none)
+    loss = in_kernel(lambda a, b, c: (a * a).sum() + (c * b).sum(), a, b, c)
+    report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expect(report == [True, True], f"{when}, the first loss used a and b, so the report is [True, True], not {report}")
     buffer_a, buffer_b = 2 * a0, c.clone()
     a1, b1 = a0 - lr * buffer_a, b0 - lr * buffer_b
     expect_close(a, a1, f"{when}, a after the first round is not a - lr * gradient", rtol=1e-12, atol=1e-14)
     expect_close(b, b1, f"{when}, b after the first round is not b - lr * gradient", rtol=1e-12, atol=1e-14)
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the first round")
-    report = call_answer(optimizer_round, optimizer, ((a - target) ** 2).sum(), set_to_none)
+    loss = in_kernel(lambda a, target: ((a - target) ** 2).sum(), a, target)
+    report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     buffer_a = momentum * buffer_a + 2 * (a1 - target)
     expect_close(a, a1 - lr * buffer_a, f"{when}, a after the second round is not the momentum update",
                  rtol=1e-12, atol=1e-14)
@@ -245,9 +249,10 @@ def adam_rounds(set_to_none, seed):
     generator = seeded(seed)
     a0, b0, c0, target = (torch.randn(n, generator=generator, dtype=torch.float64) for n in (2, 3, 2, 2))
     a, b, c = (t.clone().requires_grad_() for t in (a0, b0, c0))
-    optimizer = torch.optim.Adam([a, b, c], lr=0.01)
+    optimizer = in_kernel(torch.optim.Adam, [a, b, c], lr=0.01)
     when = f"with Adam and set_to_none={set_to_none}"
-    report = call_answer(optimizer_round, optimizer, (a * a).sum() + (b ** 3).sum(), set_to_none)
+    loss = in_kernel(lambda a, b: (a * a).sum() + (b ** 3).sum(), a, b)
+    report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expect(report == [True, True, False],
            f"{when}, the first loss used a and b but not c, so the report is [True, True, False], not {report}")
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the first round")
@@ -257,7 +262,8 @@ def adam_rounds(set_to_none, seed):
         "zero_grad leaves a missing gradient as None whatever set_to_none says",
     )
     b1 = b.detach().clone()
-    report = call_answer(optimizer_round, optimizer, ((a - target) ** 2).sum(), set_to_none)
+    loss = in_kernel(lambda a, target: ((a - target) ** 2).sum(), a, target)
+    report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expected_report = [True, False, False] if set_to_none else [True, True, False]
     why = (
         "the second loss used only a; b's gradient was None and c never had one" if set_to_none
@@ -374,12 +380,16 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
     rows_seen.clear()
     arrivals = {"W": 0, "b": 0}
 
-    def counter(name):
-        def count(_):
-            arrivals[name] += 1
-        return count
+    def counting_arrivals(params, arrivals):
+        """Hooks on the parameters, beside the student's code, that count the backward passes into each."""
+        def counter(name):
+            def count(_):
+                arrivals[name] += 1
+            return count
 
-    hooks = [W.register_post_accumulate_grad_hook(counter("W")), b.register_post_accumulate_grad_hook(counter("b"))]
+        return [p.register_post_accumulate_grad_hook(counter(name)) for name, p in params.items()]
+
+    hooks = in_kernel(counting_arrivals, {"W": W, "b": b}, arrivals)
     try:
         call_answer(accumulate_grads, [W, b], loss_fn, pieces)
     finally:

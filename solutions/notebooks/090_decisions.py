@@ -25,6 +25,7 @@ from autograd_checks import (
     expect,
     expect_close,
     expect_tensor,
+    in_kernel,
     seeded,
 )
 
@@ -430,7 +431,8 @@ for situation, (tool, why) in needs.items():
 from solutions.reference.decisions import evaluate_without_graph
 
 # %% test test_evaluate_without_graph points=3 targets=eval-disables-grad,no-grad-disables-dropout,evaluation-without-no-grad
-model = torch.nn.Sequential(seeded_linear(3, 2, seed=0), torch.nn.Dropout(0.5))
+# The model is built beside your code, where evaluate_without_graph runs.
+model = in_kernel(lambda: torch.nn.Sequential(seeded_linear(3, 2, seed=0), torch.nn.Dropout(0.5)))
 inputs = torch.randn(4, 3, dtype=torch.float64, generator=seeded(1))
 outputs = call_answer(evaluate_without_graph, model, inputs)
 expect_tensor(outputs, "evaluate_without_graph(model, inputs)", shape=(4, 2))
@@ -463,7 +465,8 @@ def batchnorm_model():
 
 
 for name, build, batch, features, seed in (("Linear + Dropout", dropout_model, 8, 5, 30), ("Linear + BatchNorm + Dropout", batchnorm_model, 6, 4, 31)):
-    model, closed_form = build()
+    _, closed_form = build()  # the expected outputs come from the grader's own copy of the model
+    model, _ = in_kernel(build)  # the same model, built beside the student's code
     model.train()
     inputs = torch.randn(batch, features, dtype=torch.float64, generator=seeded(seed))
     with torch.no_grad():
@@ -476,7 +479,7 @@ for name, build, batch, features, seed in (("Linear + Dropout", dropout_model, 8
         f"grad mode is switched off after {call}: use the block form `with torch.no_grad():` so it comes back on",
     )
     expect(
-        all(p.requires_grad for p in model.parameters()),
+        all(p.requires_grad for p in in_kernel(list, model.parameters())),
         f"{call} switched requires_grad off on the model's parameters; the model must still be trainable afterwards",
     )
     expect_tensor(outputs, call, shape=expected.shape)
