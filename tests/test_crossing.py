@@ -169,3 +169,16 @@ def test_a_graph_built_by_the_test_does_not_cross():
     w = torch.ones(2, requires_grad=True)
     with pytest.raises(CrossingError, match="in_kernel"):
         loop.answer("look")(w * 2)
+
+
+def test_a_storage_swapped_through_data_comes_back_as_new_memory():
+    def assign_data(params, lr):
+        for p in params:
+            p.data = p.data - lr * p.grad
+
+    loop = Loopback({"step": assign_data})
+    w = torch.ones(3, requires_grad=True)
+    w.grad = torch.full((3,), 2.0)
+    pointer = w.data_ptr()
+    loop.answer("step")([w], 0.5)
+    assert w.tolist() == [0.0, 0.0, 0.0] and w.data_ptr() != pointer and w.is_leaf and w.requires_grad

@@ -612,7 +612,8 @@ class _Decoder:
         return tensor
 
     def _update(self, tensor, storage, dtype, size, stride, offset, facts):
-        if tensor.dtype == dtype and (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset):
+        moved = tensor.untyped_storage().data_ptr() != storage.data_ptr()  # `p.data = ...` swaps the storage
+        if tensor.dtype == dtype and (moved or (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset)):
             with torch.no_grad():
                 try:
                     tensor.set_(storage, offset, size, stride)
