@@ -591,10 +591,10 @@ class _Decoder:
             self._update(known, storage, dtype, size, stride, offset, facts)
             return known
         tensor = torch.empty(0, dtype=dtype).set_(storage, offset, size, stride)
+        _set_version(tensor, facts["version"])  # before any view is taken of it: a view records its base's version
         tensor = self._with_autograd(tensor, facts)
         mirror._pair(handle, tensor)
         self._grad(tensor, facts)
-        _set_version(tensor, facts["version"])
         return tensor
 
     def _with_autograd(self, tensor, facts):
@@ -603,7 +603,7 @@ class _Decoder:
         if kind == "Parameter":
             return torch.nn.Parameter(tensor, requires_grad=requires_grad)
         if requires_grad and not facts["leaf"]:
-            tensor = _stand_in_for_graph(tensor)
+            tensor = _stand_in_for_graph(tensor, facts["grad_fn"])
         elif requires_grad:
             tensor.requires_grad_()
         if kind.startswith("subclass:"):
@@ -622,7 +622,8 @@ class _Decoder:
         if tensor.is_leaf and tensor.requires_grad != bool(facts["requires_grad"]):
             tensor.requires_grad_(bool(facts["requires_grad"]))
         self._grad(tensor, facts)
-        _set_version(tensor, facts["version"])
+        if tensor.is_leaf:  # a stand-in for a kernel graph would take a new version for an in-place change
+            _set_version(tensor, facts["version"])
 
     def _grad(self, tensor, facts):
         grad = self.decode(facts["grad"])
@@ -666,15 +667,29 @@ def _set_version(tensor, version):
         pass
 
 
-def _refuse_grader_side_backward(grad):
-    raise RuntimeError(
-        "this tensor's graph lives in the student's kernel: differentiate it there "
-        "(call_answer(tensor.backward) or in_kernel(...))"
-    )
+_GRAPH_STAND_INS = {}
 
 
-def _stand_in_for_graph(tensor):
-    """A non-leaf on the grader's side whose graph (in the kernel) cannot be walked here."""
-    base = tensor.requires_grad_()
-    base.register_hook(_refuse_grader_side_backward)
-    return base.view_as(base)
+def _graph_stand_in(name):
+    """An autograd function whose node is named like the kernel's `grad_fn` and whose backward refuses."""
+    if name not in _GRAPH_STAND_INS:
+        class GraphInTheKernel(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, tensor):
+                return tensor.view_as(tensor)
+
+            @staticmethod
+            def backward(ctx, grad):
+                raise RuntimeError(
+                    "this tensor's graph lives in the student's kernel: differentiate it there "
+                    "(call_answer(tensor.backward) or in_kernel(...))"
+                )
+
+        GraphInTheKernel._backward_cls.__name__ = name
+        _GRAPH_STAND_INS[name] = GraphInTheKernel
+    return _GRAPH_STAND_INS[name]
+
+
+def _stand_in_for_graph(tensor, grad_fn_name):
+    """A non-leaf on the grader's side, its `grad_fn` named as in the kernel, whose graph cannot be walked here."""
+    return _graph_stand_in(_identifier(grad_fn_name or "", "GraphInTheKernel")).apply(tensor.requires_grad_())
