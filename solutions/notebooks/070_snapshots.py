@@ -32,7 +32,7 @@
 import numpy as np
 import torch
 
-from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, expect_tensor, quiet, seeded
+from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, expect_tensor, in_kernel, quiet, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -91,7 +91,13 @@ def originals():
     for seed, shape in ((10, (3,)), (11, (2, 4)), (12, ())):
         yield f"a leaf of shape {shape}", torch.randn(shape, dtype=torch.float64, generator=seeded(seed)).requires_grad_()
     leaf = torch.randn(4, dtype=torch.float64, generator=seeded(13)).requires_grad_()
-    yield "a non-leaf (2 * leaf)", leaf * 2
+    yield "a non-leaf (2 * leaf)", in_kernel(lambda leaf: leaf * 2, leaf)  # its graph is built beside your code
+
+
+def change_in_place(tensor):
+    """Change `tensor` in place where it lives, beside your code, so that its version counter moves there."""
+    with torch.no_grad():
+        tensor.mul_(10).add_(1)
 
 
 for what, original in originals():
@@ -107,8 +113,7 @@ for what, original in originals():
         "clone-cuts-graph",
     )
     shared = shares_memory(copy, original)
-    with torch.no_grad():
-        original.mul_(10).add_(1)
+    in_kernel(change_in_place, original)
     if shared:
         expect(
             copy._version != original._version,
