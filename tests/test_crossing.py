@@ -182,3 +182,15 @@ def test_a_storage_swapped_through_data_comes_back_as_new_memory():
     pointer = w.data_ptr()
     loop.answer("step")([w], 0.5)
     assert w.tolist() == [0.0, 0.0, 0.0] and w.data_ptr() != pointer and w.is_leaf and w.requires_grad
+
+
+def test_the_gradient_a_retained_intermediate_kept_comes_back():
+    def chain(x):
+        y = x * x
+        y.retain_grad()
+        (y * 3).sum().backward()
+        return y
+
+    loop = Loopback({"chain": chain})
+    y = loop.answer("chain")(torch.ones(2, requires_grad=True))
+    assert not y.is_leaf and y.retains_grad and y.grad.tolist() == [3.0, 3.0]

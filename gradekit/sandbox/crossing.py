@@ -118,6 +118,7 @@ def _tensor_facts(tensor):
     return (
         tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
         tensor.requires_grad, tensor.is_leaf, id(grad) if grad is not None else None, tensor._version,
+        not tensor.is_leaf and tensor.retains_grad,
     )
 
 
@@ -341,6 +342,7 @@ class _Encoder:
             "requires_grad": tensor.requires_grad, "leaf": tensor.is_leaf,
             "grad_fn": type(tensor.grad_fn).__name__ if tensor.grad_fn is not None else None,
             "version": tensor._version, "kind": _tensor_kind(tensor),
+            "retains_grad": bool(not tensor.is_leaf and tensor.retains_grad),
         }
         facts["grad"] = self.encode(grad) if grad is not None else ("v", None)
         return ("tensor", handle, facts)
@@ -604,6 +606,8 @@ class _Decoder:
             return torch.nn.Parameter(tensor, requires_grad=requires_grad)
         if requires_grad and not facts["leaf"]:
             tensor = _stand_in_for_graph(tensor, facts["grad_fn"])
+            if facts.get("retains_grad"):  # so that the gradient the kernel kept can be set here too
+                tensor.retain_grad()
         elif requires_grad:
             tensor.requires_grad_()
         if kind.startswith("subclass:"):
@@ -621,6 +625,8 @@ class _Decoder:
                     pass
         if tensor.is_leaf and tensor.requires_grad != bool(facts["requires_grad"]):
             tensor.requires_grad_(bool(facts["requires_grad"]))
+        if not tensor.is_leaf and facts.get("retains_grad") and not tensor.retains_grad:
+            tensor.retain_grad()
         self._grad(tensor, facts)
         if tensor.is_leaf:  # a stand-in for a kernel graph would take a new version for an in-place change
             _set_version(tensor, facts["version"])
