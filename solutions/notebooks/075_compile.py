@@ -50,7 +50,9 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention.flex_attention import flex_attention
 
-from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, expect_tensor, quiet, seeded
+from autograd_checks import (
+    COMMON_ERRORS, beside_student, call_answer, expect, expect_close, expect_tensor, in_kernel, quiet, seeded,
+)
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -160,28 +162,31 @@ expect(
 
 
 # Right forward, wrong backward, compiled with aot_eager: only the gradients reveal it.
-class CubeWithWrongGradient(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return a**3
+def compiled_wrong_cube_beside_student():
+    """a**3 with a wrong backward, compiled with aot_eager beside your code, where the answer calls it."""
+    class CubeWithWrongGradient(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a**3
 
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * 2 * a  # the true derivative is 3 * a**2
+        @staticmethod
+        def backward(ctx, grad):
+            (a,) = ctx.saved_tensors
+            return grad * 2 * a  # the true derivative is 3 * a**2
+
+    def wrong_cube(a):
+        return CubeWithWrongGradient.apply(a)
+
+    with quiet():
+        return torch.compile(wrong_cube, backend="aot_eager")
 
 
 def cube(a):
     return a**3
 
 
-def wrong_cube(a):
-    return CubeWithWrongGradient.apply(a)
-
-
-with quiet():
-    compiled_wrong_cube = torch.compile(wrong_cube, backend="aot_eager")
+compiled_wrong_cube = in_kernel(compiled_wrong_cube_beside_student)
 u = torch.randn(4, dtype=torch.float64, generator=seeded(51))
 report = report_of(cube, compiled_wrong_cube, (u,), 1e-9, 1e-12)
 expect(report["outputs_match"], "a**3 and its compiled variant agree on outputs, but outputs_match is False")
@@ -227,24 +232,27 @@ expect(
 
 
 # Timing on a clock the test controls: the first call stands for compilation (5 s), later calls take 0.25 s.
-class ManualClock:
-    def __init__(self):
-        self.now = 100.0
+def manual_clock_beside_student(calls):
+    """A clock that only moves when the function it comes with is called; both live beside your code."""
+    class ManualClock:
+        def __init__(self):
+            self.now = 100.0
 
-    def __call__(self):
-        return self.now
+        def __call__(self):
+            return self.now
+
+    clock = ManualClock()
+
+    def slow_first_call(a):
+        clock.now += 5.0 if not calls else 0.25
+        calls.append(a)
+        return a * 2
+
+    return clock, slow_first_call
 
 
-clock = ManualClock()
 calls = []
-
-
-def slow_first_call(a):
-    clock.now += 5.0 if not calls else 0.25
-    calls.append(a)
-    return a * 2
-
-
+clock, slow_first_call = in_kernel(manual_clock_beside_student, calls)
 report = report_of(lambda a: a * 2, slow_first_call, (t,), 1e-7, 1e-9, repeats=4, clock=clock)
 expect(len(calls) == 5, f"with repeats=4, compare_compiled should call compiled_fn 5 times, it called it {len(calls)} times")
 expect(
@@ -306,39 +314,58 @@ def recording_compare(fn, compiled_fn, inputs, rtol, atol, **options):
     return "the comparison report"
 
 
-backends = []
-real_compile = torch.compile
+def watching_compile():
+    """A context, entered beside your code, that notes the backend of every torch.compile call made inside it."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def watching():
+        backends = []
+        real_compile = torch.compile
+
+        def recording_compile(model=None, **options):
+            backends.append(options.get("backend", "inductor"))
+            return real_compile(model, **options)
+
+        torch.compile = recording_compile
+        try:
+            yield backends
+        finally:
+            torch.compile = real_compile
+
+    return watching()
 
 
-def watching_compile(model=None, **options):
-    backend = options.get("backend", "inductor")
-    backends.append(backend)
-    expect(
-        backend != "inductor",
-        "torch.compile used Inductor (the backend you get when you name none), which spends about 12 s compiling "
-        "on the first call here: for a check use backend='aot_eager'",
-        "compile-default-backend-cheap",
-    )
-    expect(
-        backend == "aot_eager",
-        f"torch.compile was asked for backend {backend!r}: for this check use backend='aot_eager', which traces the "
-        "forward and the backward graph (so the check covers what compiling does to both) and compiles in well "
-        "under a second",
-    )
-    return real_compile(model, **options)
+def judge_backends(backends):
+    for backend in backends:
+        expect(
+            backend != "inductor",
+            "torch.compile used Inductor (the backend you get when you name none), which spends about 12 s compiling "
+            "on the first call here: for a check use backend='aot_eager'",
+            "compile-default-backend-cheap",
+        )
+        expect(
+            backend == "aot_eager",
+            f"torch.compile was asked for backend {backend!r}: for this check use backend='aot_eager', which traces the "
+            "forward and the backward graph (so the check covers what compiling does to both) and compiles in well "
+            "under a second",
+        )
 
 
-def softplus_mix(a, b):
+def softplus_mix_eager(a, b):
     return F.softplus(a) * b + torch.sin(a)
 
 
+softplus_mix = in_kernel(lambda fn: fn, softplus_mix_eager)  # the eager function as it stands beside your code
 a = torch.randn(5, dtype=torch.float64, generator=seeded(60))
 b = torch.randn(5, dtype=torch.float64, generator=seeded(61))
-torch.compile = watching_compile
-try:
-    result = call_answer(check_against_eager, softplus_mix, (a, b), 1e-6, 1e-8, compare=recording_compare)
-finally:
-    torch.compile = real_compile
+with beside_student(watching_compile) as backends:
+    try:
+        result = call_answer(check_against_eager, softplus_mix, (a, b), 1e-6, 1e-8, compare=recording_compare)
+    except Exception:
+        judge_backends(backends)  # a backend asked for before the failure is named first
+        raise
+judge_backends(backends)
 expect(backends, "check_against_eager never called torch.compile")
 expect(len(recorded) == 1, f"check_against_eager should call compare once, it called it {len(recorded)} times")
 call = recorded[0]
@@ -354,8 +381,8 @@ expect(result == "the comparison report", "check_against_eager should return wha
 leaves = [a.clone().requires_grad_(), b.clone().requires_grad_()]
 out = call_answer(call["compiled_fn"], *leaves)
 expect_tensor(out, "the compiled function's output", shape=(5,))
-with quiet():
-    grad_a, grad_b = torch.autograd.grad(out.sum(), leaves)
+with quiet():  # the output's graph lives beside your code: its gradients are taken there
+    grad_a, grad_b = in_kernel(lambda out, leaves: torch.autograd.grad(out.sum(), leaves), out, leaves)
 expect_close(out, F.softplus(a) * b + torch.sin(a), "the compiled function does not compute fn", rtol=1e-10, atol=1e-12)
 expect_close(grad_a, torch.sigmoid(a) * b + torch.cos(a), "the compiled function's gradient for a is wrong", rtol=1e-10, atol=1e-12)
 expect_close(grad_b, F.softplus(a), "the compiled function's gradient for b is wrong", rtol=1e-10, atol=1e-12)
