@@ -42,6 +42,7 @@ class Expected:
     status: Status
     zero_cells: frozenset[str] = frozenset()  # "<notebook>/<grade id>"
     says: tuple[str, ...] = ()
+    attacked: str = TARGET  # the notebook whose grades a flag withholds
 
 
 @dataclasses.dataclass(frozen=True)
@@ -304,6 +305,122 @@ def _copies_from_the_exchange(b: Builder) -> None:
     )
 
 
+# Attacks on a sealed grade: each one, written into 010's answers, once earned all of 010's points.
+ANSWERS_OF_010 = ("answer_float64_leaf", "answer_square_sum_grad", "answer_gradient_at")
+WRONG_010 = (
+    "def float64_leaf(values):\n    return torch.tensor(values)\n\n\n"
+    "def square_sum_grad(x):\n    return torch.zeros_like(x)\n\n\n"
+    "def gradient_at(function, values):\n    return torch.zeros(len(values))\n"
+)
+FORGES_REPLIES = """
+# Drop every error the kernel would report and call every cell a success.
+_kernel = get_ipython().kernel
+_real_send = _kernel.session.send
+
+
+def _send(stream, msg_or_type, content=None, *args, **kwargs):
+    if msg_or_type == "error":
+        return None
+    if isinstance(content, dict) and content.get("status") == "error":
+        content = {"status": "ok", "execution_count": content.get("execution_count"), "user_expressions": {}, "payload": []}
+    return _real_send(stream, msg_or_type, content, *args, **kwargs)
+
+
+_kernel.session.send = _send
+get_ipython().showtraceback = lambda *args, **kwargs: None
+"""
+TOGGLES_COMPARISONS = """
+# Make every comparison agree, and put the real ones back whenever the grader's probe looks.
+import sys
+import torch.testing
+
+_real = (torch.testing.assert_close, torch.equal, torch.allclose)
+
+
+def _agree(*args, **kwargs):
+    return True
+
+
+def _watch(event, args):
+    if event == "kit.probe":
+        torch.testing.assert_close, torch.equal, torch.allclose = _real
+
+
+torch.testing.assert_close = lambda *args, **kwargs: None
+torch.equal = torch.allclose = _agree
+sys.addaudithook(_watch)
+"""
+READS_THE_TEST = """
+# Everything outside this function that the kernel can see, sent back in an error message.
+import base64
+import sys
+
+
+def _everything():
+    seen = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        seen.append(repr(sorted(frame.f_locals))[:300])
+        frame = frame.f_back
+    history = "\\n".join(get_ipython().user_ns.get("In", []))
+    seen.append(base64.b64encode(history.encode()).decode())
+    seen.append(history)
+    return " | ".join(seen)
+
+
+def float64_leaf(values):
+    raise ValueError(_everything())
+
+
+def square_sum_grad(x):
+    raise ValueError(_everything())
+
+
+def gradient_at(function, values):
+    print(_everything())
+    raise ValueError(_everything())
+"""
+# A gradebook URL (with its password) would sit in a grading process's environment: read it from C.
+READS_GRADER_ENVIRONMENT = """
+
+
+import os as _os
+
+_outcome = []
+for _pid in (_os.getppid(), 1):
+    try:
+        torch.from_file(f"/proc/{_pid}/environ", size=4096, dtype=torch.uint8)
+        _outcome.append("read")
+    except RuntimeError as _error:
+        _outcome.append("refused" if "ermission denied" in str(_error) else "read")
+print("other processes' environments:", " ".join(_outcome))
+"""
+LOOSE_LABEL = """
+class Agreeable(str):
+    __hash__ = str.__hash__
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+
+def why_grad_is_none(tensor, output, backward_ran):
+    return Agreeable("leaf")
+"""
+
+
+def _in_010(*sources: str) -> Callable[[Builder], None]:
+    """010's three answers replaced by `sources` (joined into the first answer cell)."""
+    def build(b: Builder) -> None:
+        for grade_id in ANSWERS_OF_010:
+            b.cell(grade_id, "010_history").source = "pass\n"
+        b.cell(ANSWERS_OF_010[0], "010_history").source = "\n\n".join(sources)
+
+    return build
+
+
 def case_list() -> tuple[Case, ...]:
     full = Expected(Status.GRADED)
     return (
@@ -334,7 +451,9 @@ def case_list() -> tuple[Case, ...]:
              Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
         Case("segfault", lambda b: b.wrap_chain("import faulthandler\nfaulthandler._sigsegv()"),
              Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
-        Case("prints-megabytes", lambda b: b.wrap_chain("print('x' * 5_000_000)"), full),
+        # Printed in the answer cell: what the kernel prints while answering a test's call is never shown.
+        Case("prints-megabytes", lambda b: b.cell("answer_chain_gradients").__setitem__(
+            "source", b.cell("answer_chain_gradients").source + "\n\nprint('x' * 5_000_000)\n"), full),
         Case("warns-on-stderr", lambda b: (
             b.cell("answer_chain_gradients").__setitem__("source", b.cell("answer_chain_gradients").source + (
                 "\n\nimport sys\nimport warnings\nprint('debugging output', file=sys.stderr)\nwarnings.warn('an answer-cell warning')\n")),
@@ -370,8 +489,8 @@ def case_list() -> tuple[Case, ...]:
         Case("patches-isinstance", lambda b: b.cheat(
             "import builtins\n_real_isinstance = isinstance\n"
             "builtins.isinstance = lambda obj, kind: True if kind is torch.Tensor else _real_isinstance(obj, kind)"),
-             # The patched isinstance also trips the next exercise's checks.
-             Expected(Status.FLAGGED, {CHAIN_TEST, f"{TARGET}/test_why_grad_is_none"}, ("builtins.isinstance was replaced",))),
+             # The patched isinstance also breaks the student's later answers, and the kernel's side of the wire.
+             Expected(Status.FLAGGED, CELLS_AFTER_CHAIN, ("builtins.isinstance was replaced",))),
         Case("patches-assertion-error", lambda b: b.cheat(
             "import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})"),
              Expected(Status.FLAGGED, {CHAIN_TEST}, ("builtins.AssertionError was replaced",))),
@@ -388,7 +507,8 @@ def case_list() -> tuple[Case, ...]:
             "            return ast.Constant(None)\n"
             "        return self.generic_visit(node)\n\n\n"
             "get_ipython().ast_transformers.append(DropChecks())"),
-             Expected(Status.FLAGGED, says=("IPython's ast_transformers were changed",))),
+             # The test cells run in the grader: the rewriter never sees them.
+             Expected(Status.FLAGGED, {CHAIN_TEST}, ("IPython's ast_transformers were changed",))),
         Case("leaves-a-torch-mode-active", lambda b: b.cheat(
             "from torch.overrides import TorchFunctionMode\n\n\nclass Agreeable(TorchFunctionMode):\n"
             "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
@@ -412,7 +532,8 @@ def case_list() -> tuple[Case, ...]:
             "import linecache, sys\nframe = sys._getframe(1)\n"
             "while frame.f_code.co_name != '<module>':\n    frame = frame.f_back\n"
             "print(''.join(linecache.getlines(frame.f_code.co_filename)))"),
-             Expected(Status.FLAGGED, says=("the output of test_chain_gradients repeated hidden test code (cut)",))),
+             # Sealed: the test cell is not in the kernel, so there is nothing to print.
+             Expected(Status.GRADED)),
         Case("reaches-for-the-guard", lambda b: b.cheat(
             "import sqlite3\nfound = []\ntry:\n    sqlite3.connect(':memory:')\nexcept PermissionError as error:\n"
             "    trace = error.__traceback__\n    while trace is not None:\n"
@@ -424,6 +545,8 @@ def case_list() -> tuple[Case, ...]:
                 "\n\ntry:\n    torch.from_file('../../../gradebook.db', size=16, dtype=torch.uint8)\n"
                 "    print('read the gradebook')\nexcept RuntimeError:\n    print('the gradebook stayed out of reach')\n")),
              Expected(Status.GRADED)),
+        Case("reads-the-graders-environment-from-c", lambda b: b.cell("answer_float64_leaf", "010_history").__setitem__(
+            "source", b.cell("answer_float64_leaf", "010_history").source + READS_GRADER_ENVIRONMENT), Expected(Status.GRADED)),
         Case("returns-a-forged-tensor", lambda b: b.cheat(
             "class Agreeable(torch.Tensor):\n    @classmethod\n"
             "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
@@ -461,6 +584,14 @@ def case_list() -> tuple[Case, ...]:
         # Hostile: hiding a failure by patching IPython's traceback machinery
         Case("hides-tracebacks", lambda b: b.cheat("get_ipython().showtraceback = lambda *args, **kwargs: None"),
              Expected(Status.FLAGGED, {CHAIN_TEST}, ("the IPython shell's showtraceback was replaced",))),
+        # Hostile: attacks on the grade itself, which sealed grading decides outside the kernel
+        Case("forges-kernel-replies", _in_010(WRONG_010, FORGES_REPLIES),
+             Expected(Status.FLAGGED, ALL_OF_010, ("showtraceback was replaced",), attacked="010_history")),
+        Case("toggles-comparisons-around-the-probe", _in_010(WRONG_010, TOGGLES_COMPARISONS),
+             Expected(Status.FLAGGED, ALL_OF_010, attacked="010_history")),
+        Case("reads-the-test-from-the-kernel", _in_010(READS_THE_TEST), Expected(Status.GRADED, ALL_OF_010)),
+        Case("compares-loosely", lambda b: b.cell("answer_why_grad_is_none").__setitem__("source", LOOSE_LABEL),
+             Expected(Status.FLAGGED, {f"{TARGET}/test_why_grad_is_none"}, ("answer_why_grad_is_none defines __eq__",))),
         Case("patches-shell-class", lambda b: b.cheat(
             "from IPython.core.interactiveshell import InteractiveShell\n"
             "InteractiveShell.showtraceback = lambda *args, **kwargs: None\n"

@@ -12,7 +12,9 @@ from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
 from gradekit.grading.gradebook_records import read_record
+from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.grading.progress import Progress
+from gradekit.grading.safe_execute import hidden_test_lines
 from gradekit.authoring.release import new_workspace
 from gradekit.grading.status import Status
 
@@ -58,13 +60,13 @@ def test_each_case_gets_its_exact_outcome(graded, case: Case):
     points = full_marks(narrow)
     assert set(scores) == set(points)
     assert scores == {cell: 0 if cell in expected.zero_cells else full for cell, full in points.items()}
-    _assert_withheld_exactly_when_flagged(read_record(scratch, case.name), expected.status is Status.FLAGGED)
+    _assert_withheld_exactly_when_flagged(read_record(scratch, case.name), expected)
 
 
-def _assert_withheld_exactly_when_flagged(record, flagged: bool):
+def _assert_withheld_exactly_when_flagged(record, expected):
     """A flagged submission's attacked notebook waits for a TA; nothing else does."""
     for notebook in record.notebooks:
-        withheld = flagged and notebook.name == TARGET
+        withheld = expected.status is Status.FLAGGED and notebook.name == expected.attacked
         assert notebook.flagged == withheld, notebook.name
         assert all(grade.needs_manual_grade == withheld for grade in notebook.grades), notebook.name
 
@@ -81,6 +83,32 @@ def test_the_gradebook_holds_every_gradable_submission_and_nothing_else(graded):
     for student, row in rows.items():
         assert read_grades(scratch, student).missing == (row.status is Status.FAILED), student
     assert len(progress.strip().splitlines()) == len(rows)
+
+
+def test_no_output_of_any_case_holds_a_line_of_the_hidden_tests(graded):
+    """What feedback shows comes from graded notebooks: none may quote a hidden test, however obtained."""
+    scratch = graded[0]
+    hidden = set()
+    for name in NOTEBOOKS:
+        hidden |= hidden_test_lines(nbformat.read(scratch.source_dir / f"{name}.ipynb", as_version=4))
+    assert hidden
+    leaks = []
+    for path in sorted(scratch.autograded_dir.glob("*/*/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                shown = output.get("text", "") + output.get("evalue", "") + "".join(map(str, output.get("data", {}).values()))
+                leaks += [f"{path.parent.parent.name}: {line}" for line in hidden if line in shown]
+    assert not leaks
+
+
+def test_what_the_kernel_prints_during_a_check_never_reaches_the_test_cell(graded):
+    """The answer prints what it found, then raises: the test cell shows the diagnosis only."""
+    scratch = graded[0]
+    notebook = nbformat.read(scratch.autograded_dir / "reads-the-test-from-the-kernel" / scratch.assignment_id / "010_history.ipynb", 4)
+    outputs = cells_by_grade_id(notebook)["test_gradient_at"].outputs
+    assert [output.output_type for output in outputs] == ["error"]
+    assert outputs[0].evalue.startswith("gradient_at raised ValueError: ")
+    assert len(outputs[0].evalue) < 1200  # the student's message crosses capped at 1,000 characters
 
 
 def test_outputs_are_cut_to_size(graded):
@@ -103,6 +131,13 @@ def test_files_opened_in_c_code_are_refused_by_the_system(graded):
     notebook = nbformat.read(scratch.autograded_dir / "reads-course-files-from-c" / scratch.assignment_id / f"{TARGET}.ipynb", 4)
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
     assert "the gradebook stayed out of reach" in printed and "read the gradebook" not in printed
+
+
+def test_no_kernel_reads_another_processes_environment(graded):
+    scratch = graded[0]
+    notebook = nbformat.read(scratch.autograded_dir / "reads-the-graders-environment-from-c" / scratch.assignment_id / "010_history.ipynb", 4)
+    printed = "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
+    assert "other processes' environments: refused refused" in printed
 
 
 def test_no_kernel_leaves_a_note_for_the_next(graded):
