@@ -105,13 +105,6 @@ def _storage_bytes(storage):
     return torch.empty(0, dtype=torch.uint8).set_(storage, 0, (storage.nbytes(),), (1,))
 
 
-def _digest(storage):
-    nbytes = storage.nbytes()
-    if nbytes == 0:
-        return b""
-    return hashlib.blake2b(_storage_bytes(storage).numpy().data, digest_size=16).digest()
-
-
 def _tensor_facts(tensor):
     """What a test may read of a tensor besides its values."""
     grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
@@ -138,6 +131,8 @@ class Mirror:
         self.storage_digests = {}  # storage handle -> digest of the content both sides agree on
         self.agreed = {}  # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
         self.array_tensors = {}  # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
+        self.tensor_storage = {}  # handle of a tensor (or array) -> the handle of the storage its bytes are in
+        self.storage_views = {}  # storage handle -> ((address, size), a NumPy view of its bytes)
 
     # ----- pairing -------------------------------------------------------------------------
 
@@ -175,12 +170,18 @@ class Mirror:
         return message["tree"], message["storages"]
 
     def outgoing(self, build):
-        """Encode `build(encoder)` with this side's pending changes first; returns bytes."""
+        """Encode `build(encoder)` with this side's pending changes first; returns bytes.
+
+        Only this scan looks at every paired object: what it saw is what both
+        sides agree on once the message is read, plus what the message paired anew.
+        """
         encoder = _Encoder(self)
         updates = encoder.changes()
         tree = build(encoder)
         data = self.dumps({"updates": updates, "body": tree}, encoder.storages)
-        self.agree()
+        self.agreed.update(encoder.seen_state)
+        self.storage_digests.update(encoder.seen_digests)
+        self.agree(set(self.objects) - set(encoder.seen_state), set(self.storages) - set(encoder.seen_digests))
         return data
 
     def incoming(self, data):
@@ -190,19 +191,38 @@ class Mirror:
         for update in tree["updates"]:
             decoder.decode(update)
         body = decoder.decode(tree["body"])
-        self.agree()
+        # Nothing else ran here since this side last agreed: only what the message touched moved.
+        self.agree(decoder.touched | (set(self.objects) - set(self.agreed)), decoder.touched_storages)
         return body
 
-    def agree(self):
-        """Record the current state of every paired object as the state both sides share."""
-        for handle, obj in self.objects.items():
-            obj = self.array_tensors.get(handle, obj)
-            if isinstance(obj, torch.Tensor):
-                self.agreed[handle] = _tensor_facts(obj)
-            elif isinstance(obj, (list, dict)):
-                self.agreed[handle] = _container_key(self, obj)
-        for sh, storage in self.storages.items():
-            self.storage_digests[sh] = _digest(storage)
+    def state_of(self, handle):
+        """What a later scan compares: a tensor's facts, a container's item keys, or None."""
+        obj = self.array_tensors.get(handle, self.objects[handle])
+        if isinstance(obj, torch.Tensor):
+            return _tensor_facts(obj)
+        if isinstance(obj, (list, dict)):
+            return _container_key(self, obj)
+        return None
+
+    def agree(self, handles, storage_handles):
+        """Record the current state of these paired objects and storages as the state both sides share."""
+        for handle in handles:
+            if handle in self.objects:
+                self.agreed[handle] = self.state_of(handle)
+        for sh in storage_handles:
+            if sh in self.storages:
+                self.storage_digests[sh] = self.digest(sh)
+
+    def digest(self, sh):
+        """A digest of a paired storage's bytes, read through a view kept while the memory stays put."""
+        storage = self.storages[sh]
+        place = (storage.data_ptr(), storage.nbytes())
+        if not place[1]:
+            return b""
+        cached = self.storage_views.get(sh)
+        if cached is None or cached[0] != place:  # new, or resized: the old view would read freed memory
+            cached = self.storage_views[sh] = (place, _storage_bytes(storage).numpy())
+        return hashlib.blake2b(cached[1].data, digest_size=16).digest()
 
     def register_storage(self, sh, storage):
         self.storages[sh] = storage
@@ -249,19 +269,22 @@ class _Encoder:
         self.mirror = mirror
         self.storages = []
         self.changed_storages = set()  # paired storages whose bytes must travel in this message
+        self.seen_state = {}  # handle -> its state as the scan saw it
+        self.seen_digests = {}  # storage handle -> its digest as the scan saw it
 
     def changes(self):
         """Nodes for every paired object this side changed since both sides last agreed."""
         mirror = self.mirror
         updates = []
-        self.changed_storages = {sh for sh, storage in mirror.storages.items() if mirror.storage_digests.get(sh) != _digest(storage)}
-        for handle, obj in list(mirror.objects.items()):
-            obj = mirror.array_tensors.get(handle, obj)
+        self.seen_digests = {sh: mirror.digest(sh) for sh in mirror.storages}
+        self.changed_storages = {sh for sh, digest in self.seen_digests.items() if mirror.storage_digests.get(sh) != digest}
+        for handle in list(mirror.objects):
+            state = self.seen_state[handle] = mirror.state_of(handle)
+            obj = mirror.array_tensors.get(handle, mirror.objects[handle])
             if isinstance(obj, torch.Tensor):
-                found = mirror.locate(obj.untyped_storage())
-                if mirror.agreed.get(handle) != _tensor_facts(obj) or (found and found[0] in self.changed_storages):
+                if mirror.agreed.get(handle) != state or mirror.tensor_storage.get(handle) in self.changed_storages:
                     updates.append(self._tensor(obj, handle))
-            elif isinstance(obj, (list, dict)) and mirror.agreed.get(handle) != _container_key(mirror, obj):
+            elif isinstance(obj, (list, dict)) and mirror.agreed.get(handle) != state:
                 updates.append(self._container(obj, handle))
         return updates
 
@@ -335,6 +358,7 @@ class _Encoder:
             handle = mirror._new_handle()
             mirror._pair(handle, tensor)
         storage, offset = self._storage(tensor)
+        mirror.tensor_storage[handle] = storage[0]
         grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
         facts = {
             "storage": storage, "offset": offset, "size": list(tensor.shape),
@@ -478,6 +502,8 @@ class _Decoder:
     def __init__(self, mirror, storages):
         self.mirror = mirror
         self.storage_data = storages
+        self.touched = set()  # handles this message created or changed
+        self.touched_storages = set()
 
     def decode(self, node):
         mirror = self.mirror
@@ -500,6 +526,7 @@ class _Decoder:
             known = mirror.objects.get(handle)
             if isinstance(known, numpy.ndarray):  # its bytes live in a paired storage
                 self._storage(facts["storage"])
+                self.touched.add(handle)
                 return known
             tensor = self._tensor(handle, facts).detach()
             array = tensor.numpy()
@@ -569,6 +596,7 @@ class _Decoder:
     def _storage(self, spec):
         mirror = self.mirror
         sh, index, nbytes = spec
+        self.touched_storages.add(sh)
         storage = mirror.storages.get(sh)
         if storage is None:
             storage = torch.UntypedStorage(int(nbytes))
@@ -586,6 +614,8 @@ class _Decoder:
     def _tensor(self, handle, facts):
         mirror = self.mirror
         storage = self._storage(facts["storage"])
+        self.touched.add(handle)
+        mirror.tensor_storage[handle] = facts["storage"][0]
         dtype = _dtype(facts["dtype"])
         size, stride, offset = [int(n) for n in facts["size"]], [int(n) for n in facts["stride"]], int(facts["offset"])
         known = mirror.objects.get(handle)
@@ -643,6 +673,8 @@ class _Decoder:
     def _container(self, handle, items, is_dict):
         mirror = self.mirror
         known = mirror.objects.get(handle) if handle is not None else None
+        if handle is not None:
+            self.touched.add(handle)
         if is_dict:
             fresh = {self.decode(k): self.decode(v) for k, v in items}
         else:
