@@ -590,6 +590,9 @@ def case_list() -> tuple[Case, ...]:
         Case("toggles-comparisons-around-the-probe", _in_010(WRONG_010, TOGGLES_COMPARISONS),
              Expected(Status.FLAGGED, ALL_OF_010, attacked="010_history")),
         Case("reads-the-test-from-the-kernel", _in_010(READS_THE_TEST), Expected(Status.GRADED, ALL_OF_010)),
+        Case("replaces-the-answering-function", _in_010(WRONG_010, "import builtins\nbuiltins.__kit_answer__ = lambda: None\n"),
+             Expected(Status.FLAGGED, ALL_OF_010, ("the kernel's answer to test_float64_leaf could not be read",),
+                      attacked="010_history")),
         Case("compares-loosely", lambda b: b.cell("answer_why_grad_is_none").__setitem__("source", LOOSE_LABEL),
              Expected(Status.FLAGGED, {f"{TARGET}/test_why_grad_is_none"}, ("answer_why_grad_is_none defines __eq__",))),
         Case("patches-shell-class", lambda b: b.cheat(

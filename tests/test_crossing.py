@@ -194,3 +194,21 @@ def test_the_gradient_a_retained_intermediate_kept_comes_back():
     loop = Loopback({"chain": chain})
     y = loop.answer("chain")(torch.ones(2, requires_grad=True))
     assert not y.is_leaf and y.retains_grad and y.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_reply_that_claims_a_huge_tensor_is_refused_as_a_broken_channel():
+    kernel = Mirror("kernel")
+    grader = Mirror("grader")
+    tiny = torch.zeros(1)
+    reply = kernel.outgoing(lambda encoder: encoder.encode(("returned", tiny.expand(4))))
+    tree, storages = Mirror.loads(reply)
+    tree["body"][1][1][2]["size"] = [10**12]
+    tree["body"][1][1][2]["stride"] = [0]
+    with pytest.raises(CrossingError, match="not accepted"):
+        grader.incoming(kernel.dumps(tree, storages))
+
+
+def test_a_malformed_reply_is_a_crossing_error_not_an_error_a_test_could_catch():
+    with pytest.raises(CrossingError):
+        Mirror("grader").incoming(b"not a message")
+    assert not issubclass(CrossingError, Exception)

@@ -88,7 +88,7 @@ class SafeExecute(WarmExecute):
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
         self._private_tmp: str | None = None
         self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
-        self._leaks: list[str] = []
+        self._noticed: list[str] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
         self._deadline = 0.0  # when that cell's time is up (event-loop clock)
@@ -133,7 +133,7 @@ class SafeExecute(WarmExecute):
             self._stop(cell, f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
             return cell
         if _cut_hidden_lines(cell, self._hidden):
-            self._leaks.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
+            self._noticed.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
         if any(output.get("ename") == "CellTimeoutError" for output in cell.outputs):
             self._notes.append(f"{self._notebook}: {_cell_name(cell)} ran past the {self.timeout} s limit and was interrupted")
         if _graded(cell) and self._guard_log:
@@ -161,8 +161,11 @@ class SafeExecute(WarmExecute):
             self._stop(cell, str(stop))
             return
         cell.outputs = outputs
+        for broken in dict.fromkeys(sealed.broken_replies):
+            self._noticed.append(f"the kernel's answer to {_cell_name(cell)} could not be read ({broken})")
+        sealed.broken_replies.clear()
         if _cut_hidden_lines(cell, self._hidden):
-            self._leaks.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
+            self._noticed.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
         if self._guard_log:
             await self._probe(cell)
 
@@ -237,7 +240,7 @@ class SafeExecute(WarmExecute):
 
     def _findings(self) -> tuple[str, ...]:
         """What the guard's log says, once per finding, in the order first seen."""
-        findings: dict[str, None] = dict.fromkeys(self._leaks)
+        findings: dict[str, None] = dict.fromkeys(self._noticed)
         if not self._guard_log:
             return tuple(f"{self._notebook}: {finding}" for finding in findings)
         log = Path(self._guard_log)

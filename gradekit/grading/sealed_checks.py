@@ -68,6 +68,7 @@ class SealedNotebook:
     def __init__(self, source: NotebookNode, helpers: dict[str, Path], exchange: Callable[[bytes], bytes]):
         self.cells = {grade_id(cell): cell for cell in source.cells if grade_id(cell) and cell.cell_type == "code"}
         self.exchange = exchange
+        self.broken_replies: list[str] = []  # replies that could not be read: a finding for the TA
         self.mirror = Mirror("grader", call=self._call)
         self.helpers = {name: self._load_helper(name, path) for name, path in helpers.items()}
         self._printed = io.StringIO()
@@ -120,9 +121,13 @@ class SealedNotebook:
 
     def _call(self, target, args, kwargs):
         request = self.mirror.outgoing(lambda encoder: encoder.encode((target, tuple(args), tuple(kwargs.items()))))
-        reply = self.mirror.incoming(self.exchange(request))
-        if not isinstance(reply, tuple) or not reply or reply[0] not in ("returned", "raised", "failed"):
-            raise CrossingError("the kernel's reply has the wrong shape")
+        try:
+            reply = self.mirror.incoming(self.exchange(request))
+            if not isinstance(reply, tuple) or not reply or reply[0] not in ("returned", "raised", "failed"):
+                raise CrossingError("the kernel's reply has the wrong shape")
+        except CrossingError as error:  # the kernel's side of the wire was broken or replaced
+            self.broken_replies.append(str(error))
+            raise
         if reply[0] == "returned" and len(reply) == 2:
             return reply[1]
         if reply[0] == "raised" and len(reply) == 4 and all(isinstance(part, str) for part in reply[1:]):

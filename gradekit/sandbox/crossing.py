@@ -33,6 +33,7 @@ import numpy
 import torch
 
 TEXT_LIMIT = 1000  # characters of a student's exception message that cross
+MAX_ELEMENTS = 2**27  # of one tensor rebuilt on the grader's side (a stride-0 view could claim any size)
 PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None))
 MODULES_BY_NAME = ("torch", "numpy", "math", "functools", "operator", "itertools", "collections")
 
@@ -185,12 +186,21 @@ class Mirror:
         return data
 
     def incoming(self, data):
-        """Decode a message made by `outgoing` on the other side: apply its changes, return its body."""
-        tree, storages = self.loads(data)
-        decoder = _Decoder(self, storages)
-        for update in tree["updates"]:
-            decoder.decode(update)
-        body = decoder.decode(tree["body"])
+        """Decode a message made by `outgoing` on the other side: apply its changes, return its body.
+
+        Whatever goes wrong while reading is a CrossingError, never an error a
+        test could take for the student's own.
+        """
+        try:
+            tree, storages = self.loads(data)
+            decoder = _Decoder(self, storages)
+            for update in tree["updates"]:
+                decoder.decode(update)
+            body = decoder.decode(tree["body"])
+        except CrossingError:
+            raise
+        except Exception as error:
+            raise CrossingError(f"a message could not be read ({type(error).__name__}: {str(error)[:200]})") from None
         # Nothing else ran here since this side last agreed: only what the message touched moved.
         self.agree(decoder.touched | (set(self.objects) - set(self.agreed)), decoder.touched_storages)
         return body
@@ -541,7 +551,10 @@ class _Decoder:
         if tag in ("set", "frozenset"):
             return (set if tag == "set" else frozenset)(self.decode(item) for item in node[1])
         if tag == "npscalar":
-            return numpy.dtype(str(node[1])).type(node[2])
+            dtype = numpy.dtype(str(node[1]))
+            if dtype.kind not in "biufc?" or dtype.fields or dtype.shape:
+                raise CrossingError("a NumPy scalar of an unexpected kind")
+            return dtype.type(node[2])
         if tag == "dtype":
             return _dtype(node[1])
         if tag == "size":
@@ -598,16 +611,18 @@ class _Decoder:
         sh, index, nbytes = spec
         self.touched_storages.add(sh)
         storage = mirror.storages.get(sh)
+        data = self.storage_data[index] if index >= 0 else None
+        if ((storage is None or storage.nbytes() != int(nbytes)) and data is None) or (data is not None and not (
+            isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.numel() == int(nbytes)
+        )):
+            raise CrossingError("a storage's bytes do not match its size")
         if storage is None:
             storage = torch.UntypedStorage(int(nbytes))
             mirror.register_storage(sh, storage)
         elif storage.nbytes() != int(nbytes):
             storage.resize_(int(nbytes))
             mirror.register_storage(sh, storage)  # its bytes may have moved
-        if index >= 0:
-            data = self.storage_data[index]
-            if not (isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.numel() == int(nbytes)):
-                raise CrossingError("a storage's bytes do not match its size")
+        if data is not None:
             _storage_bytes(storage).copy_(data)
         return storage
 
@@ -618,6 +633,8 @@ class _Decoder:
         mirror.tensor_storage[handle] = facts["storage"][0]
         dtype = _dtype(facts["dtype"])
         size, stride, offset = [int(n) for n in facts["size"]], [int(n) for n in facts["stride"]], int(facts["offset"])
+        if len(size) > 16 or len(stride) != len(size) or any(n < 0 for n in size) or _product(size) > MAX_ELEMENTS:
+            raise CrossingError(f"a tensor of shape {size[:16]} is not accepted")
         known = mirror.objects.get(handle)
         if isinstance(known, torch.Tensor):
             self._update(known, storage, dtype, size, stride, offset, facts)
@@ -689,6 +706,13 @@ class _Decoder:
         else:
             known[:] = fresh
         return known
+
+
+def _product(numbers):
+    total = 1
+    for number in numbers:
+        total *= number
+    return total
 
 
 def _dtype(name):
