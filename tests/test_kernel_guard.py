@@ -125,7 +125,7 @@ def test_an_armed_kernel_can_start_no_program_and_leave_no_process_group(tmp_pat
 
 
 def test_an_armed_kernel_reaches_no_network(tmp_path):
-    """The same filter: no connect(), no UDP, raw or packet socket; bound TCP and Unix socket pairs still work."""
+    """The same filter: no connect(), no datagram, raw or packet socket; bound TCP and socket pairs still work."""
     program = textwrap.dedent(f"""
         import runpy, socket
         listening = socket.socket()
@@ -137,6 +137,7 @@ def test_an_armed_kernel_reaches_no_network(tmp_path):
                            ("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)),
                            ("udp6", lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)),
                            ("packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
+                           ("unix-datagram", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)),
                            ("pair", socket.socketpair)):
             try:
                 call()
@@ -147,7 +148,9 @@ def test_an_armed_kernel_reaches_no_network(tmp_path):
     """)
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["connect:refused", "udp:refused", "udp6:refused", "packet:refused", "pair:allowed"]
+    assert result.stdout.split() == [
+        "connect:refused", "udp:refused", "udp6:refused", "packet:refused", "unix-datagram:refused", "pair:allowed",
+    ]
 
 
 def test_a_kernel_may_signal_its_own_children_only(tmp_path):

@@ -344,8 +344,8 @@ def _other_process(path, reading):
 # can start, whatever Python route (some have no audit event) forks and execs it; and refuse
 # setsid and setpgid, so a child forked without exec stays in the kernel's process group,
 # which the grader kills with the kernel. No network either: connect() is refused, and of new
-# sockets only Unix ones and TCP ones (which can then reach nobody) may be made, so no UDP,
-# raw or packet socket can send anything anywhere. The kernel's own sockets are bound
+# sockets only stream ones (Unix or TCP, which can then reach nobody) may be made, so no
+# datagram, raw or packet socket can send anything anywhere, not even to another kernel. The kernel's own sockets are bound
 # before the filter is installed.
 # Per architecture: (audit arch, the seccomp call, [execve, execveat, setsid, setpgid, connect], socket).
 SECCOMP_ARCHES = {
@@ -382,7 +382,8 @@ def seccomp_steps(arch, refused, socket_call):
     """The filter as classic BPF steps (code, jump if true, jump if false, constant).
 
     Another architecture passes; each refused call fails with EPERM; socket()
-    passes for AF_UNIX, and for AF_INET/AF_INET6 with SOCK_STREAM only; the rest pass.
+    passes for AF_UNIX, AF_INET and AF_INET6 with SOCK_STREAM only (a datagram
+    socket could send without connecting); the rest pass.
     Written with labels; `_assemble` turns them into relative jumps.
     """
     load, load_arg, equal, mask, ret = 0x20, 0x20, 0x15, 0x54, 0x06
@@ -394,7 +395,7 @@ def seccomp_steps(arch, refused, socket_call):
         *[(equal, "refuse", "", number) for number in refused],
         (equal, "socket", "allow", socket_call),
         ("socket",),
-        (load_arg, "", "", domain), (equal, "allow", "", AF_UNIX),
+        (load_arg, "", "", domain), (equal, "stream", "", AF_UNIX),
         (equal, "stream", "", AF_INET), (equal, "stream", "refuse", AF_INET6),
         ("stream",),
         (load_arg, "", "", kind), (mask, "", "", 0xF), (equal, "allow", "refuse", SOCK_STREAM),
