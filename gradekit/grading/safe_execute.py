@@ -114,6 +114,8 @@ class SafeExecute(WarmExecute):
         sealed = self._sealed_notebook()
         role = sealed.role(cell) if sealed else "kernel"
         if role == "test":
+            self.code_cells_executed += 1  # counted as nbclient counts the cells it sends
+            cell.execution_count = execution_count or self.code_cells_executed
             await self._run_sealed_test(cell, sealed)
             return cell
         try:
