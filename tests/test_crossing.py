@@ -22,13 +22,8 @@ class Loopback:
         return self.namespace[name]
 
     def _call(self, target, args, kwargs):
-        request = self.grader.outgoing(lambda encoder: encoder.encode((target, tuple(args), tuple(kwargs.items()))))
-        reply = self.grader.incoming(respond(self.kernel, request, vars(crossing)))
-        if reply[0] == "returned":
-            return reply[1]
-        if reply[0] == "raised":
-            raise crossing.raised_in_student_process(*reply[1:])
-        raise CrossingError(reply[1])
+        request = crossing.call_message(self.grader, target, args, kwargs)
+        return crossing.result_of(crossing.checked_reply(self.grader.incoming(respond(self.kernel, request, vars(crossing)))))
 
     def answer(self, name):
         from gradekit.grading.sealed_checks import RemoteAnswer

@@ -40,6 +40,7 @@ from gradekit.sandbox.crossing import CrossingError
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
 PROBE_SECONDS = 10
+KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
 INTERRUPT_GRACE_SECONDS = 5
 MAX_REPLY_BYTES = 2**30
 
@@ -128,19 +129,29 @@ class SafeExecute(WarmExecute):
             self._stop(cell, str(stop))
             return cell
         except DeadKernelError:
-            self._stop(cell, "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)")
+            self._stop(cell, KERNEL_DIED)
             return cell
         except CellTimeoutError:
             self._kill_kernel()
-            self._stop(cell, f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
+            self._stop(cell, self._past_limit("ignored the interrupt"))
             return cell
+        if any(output.get("ename") == "CellTimeoutError" for output in cell.outputs):
+            self._note_interrupted(_cell_name(cell))
+        await self._after(cell)
+        return cell
+
+    async def _after(self, cell) -> None:
+        """Cut hidden-test lines from what the cell shows; after a graded cell, probe the guard."""
         if _cut_hidden_lines(cell, self._hidden):
             self._noticed.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
-        if any(output.get("ename") == "CellTimeoutError" for output in cell.outputs):
-            self._notes.append(f"{self._notebook}: {_cell_name(cell)} ran past the {self.timeout} s limit and was interrupted")
         if _graded(cell) and self._guard_log:
             await self._probe(cell)
-        return cell
+
+    def _past_limit(self, what: str) -> str:
+        return f"this cell ran past the {self.timeout} s limit and {what}"
+
+    def _note_interrupted(self, name: str) -> None:
+        self._notes.append(f"{self._notebook}: {name} ran past the {self.timeout} s limit and was interrupted")
 
     def _sealed_notebook(self) -> SealedNotebook | None:
         """The grading side of this notebook, once its kernel can answer (sealed grading only)."""
@@ -166,10 +177,7 @@ class SafeExecute(WarmExecute):
         for broken in dict.fromkeys(sealed.broken_replies):
             self._noticed.append(f"the kernel's answer to {_cell_name(cell)} could not be read ({broken})")
         sealed.broken_replies.clear()
-        if _cut_hidden_lines(cell, self._hidden):
-            self._noticed.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
-        if self._guard_log:
-            await self._probe(cell)
+        await self._after(cell)
 
     async def _exchange(self, request: bytes) -> bytes:
         """Hand `request` to the kernel's answering function and return its reply."""
@@ -184,9 +192,9 @@ class SafeExecute(WarmExecute):
             status = await self._await_reply(msg_id, INTERRUPT_GRACE_SECONDS)
             if status is None:
                 self._kill_kernel()
-                raise KernelStopped(f"this cell ran past the {self.timeout} s limit and ignored the interrupt")
-            self._notes.append(f"{self._notebook}: {self._running} ran past the {self.timeout} s limit and was interrupted")
-            raise CellOutOfTime(f"this cell ran past the {self.timeout} s limit and was interrupted")
+                raise KernelStopped(self._past_limit("ignored the interrupt"))
+            self._note_interrupted(self._running)
+            raise CellOutOfTime(self._past_limit("was interrupted"))
         return _read_reply(reply_path)
 
     async def _await_reply(self, msg_id: str, seconds: float):
@@ -198,7 +206,7 @@ class SafeExecute(WarmExecute):
                 reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(remaining, 1.0)))
             except Empty:
                 if not await ensure_async(self.km.is_alive()):
-                    raise KernelStopped("the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)")
+                    raise KernelStopped(KERNEL_DIED)
                 continue
             if reply["parent_header"].get("msg_id") == msg_id:
                 return reply["content"].get("status", "error")

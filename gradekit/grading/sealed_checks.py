@@ -27,7 +27,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from gradekit.authoring.cells import grade_id
-from gradekit.sandbox.crossing import CrossingError, Mirror, raised_in_student_process
+from gradekit.sandbox.crossing import CrossingError, Mirror, call_message, checked_reply, result_of
 
 HELPER_MODULES = ("autograd_checks", "local_digits")  # the course's own modules beside the notebooks
 OUTPUT_LIMIT = 20_000  # characters of one test cell's printed output
@@ -120,19 +120,13 @@ class SealedNotebook:
         return self._printed.getvalue(), None
 
     def _call(self, target, args, kwargs):
-        request = self.mirror.outgoing(lambda encoder: encoder.encode((target, tuple(args), tuple(kwargs.items()))))
+        request = call_message(self.mirror, target, args, kwargs)
         try:
-            reply = self.mirror.incoming(self.exchange(request))
-            if not isinstance(reply, tuple) or not reply or reply[0] not in ("returned", "raised", "failed"):
-                raise CrossingError("the kernel's reply has the wrong shape")
+            reply = checked_reply(self.mirror.incoming(self.exchange(request)))
         except CrossingError as error:  # the kernel's side of the wire was broken or replaced
             self.broken_replies.append(str(error))
             raise
-        if reply[0] == "returned" and len(reply) == 2:
-            return reply[1]
-        if reply[0] == "raised" and len(reply) == 4 and all(isinstance(part, str) for part in reply[1:]):
-            raise raised_in_student_process(*reply[1:])
-        raise CrossingError(f"the kernel could not answer: {str(reply[1:])[:300]}")
+        return result_of(reply)
 
     def _builtins(self) -> dict:
         names = dict(vars(builtins))

@@ -21,6 +21,7 @@ the standard library) and imported as part of gradekit in the grader.
 """
 import builtins
 import dis
+import functools
 import hashlib
 import importlib
 import io
@@ -49,11 +50,10 @@ class CrossingError(BaseException):
 class RemoteObject:
     """An object that stays in the student's kernel; calls and attribute reads go there."""
 
-    def __init__(self, mirror, handle, type_name, is_callable):
+    def __init__(self, mirror, handle, type_name):
         object.__setattr__(self, "_mirror", mirror)
         object.__setattr__(self, "_handle", handle)
         object.__setattr__(self, "_type_name", type_name)
-        object.__setattr__(self, "_is_callable", is_callable)
 
     @property
     def __name__(self):
@@ -69,6 +69,30 @@ class RemoteObject:
 
     def __repr__(self):
         return f"<{self._type_name} in the student's kernel>"
+
+
+def call_message(mirror, target, args, kwargs):
+    """Grader side: the request to run `target(*args, **kwargs)` in the kernel."""
+    return mirror.outgoing(lambda encoder: encoder.encode((target, tuple(args), tuple(kwargs.items()))))
+
+
+def checked_reply(reply):
+    """The kernel's decoded reply, if it has one of the three shapes `answer_server.respond` makes."""
+    kind = reply[0] if isinstance(reply, tuple) and reply else None
+    if (kind == "returned" and len(reply) == 2) or (kind == "failed" and len(reply) == 2) or (
+        kind == "raised" and len(reply) == 4 and all(isinstance(part, str) for part in reply[1:])
+    ):
+        return reply
+    raise CrossingError("the kernel's reply has the wrong shape")
+
+
+def result_of(reply):
+    """What a checked reply means on the grader's side: the value, the student's error, or a broken call."""
+    if reply[0] == "returned":
+        return reply[1]
+    if reply[0] == "raised":
+        raise raised_in_student_process(*reply[1:])
+    raise CrossingError(f"the kernel could not answer: {str(reply[1])[:300]}")
 
 
 class _Getattr:
@@ -401,9 +425,9 @@ class _Encoder:
 
     def _kernel_other(self, value):
         """Kernel side: a subclass of a data type crosses as its base value; anything else stays here."""
-        for base in (bool, int, float, complex, str, bytes):
+        for base in (int, float, complex, str, bytes):  # bool cannot be subclassed
             if isinstance(value, base):
-                return ("v", base(value) if base is not bool else bool(int(value)))
+                return ("v", base(value))
         if isinstance(value, tuple):
             return ("tuple", [self.encode(item) for item in tuple.__iter__(value)])
         if isinstance(value, list):
@@ -420,7 +444,7 @@ class _Encoder:
         if handle is None:
             handle = mirror._new_handle()
             mirror._pair(handle, value)
-        return ("handle", handle, type(value).__name__, callable(value))
+        return ("handle", handle, type(value).__name__)
 
     def _grader_other(self, value):
         """Grader side: answers, kernel objects, modules and the test's own functions."""
@@ -441,20 +465,17 @@ class _Encoder:
             return ("method", self.encode(value.__self__), value.__name__)
         if getattr(value, "__module__", None) == "autograd_checks" and hasattr(value, "__qualname__"):
             return ("global", "autograd_checks", value.__qualname__)
-        if isinstance(value, types.FunctionType):
-            return self._function(value)
         path = _import_path(value) if callable(value) else None
         if path is not None:
             return ("global", *path)
-        if hasattr(value, "func") and hasattr(value, "args") and hasattr(value, "keywords") and callable(value):
+        if isinstance(value, types.FunctionType):
+            return self._function(value)
+        if isinstance(value, functools.partial):
             return ("partial", self.encode(value.func), self.encode(tuple(value.args)), self.encode(dict(value.keywords)))
-        raise CrossingError(f"a {type(value).__name__} cannot reach the student's kernel; build it there with in_kernel(...)")
+        return self._other(value)  # refused: the grader sends no other object
 
     def _function(self, function):
         """A function of the test, shipped as its code, closure and the test globals it reads."""
-        path = _import_path(function) if function.__module__ not in (None, "__main__") else None
-        if path is not None:
-            return ("global", *path)
         code = function.__code__
         closure = [self.encode(cell.cell_contents) for cell in function.__closure__ or ()]
         shipped = {}
@@ -570,7 +591,7 @@ class _Decoder:
         if tag == "handle" and mirror.side == "grader":
             known = mirror.objects.get(node[1])
             if known is None:
-                known = RemoteObject(mirror, str(node[1]), str(node[2])[:80], bool(node[3]))
+                known = RemoteObject(mirror, str(node[1]), str(node[2])[:80])
                 mirror._pair(node[1], known)
             return known
         if mirror.side == "kernel":
@@ -593,8 +614,6 @@ class _Decoder:
         if tag == "getattr":
             return getattr
         if tag == "partial":
-            import functools
-
             return functools.partial(self.decode(node[1]), *self.decode(node[2]), **self.decode(node[3]))
         if tag == "code":
             _, code, name, defaults, kwdefaults, closure, shipped = node
