@@ -74,6 +74,30 @@ def _check(args) -> int:
     return 0 if result.ok else 1
 
 
+def _mutants(args) -> int:
+    from gradekit.mutation.adequacy import measure_adequacy
+    from gradekit.mutation.report import score_table, survivor_lines, write_html
+
+    course, manifest = _narrowed(args)
+    result = measure_adequacy(course, manifest, complete=not args.notebook, progress=_counting_on(sys.stderr))
+    for block in survivor_lines(result.results, result.reviews):
+        print(block, end="\n\n")
+    print(score_table(result.scores))
+    page = write_html(Path(args.html).resolve(), result.scores, result.results, result.reviews)
+    for problem in result.problems:
+        print(f"PROBLEM {problem}")
+    verdict = "holds" if result.ok else "FAILS"
+    print(f"\nmutation bar {verdict}: {len(result.results)} mutants in {result.seconds:.0f} s; survivors and diffs: {page}")
+    return 0 if result.ok else 1
+
+
+def _counting_on(stream):
+    def show(done: int, total: int) -> None:
+        if done == total or done % 25 == 0:
+            print(f"graded {done} of {total} mutants", file=stream, flush=True)
+    return show
+
+
 def _release(args) -> int:
     from gradekit.authoring.release import publish_release
 
@@ -154,6 +178,10 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="the proof's rules on the checks run in this process, without nbgrader: seconds")
     check.add_argument("--notebook", action="append", help="check only this notebook (repeatable), e.g. 010_history")
     check.set_defaults(run=_check)
+    mutants = commands.add_parser("mutants", help="mutate every reference function and grade each mutant in process: mutation adequacy")
+    mutants.add_argument("--notebook", action="append", help="only this notebook (repeatable), e.g. 010_history")
+    mutants.add_argument("--html", default="mutation-report/mutants.html", help="where to write the HTML page")
+    mutants.set_defaults(run=_mutants)
     new = commands.add_parser("new-exercise", help="scaffold an exercise: reference, cells, catalog entry and control, each a TODO")
     new.add_argument("notebook", help="the notebook to extend, e.g. 010_history")
     new.add_argument("name", help="the answer function's name, e.g. leaf_count")

@@ -1,0 +1,83 @@
+"""Grade each mutant on the in-process engine: killed when a test cell the reference passes fails.
+
+A mutant runs as its notebook's answer cell, in place of the reference
+function, exactly like a negative control in `gradekit check`. A mutant that
+runs past the time limit counts as killed (real grading would stop it at the
+cell timeout and score the cell zero).
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import signal
+from typing import Callable
+
+from gradekit.authoring.checks_in_process import load_support_modules, run_checks
+from gradekit.authoring.notebook_script import read_script
+from gradekit.authoring.solutions import NegativeControl
+from gradekit.course import Course
+from gradekit.manifest import SCRIPTS_DIR, Manifest
+from gradekit.mutation.mutants import Mutant
+from gradekit.proof.subjects import answer_sources
+
+TIME_LIMIT_SECONDS = 30
+
+
+class MutantOutOfTime(BaseException):
+    """Raised by the alarm: a BaseException so the notebook's own `except Exception` cannot swallow it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MutantResult:
+    mutant: Mutant
+    killed_by: tuple[str, ...]  # the test cells that failed; empty when the mutant survived
+    timed_out: bool = False
+
+    @property
+    def killed(self) -> bool:
+        return bool(self.killed_by) or self.timed_out
+
+
+def grade_mutants(
+    course: Course, manifest: Manifest, mutants: tuple[Mutant, ...],
+    progress: Callable[[int, int], None] | None = None, time_limit: float = TIME_LIMIT_SECONDS,
+) -> tuple[MutantResult, ...]:
+    load_support_modules(course.source_dir)
+    scripts = {entry.name: read_script(SCRIPTS_DIR / f"{entry.name}.py") for entry in manifest.notebooks}
+    passing = {name: _reference_passes(manifest, name, script) for name, script in scripts.items()}
+    results = []
+    for done, mutant in enumerate(mutants, 1):
+        results.append(_grade(manifest, scripts[mutant.notebook], passing[mutant.notebook], mutant, time_limit))
+        if progress:
+            progress(done, len(mutants))
+    return tuple(results)
+
+
+def _reference_passes(manifest: Manifest, notebook: str, script) -> frozenset[str]:
+    outcomes = run_checks(script, answer_sources(manifest, notebook, None), f"reference/{notebook}")
+    return frozenset(o.cell for o in outcomes if o.passed)
+
+
+def _grade(manifest: Manifest, script, passing: frozenset[str], mutant: Mutant, time_limit: float) -> MutantResult:
+    stand_in = NegativeControl(mutant.id, mutant.notebook, mutant.function, "", (), mutant.source)
+    answers = answer_sources(manifest, mutant.notebook, stand_in)
+    try:
+        with _alarm(time_limit):
+            outcomes = run_checks(script, answers, f"mutant/{mutant.id}")
+    except MutantOutOfTime:
+        return MutantResult(mutant, (), timed_out=True)
+    return MutantResult(mutant, tuple(o.cell for o in outcomes if o.cell in passing and not o.passed))
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float):
+    def out_of_time(signum, frame):
+        raise MutantOutOfTime()
+
+    previous = signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,89 @@
+"""Mutation operators: each writes the mistake it names, and only valid Python."""
+import ast
+
+import pytest
+
+from gradekit.mutation.lesson_operators import LESSON_OPERATORS
+from gradekit.mutation.mutants import function_mutants
+from gradekit.mutation.operators import GENERAL_OPERATORS
+
+pytestmark = pytest.mark.unit
+
+OPERATORS = {op.name: op for op in GENERAL_OPERATORS + LESSON_OPERATORS}
+
+
+def changed_lines(source: str, operator: str) -> set[str]:
+    """The mutated lines each mutant of `operator` writes, as ast.unparse spells them."""
+    mutants = function_mutants("000_x", "f", source, (OPERATORS[operator],))
+    return {line.strip()[1:].strip() for m in mutants for line in m.diff.splitlines()[2:] if line.startswith("+")}
+
+
+def test_precision_swaps_the_dtype_and_builds_then_casts():
+    found = changed_lines("def f(v):\n    return torch.tensor(v, dtype=torch.float64)\n", "precision")
+    assert found == {"return torch.tensor(v, dtype=torch.float32)", "return torch.tensor(v).double()"}
+
+
+def test_requires_grad_is_flipped_or_its_call_dropped():
+    assert changed_lines("def f(v):\n    return torch.ones(2, requires_grad=True)\n", "requires-grad") == {
+        "return torch.ones(2, requires_grad=False)"}
+    assert changed_lines("def f(v):\n    return v.double().requires_grad_()\n", "requires-grad") == {"return v.double()"}
+
+
+def test_copies_and_grad_modes_are_dropped():
+    assert changed_lines("def f(x):\n    return x.detach().clone()\n", "copy-dropped") == {"return x.clone()", "return x.detach()"}
+    source = "def f(p, g):\n    with torch.no_grad():\n        p -= g\n"
+    assert changed_lines(source, "grad-mode-dropped") == {"p -= g"}
+
+
+def test_in_place_and_out_of_place_trade_places():
+    assert changed_lines("def f(p, g):\n    p -= g\n", "in-place") == {"p = p - g"}
+    assert changed_lines("def f(p, g):\n    p = p - g\n    return p\n", "in-place") == {"p -= g"}
+    assert changed_lines("def f(p):\n    p.add_(1)\n", "in-place") == {"p.add(1)"}
+
+
+def test_grad_reset_trades_none_for_zeroing():
+    assert changed_lines("def f(p):\n    p.grad = None\n", "grad-reset") == {"p.grad.zero_()"}
+    assert changed_lines("def f(p):\n    p.grad.zero_()\n", "grad-reset") == {"p.grad = None"}
+
+
+def test_products_are_swapped_or_transposed():
+    assert changed_lines("def f(a, b):\n    return a @ b\n", "operands") == {"return b @ a", "return a.T @ b", "return a @ b.T"}
+    assert changed_lines("def f(a, b):\n    return a.T\n", "operands") == {"return a"}
+
+
+def test_identity_becomes_equality_but_none_checks_stay():
+    assert changed_lines("def f(a, b):\n    return a is b\n", "identity") == {"return a == b", "return torch.equal(a, b)"}
+    assert changed_lines("def f(a):\n    return a is None\n", "identity") == set()
+
+
+def test_minus_infinity_becomes_a_large_finite_number():
+    for spelling in ("-math.inf", "float('-inf')", "-torch.inf", "-float('inf')"):
+        assert changed_lines(f"def f(s, m):\n    return s.masked_fill(m, {spelling})\n", "finite-infinity") == {
+            "return s.masked_fill(m, -1000000000.0)"}
+
+
+def test_loop_bounds_move_by_one_or_to_nothing():
+    found = changed_lines("def f(n):\n    for i in range(n):\n        print(i)\n", "loop-bound")
+    assert found == {"for i in []:", "for i in range(n - 1):", "for i in range(n + 1):"}
+
+
+def test_removed_statements_and_raises_leave_valid_code():
+    source = "def f(x):\n    \"\"\"Doc.\"\"\"\n    if x:\n        raise ValueError(x)\n    x.backward()\n"
+    mutants = function_mutants("000_x", "f", source, (OPERATORS["statement-removed"],))
+    assert len(mutants) == 2
+    for mutant in mutants:
+        ast.parse(mutant.source)
+        assert '"""Doc."""' in mutant.source or "'Doc.'" in mutant.source
+
+
+def test_the_docstring_is_never_mutated():
+    mutants = function_mutants("000_x", "f", "def f():\n    \"\"\"Return 1.\"\"\"\n    return 1\n")
+    assert {m.change for m in mutants} == {"- return 1 | + return 2", "- return 1 | + return 0"}
+
+
+def test_ids_are_stable_and_distinct():
+    source = "def f(a, b):\n    return (a @ b).sum() + 1\n"
+    first, second = function_mutants("000_x", "f", source), function_mutants("000_x", "f", source)
+    assert [m.id for m in first] == [m.id for m in second]
+    assert len({m.id for m in first}) == len(first)
+    assert all(m.id.startswith("000-f-") for m in first)
