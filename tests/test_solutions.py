@@ -18,9 +18,20 @@ def test_every_control_rewrites_a_function_of_its_notebook(manifest):
     for control in controls:
         exercise = manifest.exercise_defining(control.notebook, control.function)
         assert control.source.startswith(f"def {control.function}(")
-        assert control.fails, f"{control.name} declares no cell it must fail"
+        assert control.fails or control.is_alternative, f"{control.name} declares no cell it must fail"
+        assert not (control.fails and control.is_alternative)
         assert set(control.fails) <= {t.cell for t in manifest.test_cells_of(control.notebook)}
         assert exercise.answer_cell
+
+
+def test_alternatives_follow_their_notebooks_controls_and_fail_nothing(manifest):
+    controls = load_controls(manifest)
+    alternatives = [c for c in controls if c.is_alternative]
+    assert alternatives, "every course keeps correct alternatives beside its negative controls"
+    for notebook in {c.notebook for c in alternatives}:
+        kinds = [c.is_alternative for c in controls if c.notebook == notebook]
+        assert kinds == sorted(kinds), f"{notebook}: alternatives come after the negative controls"
+    assert all(c.student_id.startswith("alternative-") for c in alternatives)
 
 
 def test_every_manifest_function_has_a_reference(manifest):

@@ -1,4 +1,4 @@
-"""Access to the reference solutions and the negative controls in solutions/."""
+"""Access to the reference solutions, the negative controls and the correct alternatives in solutions/."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,11 +11,16 @@ from gradekit.authoring.cells import function_source
 from gradekit.manifest import Manifest
 
 CONTROL_SEPARATOR = "__"
+ALTERNATIVES_PACKAGE = "solutions.alternatives"
 
 
 @dataclasses.dataclass(frozen=True)
 class NegativeControl:
-    """An answer written the way a student holding one misconception would write it."""
+    """An answer written the way a student holding one misconception would write it.
+
+    A correct alternative is the same record with no misconception and no cells
+    to fail: a right answer written unlike the reference, that must keep full marks.
+    """
 
     name: str
     notebook: str
@@ -25,8 +30,12 @@ class NegativeControl:
     source: str
 
     @property
+    def is_alternative(self) -> bool:
+        return not self.misconception
+
+    @property
     def student_id(self) -> str:
-        return f"control-{self.name}"
+        return f"{'alternative' if self.is_alternative else 'control'}-{self.name}"
 
 
 def reference_module(manifest: Manifest, notebook: str) -> ModuleType:
@@ -42,17 +51,30 @@ def reference_function(manifest: Manifest, notebook: str, name: str) -> Callable
 
 
 def load_controls(manifest: Manifest) -> tuple[NegativeControl, ...]:
-    """Every negative control, in notebook order, then in the order they are written."""
+    """Per notebook in order, its negative controls then its correct alternatives, each in the order written."""
     controls = []
     for entry in manifest.notebooks:
-        controls.extend(_controls_in(importlib.import_module(entry.controls), entry.name))
+        controls.extend(_controls_in(importlib.import_module(entry.controls), entry.name, "negative_control"))
+        alternatives = _alternatives_module(entry.controls)
+        if alternatives is not None:
+            controls.extend(_controls_in(alternatives, entry.name, "correct_alternative"))
     return tuple(controls)
 
 
-def _controls_in(module: ModuleType, notebook: str) -> list[NegativeControl]:
+def _alternatives_module(controls_module: str) -> ModuleType | None:
+    name = ALTERNATIVES_PACKAGE + controls_module[controls_module.rindex("."):]
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if missing.name != name:
+            raise
+        return None
+
+
+def _controls_in(module: ModuleType, notebook: str, mark: str) -> list[NegativeControl]:
     marked = [
         f for f in vars(module).values()
-        if inspect.isfunction(f) and hasattr(f, "negative_control") and f.__module__ == module.__name__
+        if inspect.isfunction(f) and hasattr(f, mark) and f.__module__ == module.__name__
     ]
     marked.sort(key=lambda f: f.__code__.co_firstlineno)
     return [_control(f, notebook) for f in marked]
@@ -61,8 +83,8 @@ def _controls_in(module: ModuleType, notebook: str) -> list[NegativeControl]:
 def _control(function: Callable, notebook: str) -> NegativeControl:
     target, separator, slug = function.__name__.partition(CONTROL_SEPARATOR)
     if not separator or not slug:
-        raise ValueError(f"control {function.__name__} must be named <answer function>__<what the student did>")
-    mark = function.negative_control
+        raise ValueError(f"{function.__name__} must be named <answer function>__<what it does differently>")
+    mark = getattr(function, "negative_control", None) or {"misconception": "", "fails": ()}
     return NegativeControl(
         name=f"{notebook.split('_')[0]}-{function.__name__}",
         notebook=notebook,

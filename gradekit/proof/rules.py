@@ -147,6 +147,8 @@ def _check_control(manifest, subject, grades) -> list[Violation]:
             if control.misconception not in grade.diagnosed:
                 named = ", ".join(grade.diagnosed) or "nothing"
                 violations.append(Violation(subject.student_id, where, f"must name {control.misconception}, named {named}"))
+        elif not grade.full and control.is_alternative:
+            violations.append(Violation(subject.student_id, where, f"a correct alternative must earn full marks, got {grade.score}/{grade.max_score}"))
         elif not grade.full:
             violations.append(Violation(subject.student_id, where, f"lost points outside its declared cells ({grade.score}/{grade.max_score})"))
     return violations

@@ -18,7 +18,7 @@ BLANK_ID = "blank"
 
 @dataclasses.dataclass(frozen=True)
 class Subject:
-    """One synthetic student: what it submits and, for a control, what it must fail."""
+    """One synthetic student: what it submits and, for a control, what it must fail (an alternative fails nothing)."""
 
     student_id: str
     notebooks: tuple[str, ...]
@@ -27,7 +27,7 @@ class Subject:
     @property
     def kind(self) -> str:
         if self.control is not None:
-            return "control"
+            return "alternative" if self.control.is_alternative else "control"
         return self.student_id
 
 
