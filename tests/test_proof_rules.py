@@ -54,6 +54,15 @@ def test_control_must_lose_points_and_name_its_misconception_only_where_declared
     assert "outside its declared cells" in collateral.reason
 
 
+def test_a_correct_alternative_must_keep_full_marks_on_every_cell():
+    alternative = NegativeControl("010-f__another_way", NOTEBOOK, "f", "", (), "def f(): pass")
+    subject = Subject(alternative.student_id, (NOTEBOOK,), alternative)
+    assert subject.kind == "alternative" and alternative.student_id == "alternative-010-f__another_way"
+    assert check_subject(MANIFEST, subject, grades(2, 3)) == []
+    (violation,) = check_subject(MANIFEST, subject, grades(0, 3, ("m-one-x",)))
+    assert violation.where == f"{NOTEBOOK}/test_f" and "correct alternative must earn full marks" in violation.reason
+
+
 def test_points_must_match_the_manifest():
     wrong_points = SubmissionGrades("s", (CellGrade(NOTEBOOK, "test_f", 5, 5), CellGrade(NOTEBOOK, "test_g", 3, 3)))
     (violation,) = check_subject(MANIFEST, Subject("reference", (NOTEBOOK,)), wrong_points)
