@@ -1,0 +1,280 @@
+"""Set up one course on a JupyterHub machine: accounts from a roster, the exchange, the course folder, Jupyter settings.
+
+Run as root, once per course, and again when the roster grows: accounts,
+folders and submissions that exist are kept; permissions and settings are
+written afresh. Standard library only, so any Python 3.9+ can run it.
+
+    python3 deploy/create_course.py roster.csv
+
+The roster is a CSV file with the columns `username` and `role` (instructor,
+ta or student) and exactly one instructor. What this makes, below --site
+(default /srv/<course id>):
+
+    hub.json                 what deploy/jupyterhub_config.py reads
+    exchange/                nbgrader's filesystem exchange, 1777
+    exchange/<course id>/    the instructor's: outbound 0755, inbound 3733, feedback 0711
+    jupyter/everyone/        nbgrader settings every server reads (course id, exchange)
+    jupyter/course-team/     adds the course folder, for formgrader
+    jupyter/students/        turns off formgrader, create-assignment and the course list
+    hub/                     the hub's own state (database, cookie secret), root only
+
+and the course folder, a clone of this kit in the instructor's home, 0700,
+with its SQLite gradebook inside, so no student can read grades or submissions.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import grp
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent.parent
+STUDENT_SETTINGS = Path(__file__).resolve().parent / "jupyter" / "students"
+ROLES = ("instructor", "ta", "student")
+COURSE_TEAM = ("instructor", "ta")
+
+EVERYONE_CONFIG = '''"""nbgrader settings of every account of course {course_id!r} (written by deploy/create_course.py)."""
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = {exchange!r}
+'''
+
+# The course team's servers also load the course's own configuration, so formgrader grades as the TA's command does.
+COURSE_TEAM_CONFIG = '''"""nbgrader settings of the team of course {course_id!r} (written by deploy/create_course.py)."""
+c = get_config()  # noqa: F821
+load_subconfig({course_config!r})  # noqa: F821
+c.CourseDirectory.root = {course_dir!r}
+c.Exchange.root = {exchange!r}
+'''
+
+
+class RosterError(ValueError):
+    """The roster cannot describe a course: the message says which line and why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Member:
+    username: str
+    role: str
+
+
+@dataclasses.dataclass(frozen=True)
+class CoursePlan:
+    """Every name and folder of one course on this machine."""
+
+    course_id: str
+    members: tuple[Member, ...]
+    site: Path
+    homes: Path
+    team_group: str
+    student_group: str
+
+    @property
+    def instructor(self) -> str:
+        return next(m.username for m in self.members if m.role == "instructor")
+
+    @property
+    def exchange(self) -> Path:
+        return self.site / "exchange"
+
+    @property
+    def course_dir(self) -> Path:
+        return self.homes / self.instructor / self.course_id
+
+    def config_dir(self, audience: str) -> Path:
+        return self.site / "jupyter" / audience
+
+    def group_of(self, member: Member) -> str:
+        return self.team_group if member.role in COURSE_TEAM else self.student_group
+
+
+def read_roster(path: Path) -> tuple[Member, ...]:
+    """The roster's members, checked: known roles, valid user names, no duplicates, one instructor."""
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    members = []
+    for line, row in enumerate(rows, start=2):
+        username, role = (row.get("username") or "").strip(), (row.get("role") or "").strip().lower()
+        if not _valid_username(username):
+            raise RosterError(f"{path}:{line}: {username!r} is not a valid account name")
+        if role not in ROLES:
+            raise RosterError(f"{path}:{line}: role {role!r} is not one of {', '.join(ROLES)}")
+        members.append(Member(username, role))
+    names = [m.username for m in members]
+    if len(set(names)) != len(names):
+        raise RosterError(f"{path}: an account is listed twice")
+    if sum(m.role == "instructor" for m in members) != 1:
+        raise RosterError(f"{path}: the roster needs exactly one instructor")
+    return tuple(members)
+
+
+def _valid_username(name: str) -> bool:
+    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
+    return 0 < len(name) <= 32 and name[0].isalpha() and set(name) <= allowed
+
+
+def create_accounts(plan: CoursePlan) -> None:
+    """A group for the course team and one for the students; an account with a home folder for each member."""
+    for group in (plan.team_group, plan.student_group):
+        if not _exists(grp.getgrnam, group):
+            _run("groupadd", group)
+    plan.homes.mkdir(parents=True, exist_ok=True)
+    for member in plan.members:
+        if not _exists(pwd.getpwnam, member.username):
+            _run("useradd", "--create-home", "--base-dir", str(plan.homes), "--shell", "/bin/bash", member.username)
+        _run("usermod", "--append", "--groups", plan.group_of(member), member.username)
+        os.chmod(pwd.getpwnam(member.username).pw_dir, 0o700)  # a home is private: answers live there
+
+
+def _exists(lookup, name: str) -> bool:
+    try:
+        lookup(name)
+    except KeyError:
+        return False
+    return True
+
+
+def create_exchange(plan: CoursePlan) -> None:
+    """nbgrader's filesystem exchange with the modes its multi-user setup documents.
+
+    The root is world-writable (nbgrader checks for 0777) and sticky, so no
+    course can remove another's folder. Inbound lets students drop a submission
+    but not list the others (their names end in a random string), and sticky
+    keeps a student from removing or renaming someone else's submission.
+    """
+    plan.exchange.mkdir(parents=True, exist_ok=True)
+    os.chmod(plan.exchange, 0o1777)
+    instructor = pwd.getpwnam(plan.instructor)
+    modes = {"": 0o755, "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711}
+    for name, mode in modes.items():
+        folder = plan.exchange / plan.course_id / name
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chown(folder, instructor.pw_uid, instructor.pw_gid)
+        os.chmod(folder, mode)
+
+
+def create_course_folder(plan: CoursePlan, kit: Path = KIT) -> None:
+    """Clone the kit into the instructor's home (kept if it exists); only the instructor may enter it."""
+    if not plan.course_dir.exists():
+        _run("git", "clone", "--quiet", "--no-hardlinks", str(kit), str(plan.course_dir))
+    instructor = pwd.getpwnam(plan.instructor)
+    _run("chown", "-R", f"{instructor.pw_uid}:{instructor.pw_gid}", str(plan.course_dir))
+    os.chmod(plan.course_dir, 0o700)
+
+
+def write_jupyter_settings(plan: CoursePlan) -> None:
+    """The settings folders the hub puts on each server's JUPYTER_CONFIG_PATH, by role."""
+    everyone = plan.config_dir("everyone")
+    everyone.mkdir(parents=True, exist_ok=True)
+    values = dict(course_id=plan.course_id, exchange=str(plan.exchange))
+    (everyone / "nbgrader_config.py").write_text(EVERYONE_CONFIG.format(**values))
+    team = plan.config_dir("course-team")
+    team.mkdir(parents=True, exist_ok=True)
+    course_config = str(plan.course_dir / "nbgrader_config.py")
+    (team / "nbgrader_config.py").write_text(
+        COURSE_TEAM_CONFIG.format(course_config=course_config, course_dir=str(plan.course_dir), **values)
+    )
+    students = plan.config_dir("students")
+    if students.exists():
+        shutil.rmtree(students)
+    shutil.copytree(STUDENT_SETTINGS, students)
+    for folder, _, files in os.walk(plan.site / "jupyter"):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+
+
+def write_hub_settings(plan: CoursePlan) -> Path:
+    """hub.json: what the hub needs to know of the course; its state folder, readable by root only."""
+    state = plan.site / "hub"
+    state.mkdir(parents=True, exist_ok=True)
+    os.chmod(state, 0o700)
+    os.chmod(plan.site, 0o755)
+    settings = {
+        "course_id": plan.course_id,
+        "instructor": plan.instructor,
+        "team_group": plan.team_group,
+        "student_group": plan.student_group,
+        "exchange": str(plan.exchange),
+        "course_dir": str(plan.course_dir),
+        "state_dir": str(state),
+        "config_path": {
+            "course-team": [str(plan.config_dir("course-team")), str(plan.config_dir("everyone"))],
+            "students": [str(plan.config_dir("students")), str(plan.config_dir("everyone"))],
+        },
+    }
+    path = plan.site / "hub.json"
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    return path
+
+
+def unreachable_python(plan: CoursePlan, python: str = sys.executable) -> list[str]:
+    """The members who cannot start the course's Python: their servers would fail to spawn."""
+    return [
+        m.username for m in plan.members
+        if subprocess.run(["runuser", "-u", m.username, "--", python, "-c", "pass"], capture_output=True).returncode != 0
+    ]
+
+
+def _run(*command: str) -> None:
+    subprocess.run(command, check=True)
+
+
+def course_id_of(kit: Path = KIT) -> str:
+    """The course id in the kit's nbgrader_config.py, read without running the file."""
+    for line in (kit / "nbgrader_config.py").read_text().splitlines():
+        if line.startswith("c.CourseDirectory.course_id"):
+            return line.split("=", 1)[1].strip().strip("\"'")
+    raise SystemExit("nbgrader_config.py names no course id")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    top.add_argument("roster", type=Path, help="CSV with the columns username and role (instructor, ta, student)")
+    top.add_argument("--site", type=Path, help="the course's shared folder (default: /srv/<course id>)")
+    top.add_argument("--homes", type=Path, default=Path("/home"), help="where new accounts get their home folder")
+    top.add_argument("--team-group", help="group of the instructor and TAs (default: <course id>-team)")
+    top.add_argument("--student-group", help="group of the students (default: <course id>-students)")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if os.geteuid() != 0:
+        raise SystemExit("run as root: this creates accounts and sets owners")
+    course_id = course_id_of()
+    plan = CoursePlan(
+        course_id=course_id,
+        members=read_roster(args.roster),
+        site=(args.site or Path("/srv") / course_id).resolve(),
+        homes=args.homes.resolve(),
+        team_group=args.team_group or f"{course_id}-team",
+        student_group=args.student_group or f"{course_id}-students",
+    )
+    create_accounts(plan)
+    create_exchange(plan)
+    create_course_folder(plan)
+    write_jupyter_settings(plan)
+    settings = write_hub_settings(plan)
+    print(f"course {course_id}: {len(plan.members)} accounts, course folder {plan.course_dir}")
+    print(f"start the hub with: KIT_HUB_SETTINGS={settings} jupyterhub -f {KIT / 'deploy' / 'jupyterhub_config.py'}")
+    stranded = unreachable_python(plan)
+    if stranded:
+        print(
+            f"warning: {', '.join(stranded)} cannot run {sys.executable}; install the environment where every "
+            "account can read it (and each folder above it is searchable), or their servers will not start",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

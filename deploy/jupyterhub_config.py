@@ -1,0 +1,63 @@
+"""JupyterHub for one course made by deploy/create_course.py: real accounts, each server run as its user.
+
+    KIT_HUB_SETTINGS=/srv/<course id>/hub.json jupyterhub -f deploy/jupyterhub_config.py
+
+Run the hub as root (it switches to each user to start their server) from the
+course's Python environment; every account must be able to run that
+environment's Python. The hub listens on 127.0.0.1 only: put a TLS-terminating
+web server in front of it to serve a class. Ports can be moved with
+KIT_HUB_PORT (the page, 8000), KIT_HUB_API_PORT (8081) and KIT_PROXY_API_PORT (8001).
+"""
+import grp
+import json
+import os
+import sys
+
+LOOPBACK = "127.0.0.1"
+SETTINGS = json.load(open(os.environ.get("KIT_HUB_SETTINGS", "/srv/autograd-course/hub.json")))
+ENVIRONMENT_BIN = os.path.dirname(sys.executable)  # the hub's own environment serves every user
+
+c = get_config()  # noqa: F821  (provided by traitlets when JupyterHub loads this file)
+
+c.JupyterHub.bind_url = f"http://{LOOPBACK}:{os.environ.get('KIT_HUB_PORT', '8000')}"
+c.JupyterHub.hub_ip = LOOPBACK
+c.JupyterHub.hub_port = int(os.environ.get("KIT_HUB_API_PORT", "8081"))
+c.ConfigurableHTTPProxy.api_url = f"http://{LOOPBACK}:{os.environ.get('KIT_PROXY_API_PORT', '8001')}"
+c.ConfigurableHTTPProxy.pid_file = os.path.join(SETTINGS["state_dir"], "proxy.pid")
+c.JupyterHub.db_url = "sqlite:///" + os.path.join(SETTINGS["state_dir"], "jupyterhub.sqlite")
+c.JupyterHub.cookie_secret_file = os.path.join(SETTINGS["state_dir"], "cookie_secret")
+
+# Real accounts and their passwords. Sessions are not opened: containers rarely run a session
+# manager, and a server needs none.
+c.JupyterHub.authenticator_class = "pam"
+c.PAMAuthenticator.open_sessions = False
+c.Authenticator.allowed_groups = {SETTINGS["team_group"], SETTINGS["student_group"]}
+c.Authenticator.admin_users = {SETTINGS["instructor"]}
+
+
+def is_course_team(username: str) -> bool:
+    return username in grp.getgrnam(SETTINGS["team_group"]).gr_mem
+
+
+def jupyter_config_path(spawner) -> str:
+    """The settings folders of the user's role: the course team's show formgrader, the students' hide it."""
+    role = "course-team" if is_course_team(spawner.user.name) else "students"
+    return os.pathsep.join(SETTINGS["config_path"][role])
+
+
+# Each server runs as its user (the hub is root), from their home, with JupyterLab of this environment.
+c.JupyterHub.spawner_class = "localprocess"
+c.Spawner.ip = LOOPBACK
+c.Spawner.cmd = [os.path.join(ENVIRONMENT_BIN, "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.notebook_dir = "~"
+c.Spawner.environment = {
+    "PATH": os.pathsep.join([ENVIRONMENT_BIN, "/usr/local/bin", "/usr/bin", "/bin"]),
+    "JUPYTER_CONFIG_PATH": jupyter_config_path,
+    "KIT_EXCHANGE_ROOT": SETTINGS["exchange"],  # the course's own nbgrader_config.py reads it
+}
+# No news or update checks: they reach for the network and cover part of the page.
+c.Spawner.args = ["--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+# A busy machine starts JupyterLab slowly; fail late rather than spuriously.
+c.Spawner.start_timeout = 120
+c.Spawner.http_timeout = 120
