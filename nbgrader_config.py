@@ -83,15 +83,17 @@ def _kit_module(name):
 
 _preprocessors = _kit_module("gradekit.grading.preprocessors")
 LimitOutputSize, DiagnosesOnly = _preprocessors.LimitOutputSize, _preprocessors.DiagnosesOnly
+GradeMarkSchemes = _preprocessors.GradeMarkSchemes
 
 # Collect copies a symbolic link in a submission as a link, where nbgrader's own would copy
 # its target with the TA's permissions; grading then refuses it unread.
 c.ExchangeFactory.collect = _kit_module("gradekit.grading.link_keeping_collect").LinkKeepingCollect
 
-# nbgrader's own autograde steps, in its order, with the character limit after its line limit.
+# nbgrader's own autograde steps, in its order, with the character limit after its line limit;
+# a question's 0-point mark scheme is recorded as graded, so only real answers wait for a TA.
 c.Autograde.autograde_preprocessors = [
     Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, LimitOutputSize,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    SaveAutoGrades, GradeMarkSchemes, AssignLatePenalties, CheckCellMetadata,
 ]
 
 # Feedback teaches without leaking: hidden tests are cut from the test cells,

@@ -8,7 +8,7 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.course import CONFIG_FILE
-from gradekit.grading.preprocessors import DiagnosesOnly, LimitOutputSize
+from gradekit.grading.preprocessors import DiagnosesOnly, GradeMarkSchemes, LimitOutputSize, is_mark_scheme
 from gradekit.nbgrader_cli import grading_environment
 
 pytestmark = pytest.mark.unit
@@ -26,7 +26,7 @@ def _run(preprocessor, cell):
 
 
 def test_every_configurable_trait_explains_itself():
-    for preprocessor in (LimitOutputSize, DiagnosesOnly):
+    for preprocessor in (LimitOutputSize, DiagnosesOnly, GradeMarkSchemes):
         for name, trait in preprocessor.class_traits(config=True).items():
             assert trait.help, f"{preprocessor.__name__}.{name} has no help"
 
@@ -82,3 +82,15 @@ def test_a_process_without_the_kit_on_its_path_still_loads_them(tmp_path):
     result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=grading_environment(), capture_output=True, text=True)
     assert result.stdout.split() == ["ClearHiddenTests", "DiagnosesOnly", "GetGrades", "CSSHTMLHeaderPreprocessor"]
     assert "No module named 'gradekit'" in result.stderr  # so the kit was not importable there
+
+
+def test_a_mark_scheme_is_a_task_cell_worth_no_points():
+    def markdown(**grading):
+        cell = nbformat.v4.new_markdown_cell("question")
+        cell.metadata["nbgrader"] = {"grade_id": "x", **grading}
+        return cell
+
+    assert is_mark_scheme(markdown(task=True, grade=False, points=0))
+    assert not is_mark_scheme(markdown(task=True, grade=False, points=2))
+    assert not is_mark_scheme(markdown(task=False, grade=True, solution=True, points=0))
+    assert not is_mark_scheme(nbformat.v4.new_markdown_cell("plain text"))

@@ -3,6 +3,7 @@
 This module imports nothing of the kit: the configuration loads it by its path,
 so that plain nbgrader can use it without the kit on its import path.
 """
+from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
@@ -46,3 +47,29 @@ class DiagnosesOnly(NbGraderPreprocessor):
                 if output.get("output_type") == "error" and output.get("ename") != "Diagnosis":
                     output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
         return cell, resources
+
+
+def is_mark_scheme(cell) -> bool:
+    """A task cell worth no points: the question and its mark scheme, graded through its answer cell."""
+    grading = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(grading.get("task")) and float(grading.get("points") or 0) == 0
+
+
+class GradeMarkSchemes(NbGraderPreprocessor):
+    """During autograde, record each 0-point task cell as graded: 0 of 0, nothing for a TA to do.
+
+    nbgrader counts every task cell as waiting for a manual grade until a TA types a score,
+    so a question that carries only its mark scheme would keep every submission on the TA's list.
+    """
+
+    def preprocess(self, nb, resources):
+        schemes = [cell.metadata.nbgrader.grade_id for cell in nb.cells if is_mark_scheme(cell)]
+        if schemes:
+            about = resources["nbgrader"]
+            with Gradebook(about["db_url"]) as gradebook:
+                for grade_id in schemes:
+                    grade = gradebook.find_grade(grade_id, about["notebook"], about["assignment"], about["student"])
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = False
+                gradebook.db.commit()
+        return nb, resources
