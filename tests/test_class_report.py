@@ -1,64 +1,152 @@
 import csv
+import re
+from html.parser import HTMLParser
 
 import pytest
 
-from gradekit.catalog import Misconception
-from gradekit.report.class_report import cell_stats, misconception_stats, write_class_report
-from gradekit.grading.cohort import CohortRow
-from gradekit.grading.gradebook import CellGrade, SubmissionGrades
-from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
-from gradekit.grading.status import Status
+from class_report_fixtures import CATALOG, LEFT_OUT_Y, MANIFEST, REORDERED, ROWS, X
+from gradekit.report.class_figures import misconception_stats
+from gradekit.report.class_report import write_class_report
 
 pytestmark = pytest.mark.unit
 
-NB = "010_x"
-MANIFEST = Manifest(
-    "a",
-    (NotebookEntry(NB, "1", "X", "r", "c"),),
-    (
-        Exercise(NB, "answer_f", ("f",), (TestCell("test_f", 2, ("first-wrong-idea",)),)),
-        Exercise(NB, "answer_g", ("g",), (TestCell("test_g", 3, ("second-wrong-idea",)),)),
-    ),
-)
-CATALOG = {
-    "first-wrong-idea": Misconception("first-wrong-idea", "first", "b1", "check the first thing"),
-    "second-wrong-idea": Misconception("second-wrong-idea", "second", "b2", "check the second thing"),
-}
+
+class Tables(HTMLParser):
+    """The text of every table cell of a page, table by table, row by row."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.in_cell = False
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.tables[-1][-1].append("")
+            self.in_cell = True
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.in_cell = False
+
+    def handle_data(self, data):
+        if self.in_cell:
+            self.tables[-1][-1][-1] += data
 
 
-def row(student, f, g, named=()):
-    cells = (CellGrade(NB, "test_f", f, 2, named[:1]), CellGrade(NB, "test_g", g, 3, named[1:]))
-    return CohortRow(student, Status.GRADED, "", SubmissionGrades(student, cells))
+def read_csv(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
-ROWS = (
-    row("ann", 2, 3),
-    row("bob", 0, 3, ("first-wrong-idea",)),
-    row("cai", 0, 0, ("first-wrong-idea", "second-wrong-idea")),
-    CohortRow("dee", Status.FAILED, "malformed notebook JSON", None),
-)
+@pytest.fixture
+def report(tmp_path):
+    """The fixture cohort's report in <course>/class-report, with feedback pages for ann."""
+    feedback = tmp_path / "feedback" / "ann" / "a"
+    feedback.mkdir(parents=True)
+    (feedback / f"{X}.html").write_text("feedback")
+    page = write_class_report(tmp_path / "class-report", MANIFEST, ROWS, CATALOG, tmp_path / "feedback", "a")
+    return page, page.read_text()
 
 
-def test_pass_rates_and_misconception_counts():
-    rates = {c.cell: (c.graded, c.passed) for c in cell_stats(MANIFEST, ROWS)}
-    assert rates == {"test_f": (3, 1), "test_g": (3, 2)}
-    stats = misconception_stats(ROWS, CATALOG)
-    assert [(s.id, s.students) for s in stats] == [
+def test_misconceptions_are_counted_per_student_most_frequent_first():
+    assert [(s.id, s.students) for s in misconception_stats(ROWS, CATALOG)] == [
         ("first-wrong-idea", ("bob", "cai")),
         ("second-wrong-idea", ("cai",)),
     ]
 
 
-def test_report_files_show_the_top_problems(tmp_path):
-    report = write_class_report(tmp_path, MANIFEST, ROWS, CATALOG)
-    page = report.read_text()
-    top = page.split("<h2>Top problems</h2>")[1].split("</ol>")[0]
+def test_the_headline_counts_statuses_and_gives_the_median_of_the_graded(report):
+    _, page = report
+    headline = page.split('id="headline"')[1].split("</div></div>")[0]
+    # graded totals 10, 8, 1, 3: median (3 + 8) / 2 = 5.5 of 11 points
+    texts = re.findall(r"<b>([^<]*)</b>([^<]*)", headline)
+    assert texts == [
+        ("6", "submissions"), ("4", "graded"), ("1", "flagged for a TA"), ("1", "could not be graded"),
+        ("5.5", "median score of 11"),
+    ]
+
+
+def test_the_sections_come_in_the_order_a_ta_reads_them(report):
+    _, page = report
+    titles = re.findall(r"<h2>([^<]*)</h2>", page)
+    assert titles == [
+        "Scores", "Exercises and test cells", "Misconceptions", "Students to reach out to",
+        "What was set aside or repaired before grading", "All students",
+    ]
+
+
+def test_the_page_is_self_contained(report):
+    path, page = report
+    assert "<link" not in page and "<script" not in page and "http" not in page
+    images = re.findall(r'<img [^>]*src="([^"]*)"', page)
+    assert len(images) == 1 and images[0].startswith("data:image/png;base64,")
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        "cells.csv", "exercises.csv", "misconceptions.csv", "notes.csv", "report.html", "students.csv",
+    ]
+
+
+def test_the_csv_files_hold_the_figures_of_the_page(report):
+    path, page = report
+    table = next(t for t in Tables(page).tables if t[0][0] == "exercise / test cell")
+    shown = {row[0].strip("\u2003").split(" / ")[-1]: row[1:6] for row in table[1:]}
+    for name in ("exercises.csv", "cells.csv"):
+        for line in read_csv(path.parent / name):
+            figures = [line[k] or "–" for k in ("points", "submitted", "full_marks", "difficulty", "discrimination")]
+            assert shown[line["cell"] or line["exercise"]] == figures, line
+    cells = {line["cell"]: line for line in read_csv(path.parent / "cells.csv")}
+    assert cells["test_h"]["difficulty"] == "0.667" and cells["test_h"]["submitted"] == "3"
+    assert cells["test_g2"]["discrimination"] == "-0.970" and cells["test_g2"]["remark"].startswith("negative")
+
+
+def test_flagged_test_cells_are_named_above_the_table(report):
+    _, page = report
+    intro = page.split("<h2>Exercises and test cells</h2>")[1].split("<table>")[0]
+    assert "2 test cell(s) to look at" in intro
+    assert f"{X} / test_f" in intro and f"{X} / test_g2" in intro and "test_h" not in intro
+
+
+def test_notes_are_grouped_by_kind_with_the_students_folded(report):
+    path, page = report
+    notes = page.split('id="notes"')[1].split("<h2>")[0]
+    summaries = re.findall(r"<summary>([^<]*)</summary>", notes)
+    assert summaries == [
+        "2 submissions left out notebooks (they score 0): 1 each",
+        "1 submission reordered cells (graded in the submitted order)",
+    ]
+    assert notes.count(LEFT_OUT_Y) == 2 and notes.count(REORDERED) == 1
+    assert read_csv(path.parent / "notes.csv")[0] == {
+        "kind": "left out notebooks (they score 0)", "submissions": "2", "students": "dan eve",
+    }
+
+
+def test_students_to_reach_out_to_come_failed_then_flagged_then_lowest(report):
+    _, page = report
+    table = next(t for t in Tables(page).tables if t[0] == ["student", "status", "score", "why"])
+    assert [row[0] for row in table[1:]] == ["eve", "fay", "cai", "dan"]
+    assert table[1][3] == "could not be graded: malformed notebook JSON"
+    assert table[4][3] == "among the 5 lowest scores; left out 1 of 2 notebooks"
+
+
+def test_student_names_link_to_their_feedback_and_a_similarity_page_when_there_is_one(tmp_path, report):
+    path, page = report
+    assert f'<a href="../feedback/ann/a/{X}.html">ann</a>' in page
+    assert "similarity.html" not in page
+    (path.parent / "similarity.html").write_text("alike")
+    page = write_class_report(path.parent, MANIFEST, ROWS, CATALOG, tmp_path / "feedback", "a").read_text()
+    assert '<a href="similarity.html">' in page
+
+
+def test_the_top_misconceptions_list_their_students(report):
+    path, page = report
+    top = page.split('id="top-misconceptions"')[1].split("</ol>")[0]
     assert top.index("first-wrong-idea") < top.index("second-wrong-idea")
     assert "bob, cai" in top and "check the first thing" in top
-    assert "dee: malformed notebook JSON" in page
-    for image in ("score_distribution.png", "cell_pass_rate.png", "misconceptions.png"):
-        assert (tmp_path / image).read_bytes().startswith(b"\x89PNG")
-    with open(tmp_path / "misconceptions.csv", newline="") as handle:
-        assert list(csv.DictReader(handle))[0] == {"id": "first-wrong-idea", "title": "first", "count": "2", "students": "bob cai"}
-    with open(tmp_path / "students.csv", newline="") as handle:
-        assert [r["status"] for r in csv.DictReader(handle)] == ["graded", "graded", "graded", "failed"]
+    assert read_csv(path.parent / "misconceptions.csv")[0] == {
+        "id": "first-wrong-idea", "title": "first", "count": "2", "students": "bob cai",
+    }
+    assert [r["status"] for r in read_csv(path.parent / "students.csv")] == ["graded"] * 4 + ["failed", "flagged"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -30,11 +31,16 @@ class CellGrade:
 
 @dataclasses.dataclass(frozen=True)
 class SubmissionGrades:
-    """The autograded cells of one student's submission; missing when nbgrader has no record of it."""
+    """The autograded cells of one student's submission; missing when nbgrader has no record of it.
+
+    `unsubmitted` names the notebooks nbgrader scored zero without a graded copy:
+    left out, unreadable or refused at intake. Their cells say nothing about the exercises.
+    """
 
     student_id: str
     cells: tuple[CellGrade, ...]
     missing: bool = False
+    unsubmitted: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -49,6 +55,9 @@ class SubmissionGrades:
             if grade.notebook == notebook and grade.cell == cell:
                 return grade
         return None
+
+    def submitted(self, notebook: str) -> bool:
+        return not self.missing and notebook not in self.unsubmitted
 
     def of_notebook(self, notebook: str) -> tuple[CellGrade, ...]:
         return tuple(c for c in self.cells if c.notebook == notebook)
@@ -71,9 +80,12 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
             submission = gradebook.find_submission(course.assignment_id, student_id)
         except MissingEntry:
             return SubmissionGrades(student_id, (), missing=True)
-        cells = []
+        cells, unsubmitted = [], []
         for notebook in sorted(submission.notebooks, key=lambda n: n.name):
-            diagnosed = _diagnoses(course, student_id, notebook.name)
+            graded = _graded_copy(course, student_id, notebook.name)
+            if not graded.exists():
+                unsubmitted.append(notebook.name)
+            diagnosed = diagnoses_by_cell(graded) if graded.exists() else {}
             for grade in sorted(notebook.grades, key=lambda g: g.name):
                 if grade.cell.cell_type != "code":
                     continue  # manually graded answers are not part of autograding
@@ -86,9 +98,8 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
                         diagnosed=diagnosed.get(grade.name, ()),
                     )
                 )
-        return SubmissionGrades(student_id, tuple(cells))
+        return SubmissionGrades(student_id, tuple(cells), unsubmitted=tuple(unsubmitted))
 
 
-def _diagnoses(course: Course, student_id: str, notebook: str) -> dict[str, tuple[str, ...]]:
-    graded = course.autograded_dir / student_id / course.assignment_id / f"{notebook}.ipynb"
-    return diagnoses_by_cell(graded) if graded.exists() else {}
+def _graded_copy(course: Course, student_id: str, notebook: str) -> Path:
+    return course.autograded_dir / student_id / course.assignment_id / f"{notebook}.ipynb"

@@ -25,7 +25,9 @@ def grade_and_report(
     if any(row.grades for row in result.rows):
         run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
-    report = write_class_report(report_dir(course), manifest, result.rows, load_catalog())
+    report = write_class_report(
+        report_dir(course), manifest, result.rows, load_catalog(), course.feedback_dir, course.assignment_id,
+    )
     statuses = {row.student_id: row.status for row in result.rows}
     graded = [row.grades for row in result.rows if row.grades]
     print(student_table(graded, load_catalog(), statuses))

@@ -1,0 +1,147 @@
+"""The figures of the class report, computed once for the page and the CSV files alike."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import statistics
+from pathlib import Path
+
+from gradekit.catalog import Misconception
+from gradekit.grading.cohort import CohortRow
+from gradekit.grading.status import Status
+from gradekit.manifest import Manifest
+from gradekit.report.item_statistics import ItemStats, cell_stats, exercise_stats
+from gradekit.report.note_kinds import NoteGroup, note_groups
+
+SIMILARITY_PAGE = "similarity.html"
+LOWEST_SCORES = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class MisconceptionStats:
+    id: str
+    title: str
+    diagnosis: str
+    students: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.students)
+
+
+@dataclasses.dataclass(frozen=True)
+class FeedbackLinks:
+    """Where each student's feedback pages are, as links relative to the report folder.
+
+    nbgrader lays feedback out as <feedback>/<student>/<assignment>/<notebook>.html;
+    only pages that exist are linked.
+    """
+
+    feedback_dir: Path | None
+    assignment_id: str
+    report_dir: Path
+
+    def pages(self, student: str) -> tuple[tuple[str, str], ...]:
+        """(notebook, relative link) of every feedback page of the student, by notebook."""
+        if self.feedback_dir is None:
+            return ()
+        folder = self.feedback_dir / student / self.assignment_id
+        found = sorted(folder.glob("*.html")) if folder.is_dir() else []
+        return tuple((page.stem, Path(os.path.relpath(page, self.report_dir)).as_posix()) for page in found)
+
+    def first(self, student: str) -> str:
+        pages = self.pages(student)
+        return pages[0][1] if pages else ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassReport:
+    """Everything the page and the CSV files show."""
+
+    rows: tuple[CohortRow, ...]
+    max_points: float
+    notebooks: tuple[str, ...]
+    exercises: tuple[ItemStats, ...]
+    cells: tuple[ItemStats, ...]
+    misconceptions: tuple[MisconceptionStats, ...]
+    notes: tuple[NoteGroup, ...]
+    feedback: FeedbackLinks
+    similarity_page: str = ""  # link to the similarity report, when one was written
+
+    def with_status(self, status: Status) -> tuple[CohortRow, ...]:
+        return tuple(r for r in self.rows if r.status is status)
+
+    @property
+    def median_score(self) -> float | None:
+        graded = [r.score for r in self.with_status(Status.GRADED)]
+        return statistics.median(graded) if graded else None
+
+    @property
+    def score_percentages(self) -> tuple[float, ...]:
+        graded = self.with_status(Status.GRADED)
+        return tuple(r.score / self.max_points * 100 for r in graded) if self.max_points else ()
+
+
+def misconception_stats(rows: tuple[CohortRow, ...], catalog: dict[str, Misconception]) -> tuple[MisconceptionStats, ...]:
+    """Each diagnosed misconception with the students who showed it, most frequent first."""
+    students: dict[str, list[str]] = {}
+    for row in rows:
+        for misconception in row.grades.diagnosed if row.grades else ():
+            students.setdefault(misconception, []).append(row.student_id)
+    stats = [
+        MisconceptionStats(
+            id=m,
+            title=catalog[m].title if m in catalog else m,
+            diagnosis=catalog[m].diagnosis if m in catalog else "",
+            students=tuple(sorted(names)),
+        )
+        for m, names in students.items()
+    ]
+    return tuple(sorted(stats, key=lambda s: (-s.count, s.id)))
+
+
+def class_report(
+    folder: Path, manifest: Manifest, rows: tuple[CohortRow, ...], catalog: dict[str, Misconception],
+    feedback_dir: Path | None = None, assignment_id: str = "",
+) -> ClassReport:
+    notebooks = tuple(entry.name for entry in manifest.notebooks)
+    return ClassReport(
+        rows=rows,
+        max_points=sum(manifest.points_of(name) for name in notebooks),
+        notebooks=notebooks,
+        exercises=exercise_stats(manifest, rows),
+        cells=cell_stats(manifest, rows),
+        misconceptions=misconception_stats(rows, catalog),
+        notes=note_groups(rows),
+        feedback=FeedbackLinks(feedback_dir, assignment_id or manifest.assignment, folder),
+        similarity_page=SIMILARITY_PAGE if (folder / SIMILARITY_PAGE).is_file() else "",
+    )
+
+
+def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[str, ...]], ...]:
+    """Students a TA should contact and why: failed, flagged, the lowest scores, left-out notebooks."""
+    graded = sorted(report.with_status(Status.GRADED), key=lambda r: (r.score, r.student_id))
+    median = report.median_score
+    lowest = {r.student_id for r in graded[:LOWEST_SCORES] if median is not None and r.score < median}
+    found = []
+    for row in report.rows:
+        reasons = []
+        if row.status is Status.FAILED:
+            reasons.append(f"could not be graded: {row.message}")
+        if row.status is Status.FLAGGED:
+            reasons.append("flagged, grade withheld: " + ("; ".join(row.findings) or row.message))
+        if row.student_id in lowest:
+            reasons.append(f"among the {LOWEST_SCORES} lowest scores")
+        left_out = row.grades.unsubmitted if row.grades else ()
+        if left_out:
+            reasons.append(f"left out {len(left_out)} of {len(report.notebooks)} notebooks")
+        if reasons:
+            found.append((row, tuple(reasons)))
+    order = {Status.FAILED: 0, Status.FLAGGED: 1, Status.GRADED: 2}
+    return tuple(sorted(found, key=lambda pair: (order[pair[0].status], pair[0].student_id not in lowest, pair[0].score)))
+
+
+
+def decimal(value: float | None) -> str:
+    """A figure as both the page and the CSV files print it; empty when it has no value."""
+    return "" if value is None else f"{value:.3f}"

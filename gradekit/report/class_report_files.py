@@ -1,0 +1,80 @@
+"""Writing the class report's files: the page and the CSV files with the same figures."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from gradekit.report.class_figures import ClassReport, decimal
+from gradekit.report.class_report_page import report_page
+from gradekit.report.item_statistics import ItemStats
+
+PAGE = "report.html"
+ITEM_HEADER = ["notebook", "exercise", "cell", "points", "submitted", "full_marks", "difficulty", "discrimination", "remark"]
+
+
+def atomic_write(path: Path, content: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(content)
+    os.replace(temporary, path)
+
+
+def csv_bytes(header: list[str], lines: list[list]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(lines)
+    return buffer.getvalue().encode()
+
+
+def write_page(folder: Path, report: ClassReport) -> Path:
+    path = folder / PAGE
+    atomic_write(path, report_page(report).encode())
+    return path
+
+
+def write_csv_files(folder: Path, report: ClassReport) -> None:
+    for name, header, lines in (
+        ("students.csv", *student_lines(report)),
+        ("exercises.csv", ITEM_HEADER, [item_line(item) for item in report.exercises]),
+        ("cells.csv", ITEM_HEADER, [item_line(item) for item in report.cells]),
+        ("misconceptions.csv", *misconception_lines(report)),
+        ("notes.csv", *note_lines(report)),
+    ):
+        atomic_write(folder / name, csv_bytes(header, lines))
+
+
+def item_line(item: ItemStats) -> list:
+    return [
+        item.notebook, item.exercise, item.cell, f"{item.points:g}", item.submitted, item.full_marks,
+        decimal(item.difficulty), decimal(item.discrimination.value), item.remark,
+    ]
+
+
+def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
+    header = ["student_id", "status", "score", "max_score", "misconceptions", "unsubmitted", "message", "notes", "feedback"]
+    lines = [
+        [
+            r.student_id, r.status, f"{r.score:g}", f"{report.max_points:g}",
+            " ".join(r.grades.diagnosed) if r.grades else "",
+            " ".join(r.grades.unsubmitted) if r.grades else "",
+            r.message, " | ".join(r.notes), report.feedback.first(r.student_id),
+        ]
+        for r in report.rows
+    ]
+    return header, lines
+
+
+def misconception_lines(report: ClassReport) -> tuple[list[str], list[list]]:
+    return ["id", "title", "count", "students"], [
+        [m.id, m.title, m.count, " ".join(m.students)] for m in report.misconceptions
+    ]
+
+
+def note_lines(report: ClassReport) -> tuple[list[str], list[list]]:
+    return ["kind", "submissions", "students"], [
+        [g.kind, len(g.students), " ".join(g.students)] for g in report.notes
+    ]

@@ -1,0 +1,160 @@
+"""The class report page, section by section, in the order a TA reads it.
+
+1. the headline figures; 2. the score histogram; 3. difficulty and discrimination
+per exercise and test cell; 4. the commonest misconceptions; 5. the students to
+reach out to; 6. what was set aside or repaired, grouped by kind.
+"""
+from __future__ import annotations
+
+from gradekit.grading.status import Status
+from gradekit.report.class_figures import ClassReport, decimal, reasons_to_reach_out
+from gradekit.report.html_page import Html, bullets, element, folded, join, link, page, png_image, table
+from gradekit.report.item_statistics import LOW_DISCRIMINATION, ItemStats
+from gradekit.report.score_histogram import histogram_png
+
+TOP_MISCONCEPTIONS = 5
+REACH_OUT_SHOWN = 12
+
+
+def report_page(report: ClassReport) -> str:
+    sections = (
+        headline(report), score_section(report), items_section(report),
+        misconceptions_section(report), reach_out_section(report), notes_section(report),
+        students_section(report),
+    )
+    return page("Class report", join(sections))
+
+
+def student_link(report: ClassReport, student: str) -> Html:
+    return link(student, report.feedback.first(student))
+
+
+def students_linked(report: ClassReport, students) -> Html:
+    return join(join([", " if i else "", student_link(report, s)]) for i, s in enumerate(students))
+
+
+def points(value: float) -> str:
+    return f"{value:g}"
+
+
+def headline(report: ClassReport) -> Html:
+    median = report.median_score
+    figures = [
+        ("submissions", len(report.rows), ""),
+        ("graded", len(report.with_status(Status.GRADED)), ""),
+        ("flagged for a TA", len(report.with_status(Status.FLAGGED)), "warn"),
+        ("could not be graded", len(report.with_status(Status.FAILED)), "warn"),
+        (f"median score of {points(report.max_points)}", "–" if median is None else points(median), ""),
+    ]
+    boxes = join(
+        element("div", join([element("b", value), label]), class_="figure" + (f" {style}" if style and value else ""))
+        for label, value, style in figures
+    )
+    nav = ""
+    if report.similarity_page:
+        nav = element("nav", link("Submissions that look alike", report.similarity_page))
+    return join([element("h1", "Class report"), nav, element("div", boxes, class_="headline", id="headline")])
+
+
+def score_section(report: ClassReport) -> Html:
+    scores = report.score_percentages
+    if not scores:
+        return join([element("h2", "Scores"), element("p", "No submission was graded.")])
+    caption = element("p", "Graded submissions only: flagged ones wait for a TA, failed ones have no score.", class_="muted")
+    image = png_image(histogram_png(scores), "histogram of the graded scores")
+    return join([element("h2", "Scores"), element("div", image, id="histogram"), caption])
+
+
+def items_section(report: ClassReport) -> Html:
+    flagged = [i for i in report.cells if i.flagged]
+    intro = element("p", (
+        "Among the students who submitted each notebook (graded ones only). Difficulty: the mean share of the "
+        "points earned (1.000: everyone passed). Discrimination: correlation of the item's score with the rest "
+        f"of the student's total; below {LOW_DISCRIMINATION} the item does not follow the rest of the assignment."
+    ), class_="muted")
+    summary = element("p", "No test cell has low or negative discrimination.")
+    if flagged:
+        summary = join([
+            element("p", f"{len(flagged)} test cell(s) to look at:"),
+            bullets(join([element("b", f"{i.notebook} / {i.cell}"), f": {i.remark} (r = {decimal(i.discrimination.value)})"]) for i in flagged),
+        ])
+    return join([element("h2", "Exercises and test cells"), intro, summary, item_table(report)])
+
+
+def item_table(report: ClassReport) -> Html:
+    rows, styles = [], []
+    for exercise in report.exercises:
+        rows.append(item_row(exercise, f"{exercise.notebook} / {exercise.exercise}"))
+        styles.append("group flagged" if exercise.flagged else "group")
+        for cell in (c for c in report.cells if (c.notebook, c.exercise) == (exercise.notebook, exercise.exercise)):
+            rows.append(item_row(cell, f"\u2003{cell.cell}"))
+            styles.append("flagged" if cell.flagged else "")
+    header = ["exercise / test cell", "points", "submitted", "full marks", "difficulty", "discrimination", "remark"]
+    return table(header, rows, numeric={1, 2, 3, 4, 5}, row_classes=styles)
+
+
+def item_row(item: ItemStats, name: str) -> list:
+    return [
+        name, points(item.points), item.submitted, item.full_marks,
+        decimal(item.difficulty) or "–", decimal(item.discrimination.value) or "–",
+        element("span", item.remark, class_="note"),
+    ]
+
+
+def misconceptions_section(report: ClassReport) -> Html:
+    title = element("h2", "Misconceptions")
+    if not report.misconceptions:
+        return join([title, element("p", "No misconception was diagnosed.")])
+    top, rest = report.misconceptions[:TOP_MISCONCEPTIONS], report.misconceptions[TOP_MISCONCEPTIONS:]
+    most = max(m.count for m in top)
+    items = [
+        join([
+            element("span", "", class_="bar", style=f"width:{m.count / most * 8:.2f}em"), " ",
+            element("b", m.title), f" ({m.id}): {m.count} student(s): ",
+            students_linked(report, m.students),
+            element("div", m.diagnosis, class_="muted note"),
+        ])
+        for m in top
+    ]
+    listing = element("ol", join(element("li", item) for item in items), id="top-misconceptions")
+    if not rest:
+        return join([title, listing])
+    others = table(["misconception", "students", "who"], [[f"{m.title} ({m.id})", m.count, students_linked(report, m.students)] for m in rest], numeric={1})
+    return join([title, listing, folded(f"{len(rest)} more misconception(s), each shown by fewer students", others)])
+
+
+def reach_out_section(report: ClassReport) -> Html:
+    title = element("h2", "Students to reach out to")
+    found = reasons_to_reach_out(report)
+    if not found:
+        return join([title, element("p", "Nobody: every submission was graded and complete.")])
+    rows = [[student_link(report, row.student_id), row.status, points(row.score), "; ".join(reasons)] for row, reasons in found]
+    header = ["student", "status", "score", "why"]
+    shown = table(header, rows[:REACH_OUT_SHOWN], numeric={2})
+    if len(rows) <= REACH_OUT_SHOWN:
+        return join([title, shown])
+    return join([title, shown, folded(f"{len(rows) - REACH_OUT_SHOWN} more", table(header, rows[REACH_OUT_SHOWN:], numeric={2}))])
+
+
+def notes_section(report: ClassReport) -> Html:
+    title = element("h2", "What was set aside or repaired before grading")
+    if not report.notes:
+        return join([title, element("p", "Nothing: every submission was graded as handed in.")])
+    groups = [
+        folded(group.summary, bullets(join([student_link(report, s), ": ", note]) for s, note in group.notes))
+        for group in report.notes
+    ]
+    return join([title, element("div", join(groups), id="notes")])
+
+
+def students_section(report: ClassReport) -> Html:
+    rows = [
+        [
+            student_link(report, r.student_id), r.status, points(r.score),
+            ", ".join(r.grades.diagnosed) if r.grades else "",
+            join(join([" " if i else "", link(notebook.split("_")[0], href)]) for i, (notebook, href) in enumerate(report.feedback.pages(r.student_id))),
+        ]
+        for r in report.rows
+    ]
+    body = table(["student", "status", "score", "misconceptions", "feedback"], rows, numeric={2})
+    return join([element("h2", "All students"), folded(f"{len(rows)} students (also in students.csv)", body)])

@@ -1,0 +1,128 @@
+"""How hard each exercise and test cell was, and whether it tells strong students from weak ones.
+
+Only students who submitted a notebook count for its items: a left-out notebook
+scores zero without saying anything about the exercise. Flagged submissions wait
+for a TA and failed ones have no scores, so both stay out.
+
+* difficulty: the mean share of the item's points that those students earned
+  (1.0: all of them passed);
+* discrimination: the point-biserial correlation between the item's score and
+  the rest of the student's total (the total minus this item), so that the item
+  is not correlated with itself. Near zero or negative, the item does not follow
+  what the rest of the assignment measures: worth a look.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Sequence
+
+from gradekit.grading.cohort import CohortRow
+from gradekit.grading.status import Status
+from gradekit.manifest import Manifest, TestCell
+
+# Below this the item hardly separates students (the usual rule of thumb is 0.2 for good items).
+LOW_DISCRIMINATION = 0.1
+
+
+@dataclasses.dataclass(frozen=True)
+class Correlation:
+    """A correlation, or why it cannot be computed (then `value` is None)."""
+
+    value: float | None
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemStats:
+    """One exercise (all its test cells) or one test cell, over the students who submitted its notebook."""
+
+    notebook: str
+    exercise: str
+    cell: str  # empty for a whole exercise
+    points: float
+    submitted: int
+    full_marks: int
+    difficulty: float | None
+    discrimination: Correlation
+
+    @property
+    def flagged(self) -> bool:
+        value = self.discrimination.value
+        return value is not None and value < LOW_DISCRIMINATION
+
+    @property
+    def remark(self) -> str:
+        value = self.discrimination.value
+        if value is None:
+            return f"discrimination not computable: {self.discrimination.reason}"
+        if value < 0:
+            return "negative discrimination: students who did well elsewhere did worse here"
+        if value < LOW_DISCRIMINATION:
+            return "discrimination near zero: does not follow the rest of the assignment"
+        return ""
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def point_biserial(item: Sequence[float], rest: Sequence[float]) -> Correlation:
+    """Pearson's r of the item's scores with the rest scores (point-biserial when the item is pass/fail)."""
+    if len(item) < 2:
+        return Correlation(None, "fewer than two submissions")
+    item_mean, rest_mean = mean(item), mean(rest)
+    item_spread = sum((x - item_mean) ** 2 for x in item)
+    rest_spread = sum((y - rest_mean) ** 2 for y in rest)
+    if item_spread == 0:
+        return Correlation(None, _same_item_score(item))
+    if rest_spread == 0:
+        return Correlation(None, "every submitter scored the same on the rest")
+    covariance = sum((x - item_mean) * (y - rest_mean) for x, y in zip(item, rest))
+    return Correlation(covariance / math.sqrt(item_spread * rest_spread))
+
+
+def _same_item_score(item: Sequence[float]) -> str:
+    if item[0] >= 1:
+        return "every submitter passed"
+    if item[0] == 0:
+        return "every submitter scored 0"
+    return "every submitter scored the same"
+
+
+def item_stats(notebook: str, exercise: str, cell: str, tests: tuple[TestCell, ...], rows: tuple[CohortRow, ...]) -> ItemStats:
+    """The figures of the item made of `tests` (one test cell, or all of an exercise's)."""
+    takers = [r.grades for r in rows if r.status is Status.GRADED and r.grades and r.grades.submitted(notebook)]
+    points = sum(t.points for t in tests)
+    scores = [sum(_score(grades, notebook, t.cell) for t in tests) for grades in takers]
+    fractions = [score / points if points else 0.0 for score in scores]
+    rest = [grades.score - score for grades, score in zip(takers, scores)]
+    return ItemStats(
+        notebook=notebook,
+        exercise=exercise,
+        cell=cell,
+        points=points,
+        submitted=len(takers),
+        full_marks=sum(1 for score in scores if score >= points),
+        difficulty=mean(fractions),
+        discrimination=point_biserial(fractions, rest),
+    )
+
+
+def _score(grades, notebook: str, cell: str) -> float:
+    grade = grades.cell(notebook, cell)
+    return grade.score if grade else 0.0  # a test cell nbgrader did not record earned nothing
+
+
+def exercise_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[ItemStats, ...]:
+    """Every exercise in manifest order, named by its answer cell."""
+    return tuple(
+        item_stats(e.notebook, e.answer_cell, "", e.tests, rows) for e in manifest.exercises
+    )
+
+
+def cell_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[ItemStats, ...]:
+    """Every test cell in manifest order."""
+    return tuple(
+        item_stats(e.notebook, e.answer_cell, t.cell, (t,), rows) for e in manifest.exercises for t in e.tests
+    )

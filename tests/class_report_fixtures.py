@@ -1,0 +1,59 @@
+"""A small cohort for the class report tests, small enough to work its statistics out by hand.
+
+Two notebooks: 010_x (answer_f: test_f 2 points; answer_g: test_g 3 points and
+test_g2 1 point) and 020_y (answer_h: test_h 5 points). Graded students:
+
+    student  f  g  g2  h   total   note
+    ann      2  3  0   5   10
+    bob      0  3  0   5    8      reordered cells
+    cai      0  0  1   0    1
+    dan      2  0  1   -    3      did not submit 020_y (nbgrader scores it 0)
+
+eve could not be graded, fay is flagged (full marks, withheld): neither counts
+in the item statistics.
+"""
+from __future__ import annotations
+
+from gradekit.catalog import Misconception
+from gradekit.grading.cohort import CohortRow
+from gradekit.grading.gradebook import CellGrade, SubmissionGrades
+from gradekit.grading.status import Status
+from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+
+X, Y = "010_x", "020_y"
+MANIFEST = Manifest(
+    "a",
+    (NotebookEntry(X, "1", "X", "r", "c"), NotebookEntry(Y, "2", "Y", "r", "c")),
+    (
+        Exercise(X, "answer_f", ("f",), (TestCell("test_f", 2, ("first-wrong-idea",)),)),
+        Exercise(X, "answer_g", ("g",), (TestCell("test_g", 3, ("second-wrong-idea",)), TestCell("test_g2", 1, ()))),
+        Exercise(Y, "answer_h", ("h",), (TestCell("test_h", 5, ()),)),
+    ),
+)
+CATALOG = {
+    "first-wrong-idea": Misconception("first-wrong-idea", "first", "b1", "check the first thing"),
+    "second-wrong-idea": Misconception("second-wrong-idea", "second", "b2", "check the second thing"),
+}
+LEFT_OUT_Y = f"not submitted (scores 0): {Y}"
+REORDERED = f"{X}: cells were reordered; graded in the submitted order"
+
+
+def graded(student, f, g, g2, h, named=(), status=Status.GRADED, unsubmitted=(), notes=(), findings=()):
+    cells = (
+        CellGrade(X, "test_f", f, 2, named[:1]),
+        CellGrade(X, "test_g", g, 3, named[1:]),
+        CellGrade(X, "test_g2", g2, 1),
+        CellGrade(Y, "test_h", h, 5),
+    )
+    grades = SubmissionGrades(student, cells, unsubmitted=unsubmitted)
+    return CohortRow(student, status, "", grades, notes=notes, findings=findings)
+
+
+ROWS = (
+    graded("ann", 2, 3, 0, 5),
+    graded("bob", 0, 3, 0, 5, ("first-wrong-idea",), notes=(REORDERED,)),
+    graded("cai", 0, 0, 1, 0, ("first-wrong-idea", "second-wrong-idea")),
+    graded("dan", 2, 0, 1, 0, unsubmitted=(Y,), notes=(LEFT_OUT_Y,)),
+    CohortRow("eve", Status.FAILED, "malformed notebook JSON", None, notes=(LEFT_OUT_Y,)),
+    graded("fay", 2, 3, 1, 5, status=Status.FLAGGED, findings=(f"{X}: defines __eq__",)),
+)
