@@ -99,3 +99,7 @@ c.Autograde.autograde_preprocessors = [
 # Feedback teaches without leaking: hidden tests are cut from the test cells,
 # and a failed check shows its diagnosis, not the grader's traceback.
 c.GenerateFeedback.preprocessors = [ClearHiddenTests, DiagnosesOnly, GetGrades, CSSHTMLHeaderPreprocessor]
+
+# Feedback pages: diagnoses wrap, the summary names what each test cell found, and math
+# is typeset by the MathJax the student's Jupyter server serves (no CDN).
+c.GenerateFeedback.exporter_class = _kit_module("gradekit.grading.feedback_page").FeedbackPage

@@ -1,0 +1,85 @@
+"""The feedback page: one summary line per graded cell, wrapping outputs, math without a CDN."""
+import os
+import re
+
+import nbformat
+import nbgrader
+import pytest
+from traitlets.config import Config
+
+from gradekit.grading.feedback_page import STDERR_FINDING, FeedbackPage, diagnosis_line
+
+pytestmark = pytest.mark.unit
+
+# Where nbgrader's GenerateFeedback points the page's exporter for bootstrap.min.css.
+BOOTSTRAP_CSS = os.path.join(
+    os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "static", "node_modules", "bootstrap", "dist", "css"
+)
+
+
+def _test_cell(*outputs, score=0.0, points=2.0, grade_id="test_square_sum_grad"):
+    cell = nbformat.v4.new_code_cell("check()", outputs=list(outputs))
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": grade_id, "points": points, "score": score}
+    return cell
+
+
+def _error(ename, evalue):
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+def test_a_diagnosis_reads_as_its_misconception_then_its_message_on_one_line():
+    cell = _test_cell(_error("Diagnosis", "[misconception: grad-by-formula] x.grad was\nwritten   by hand"))
+    assert diagnosis_line(cell) == "grad-by-formula: x.grad was written by hand"
+
+
+def test_any_other_error_reads_as_its_type_and_message():
+    assert diagnosis_line(_test_cell(_error("KeyError", "'w'"))) == "KeyError: 'w'"
+
+
+def test_a_cell_that_lost_points_for_stderr_says_so():
+    stderr = nbformat.v4.new_output("stream", name="stderr", text="a warning\n")
+    assert diagnosis_line(_test_cell(stderr)) == STDERR_FINDING
+
+
+def test_a_cell_with_full_marks_has_nothing_to_report():
+    assert diagnosis_line(_test_cell(_error("Diagnosis", "[misconception: x] y"), score=2.0)) == ""
+
+
+def _page(cells):
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    resources = {"nbgrader": {"notebook": "010_history", "score": 0.0, "max_score": 4.0, "late_penalty": 0}}
+    exporter = FeedbackPage(config=Config({"HTMLExporter": {"template_name": "feedback", "extra_template_paths": [BOOTSTRAP_CSS]}}))
+    return exporter.from_notebook_node(notebook, resources=resources)[0]
+
+
+def _summary_lines(html):
+    """The summary's items as a reader sees them: tags dropped, spaces collapsed."""
+    summary = html[html.index('<div id="toc">'):html.index("</ol>")]
+    return [" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in summary.split("<li")[1:]]
+
+
+def test_the_summary_names_each_test_cell_its_score_and_its_diagnosis_escaped():
+    failed = _test_cell(_error("Diagnosis", "[misconception: grad-by-formula] got <b>tensor</b>"))
+    passed = _test_cell(score=2.0, grade_id="test_gradient_at")
+    html = _page([nbformat.v4.new_markdown_cell("For $x = (1, 2, 3)$"), failed, passed])
+    assert _summary_lines(html) == [
+        'class="failed"> test_square_sum_grad \u2014 0 / 2 \u2014 grad-by-formula: got &lt;b&gt;tensor&lt;/b&gt;',
+        'class="passed"> test_gradient_at \u2014 2 / 2',
+    ]
+    assert "<b>tensor</b>" not in html
+
+
+def test_outputs_wrap_and_math_comes_from_the_jupyter_server_not_a_cdn():
+    html = _page([_test_cell(_error("Diagnosis", "[misconception: m] " + "long " * 200))])
+    assert "white-space: pre-wrap" in html
+    assert "static/jupyter_server_mathjax/MathJax.js" in html
+    assert not re.search(r"""src=["']?(https?:)?//""", html)
+
+
+def test_the_course_configuration_makes_it_nbgraders_feedback_exporter():
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from gradekit.course import CONFIG_FILE
+
+    config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
+    assert config.GenerateFeedback.exporter_class.__name__ == FeedbackPage.__name__
