@@ -23,3 +23,23 @@ def test_scores_are_summed_from_cells():
     assert grades.diagnosed == ("x-y-z",)
     assert grades.cell("n", "test_a").full and grades.cell("n", "test_b").zero
     assert grades.cell("n", "test_c") is None
+
+
+def test_a_notebook_without_a_graded_copy_is_named_unsubmitted(tmp_path):
+    import nbformat
+
+    course = load_course().at(tmp_path)
+    with open_gradebook(course) as gradebook:
+        gradebook.add_assignment(course.assignment_id)
+        for notebook in ("010_a", "020_b"):
+            gradebook.add_notebook(notebook, course.assignment_id)
+            gradebook.add_grade_cell("test_f", notebook, course.assignment_id, max_score=2, cell_type="code")
+        gradebook.add_student("ann")
+        gradebook.add_submission(course.assignment_id, "ann")
+    graded = course.autograded_dir / "ann" / course.assignment_id
+    graded.mkdir(parents=True)
+    nbformat.write(nbformat.v4.new_notebook(), graded / "010_a.ipynb")  # only 010_a was handed in
+    grades = read_grades(course, "ann")
+    assert [c.notebook for c in grades.cells] == ["010_a", "020_b"]
+    assert grades.unsubmitted == ("020_b",)
+    assert grades.submitted("010_a") and not grades.submitted("020_b")
