@@ -89,6 +89,12 @@ GradeMarkSchemes = _preprocessors.GradeMarkSchemes
 # its target with the TA's permissions; grading then refuses it unread.
 c.ExchangeFactory.collect = _kit_module("gradekit.grading.link_keeping_collect").LinkKeepingCollect
 
+# Formgrader's grading page typesets math with the MathJax of the TA's own Jupyter server
+# (jupyter-server-mathjax), not a CDN's: the course's page is found before nbgrader's.
+_formgrader_page = _kit_module("gradekit.grading.formgrader_page")
+c.HTMLExporter.extra_template_basedirs = _formgrader_page.TEMPLATE_BASEDIRS
+c.HTMLExporter.extra_template_paths = _formgrader_page.TEMPLATE_PATHS
+
 # nbgrader's own autograde steps, in its order, with the character limit after its line limit;
 # a question's 0-point mark scheme is recorded as graded, so only real answers wait for a TA.
 c.Autograde.autograde_preprocessors = [

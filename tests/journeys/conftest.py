@@ -2,14 +2,15 @@
 
 The browser is Debian's chromium driven by Playwright. When either is missing
 the tests fail (CI installs both): a journey that was not walked is not a pass.
-Every page is offline: requests leave only for the loopback server, except
-formgrader's MathJax 2 script (from cdnjs), answered with a stub that typesets
-nothing, so that formgrader's grading page initialises without the network.
+Every page is offline: a request for any address but the loopback server is
+refused and recorded, and a test during which any page asked for one fails
+(MathJax, for one, must come from the server's jupyter-server-mathjax).
 Screenshots and server logs are kept under test-artifacts/journeys/<test>/.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -32,11 +33,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 VIEWPORT = {"width": 1400, "height": 900}
-MATHJAX_CDN = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"
-MATHJAX_STUB = (
-    "window.MathJax = {Hub: {Config: function () {}, Queue: function () {}, Typeset: function () {},"
-    " Startup: {signal: {Interest: function (f) { setTimeout(function () { f('End'); }, 0); }}}}};"
-)
 
 
 @pytest.fixture(scope="session")
@@ -80,18 +76,33 @@ def browser(tmp_path_factory):
         context.set_default_timeout(30_000)
         # A regular expression is matched inside the browser; a Python predicate would hold every
         # request until the test's thread next talks to Playwright.
-        context.route(re.compile(rf"^(?!http://{re.escape(LOOPBACK)}:)"), _offline)
+        context.off_machine_requests = []
+        context.route(re.compile(rf"^(?!http://{re.escape(LOOPBACK)}:)"), functools.partial(_refuse, context.off_machine_requests))
         try:
             yield context
         finally:
             context.close()
 
 
-def _offline(route) -> None:
-    if route.request.url.startswith(MATHJAX_CDN):
-        route.fulfill(status=200, content_type="application/javascript", body=MATHJAX_STUB)
-    else:
-        route.abort()
+def _refuse(refused: list[str], route) -> None:
+    refused.append(route.request.url)
+    route.abort()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A browser test fails when any page asked for an address off the machine while it ran.
+
+    Refusing alone would hide it: a page often carries on without what it asked for.
+    """
+    context = item.funcargs.get("browser")
+    if context is None:
+        return (yield)
+    context.off_machine_requests.clear()
+    outcome = yield
+    context.cookies()  # a round trip to the browser, so every refusal still queued is recorded
+    assert context.off_machine_requests == [], f"pages asked for addresses off the machine: {context.off_machine_requests}"
+    return outcome
 
 
 class Screenshots:
