@@ -2,11 +2,10 @@
 import nbformat
 import pytest
 
-from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.authoring.release import new_workspace
 from gradekit.grading.gradebook import open_gradebook
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.proof.subjects import REFERENCE_ID, answer_sources, fill_answers
+from gradekit.proof.subjects import REFERENCE_ID, answer_sources, fill_answers, written_answer_sources
 
 pytestmark = pytest.mark.nbgrader
 
@@ -15,8 +14,7 @@ NOTEBOOK = "090_decisions"
 
 def reference_with_written_answers(workspace, manifest):
     """The release notebook filled with the reference code and the model written answers of the source."""
-    source = cells_by_grade_id(nbformat.read(workspace.source_dir / f"{NOTEBOOK}.ipynb", as_version=4))
-    written = {answer.answer_cell: source[answer.answer_cell].source for answer in manifest.manual if answer.notebook == NOTEBOOK}
+    written = written_answer_sources(manifest, NOTEBOOK, workspace.source_dir / f"{NOTEBOOK}.ipynb")
     return fill_answers(workspace.release_dir / f"{NOTEBOOK}.ipynb", answer_sources(manifest, NOTEBOOK, None) | written)
 
 

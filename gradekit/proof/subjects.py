@@ -66,6 +66,12 @@ def answer_sources(manifest: Manifest, notebook: str, control: NegativeControl |
     return sources
 
 
+def written_answer_sources(manifest: Manifest, notebook: str, source_notebook: Path) -> dict[str, str]:
+    """The model text of every free-response answer of `notebook`, as its source notebook holds it."""
+    cells = cells_by_grade_id(nbformat.read(source_notebook, as_version=4))
+    return {answer.answer_cell: cells[answer.answer_cell].source for answer in manifest.manual if answer.notebook == notebook}
+
+
 def fill_answers(release_notebook: Path, sources: dict[str, str]):
     """The release notebook with the given answer cells replaced, as a student would type them."""
     notebook = nbformat.read(release_notebook, as_version=4)

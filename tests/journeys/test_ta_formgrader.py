@@ -1,121 +1,122 @@
-"""The TA's journey in JupyterLab's formgrader: see the graded cohort, grade a written answer by hand.
+"""The TA's journey in JupyterLab's formgrader: see the graded cohort, grade the written answers of 090_decisions.
 
-The scratch course holds 010_history and a fixture notebook with one manually
-graded markdown answer (built here with gradekit.authoring.cells, so the test does not
-wait for a free-response exercise in the lesson notebooks). Two students are
-autograded with the real `nbgrader autograde`; the TA then works in the browser
-and the test reads the score back from nbgrader's gradebook.
+The scratch course holds the course's own 090_decisions. Two students are
+autograded with the real `nbgrader autograde`: ada submits the reference code
+and the model written answers, bob the blank stubs. The TA then works in the
+browser, offline: the grading page typesets the lesson's math with the MathJax
+of the TA's own server, the TA scores both of ada's written answers and comments
+on one, and the test reads them back from nbgrader's gradebook.
 """
-import shutil
-
 import nbformat
 import pytest
 
-from journeys import exchange
-from gradekit.authoring.cells import cells_by_grade_id, free_response_cell, markdown_cell
+from gradekit.authoring.release import new_workspace
 from gradekit.grading.gradebook import open_gradebook
 from gradekit.manifest import load_manifest
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.proof.subjects import answer_sources, fill_answers
-from gradekit.authoring.release import build_release
-from journeys import lab_ui
+from gradekit.proof.subjects import answer_sources, fill_answers, written_answer_sources
+from journeys import exchange, lab_ui
 
 pytestmark = pytest.mark.browser
 
-NOTEBOOK = "010_history"
-WRITTEN = "099_free_response"
-WRITTEN_CELL = "explain_non_leaf"
-WRITTEN_POINTS = 2.0
-MANUAL_SCORE = 1.5
-
-
-def free_response_notebook():
-    """A notebook with one read-only question and one manually graded markdown answer."""
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-    notebook.cells = [
-        markdown_cell("question_non_leaf", "# In your own words\n\nWhy does `.grad` stay `None` on a tensor computed from a leaf?"),
-        free_response_cell(WRITTEN_CELL, WRITTEN_POINTS, "Only leaves keep `.grad`; call `retain_grad()` on a non-leaf to keep it."),
-    ]
-    return notebook
+NOTEBOOK = "090_decisions"
+# The TA's marks for ada's two written answers; the first also gets a comment.
+MANUAL_SCORES = {"answer_hand_graph": 2.5, "answer_compile_blindly": 2.0}
+COMMENTED = "answer_hand_graph"
+COMMENT = "Graph and products right; x.grad stays None because x never required grad, say why."
 
 
 @pytest.fixture
 def graded_course(course, tmp_path):
-    """A scratch course: 010_history plus the written-answer fixture; ada (reference) and bob (blank) autograded."""
-    scratch = course.at(tmp_path / "course")
-    shutil.copytree(
-        course.source_dir,
-        scratch.source_dir,
-        ignore=lambda folder, names: {n for n in names if n.endswith(".ipynb") and n != f"{NOTEBOOK}.ipynb"}
-        | {"__pycache__", ".ipynb_checkpoints"},
-    )
-    nbformat.write(free_response_notebook(), scratch.source_dir / f"{WRITTEN}.ipynb")
-    build_release(scratch)
+    """A scratch course of 090_decisions; ada (reference, model written answers) and bob (blank) autograded."""
+    scratch = new_workspace(course, tmp_path / "course", (NOTEBOOK,))
     manifest = load_manifest().only([NOTEBOOK])
-    for student in ("ada", "bob"):
+    written = written_answer_sources(manifest, NOTEBOOK, scratch.source_dir / f"{NOTEBOOK}.ipynb")
+    assert set(written) == set(MANUAL_SCORES)
+    release = scratch.release_dir / f"{NOTEBOOK}.ipynb"
+    submissions = {
+        "ada": fill_answers(release, answer_sources(manifest, NOTEBOOK, None) | written),
+        "bob": nbformat.read(release, as_version=4),
+    }
+    for student, notebook in submissions.items():
         folder = scratch.submitted_dir / student / scratch.assignment_id
         folder.mkdir(parents=True)
-        for name in (NOTEBOOK, WRITTEN):
-            shutil.copyfile(scratch.release_dir / f"{name}.ipynb", folder / f"{name}.ipynb")
-    ada = scratch.submitted_dir / "ada" / scratch.assignment_id
-    nbformat.write(fill_answers(ada / f"{NOTEBOOK}.ipynb", answer_sources(manifest, NOTEBOOK, None)), ada / f"{NOTEBOOK}.ipynb")
-    written = nbformat.read(ada / f"{WRITTEN}.ipynb", as_version=4)
-    cells_by_grade_id(written)[WRITTEN_CELL].source = "backward() stores gradients only in leaves."
-    nbformat.write(written, ada / f"{WRITTEN}.ipynb")
+        nbformat.write(notebook, folder / f"{NOTEBOOK}.ipynb")
     run_nbgrader(scratch, "autograde", scratch.assignment_id, "--force")
     exchange_root = tmp_path / "exchange"
     exchange_root.mkdir()
     exchange.install_course_config(scratch)
-    return scratch, exchange_root, manifest.points_of(NOTEBOOK)
+    written_points = sum(answer.points for answer in manifest.manual)
+    return scratch, exchange_root, manifest.points_of(NOTEBOOK), written_points
 
 
-def test_ta_sees_the_cohort_and_grades_a_written_answer(graded_course, page, screenshot, lab_for):
-    scratch, exchange_root, code_points = graded_course
-    total = code_points + WRITTEN_POINTS
+def open_cohort(formgrader, assignment_id):
+    """Manage Assignments > the assignment's # Submissions link; waits for the students' rows."""
+    formgrader.get_by_role("link", name="Manage Assignments").click()
+    formgrader.locator("tr", has_text=assignment_id).locator("td").nth(8).get_by_role("link").click()
+    formgrader.locator("#main-table tr", has_text="bob").wait_for()
+
+
+def type_and_save(page, field, text: str, api: str):
+    """Type `text` into a formgrader field and leave it; returns the server's answer to the save it triggers."""
+    field.click()
+    page.keyboard.type(text)
+    with page.expect_response(lambda r: f"/formgrader/api/{api}/" in r.url and r.request.method == "PUT") as saved:
+        page.keyboard.press("Tab")
+    return saved.value
+
+
+def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page, screenshot, lab_for):
+    scratch, exchange_root, code_points, written_points = graded_course
+    total = code_points + written_points
     server = lab_for(scratch.root, exchange.instructor_environment(scratch, exchange_root))
     page.goto(server.url("lab"))
     lab_ui.wait_for_lab(page)
 
     formgrader = lab_ui.open_formgrader(page)
-    assignment_row = formgrader.locator("tr", has=formgrader.get_by_role("link", name=scratch.assignment_id, exact=True))
-    assert assignment_row.locator("td").nth(8).inner_text().strip() == "2"  # the # Submissions column
+    formgrader.locator("tr", has=formgrader.get_by_role("link", name=scratch.assignment_id, exact=True)).wait_for()
     screenshot(page, "formgrader-assignments")
-
-    assignment_row.locator("td").nth(8).get_by_role("link").click()
-    formgrader.locator("#main-table tr", has_text="bob").wait_for()
+    open_cohort(formgrader, scratch.assignment_id)
     rows = {row[1]: row for row in lab_ui.table_rows(formgrader)}
     assert set(rows) == {"ada", "bob"}
+    # The mark schemes wait for nobody: only ada's written answers need a TA.
     assert rows["ada"][3] == "needs manual grading" and rows["ada"][4] == f"{code_points:g} / {total:g}"
-    assert rows["bob"][4] == f"0 / {total:g}"
+    assert "needs manual grading" not in rows["bob"][3] and rows["bob"][4] == f"0 / {total:g}"
     screenshot(page, "formgrader-cohort")
 
     formgrader.get_by_role("link", name="Manual Grading").click()
     formgrader.get_by_role("link", name=scratch.assignment_id, exact=True).click()
-    formgrader.get_by_role("link", name=WRITTEN, exact=True).click()
+    formgrader.get_by_role("link", name=NOTEBOOK, exact=True).click()
     formgrader.locator("#main-table tr", has_text="Submission #2").wait_for()  # the table has loaded
     waiting = formgrader.locator("#main-table tr", has=formgrader.locator(".needs-manual-grade .glyphicon-ok"))
     assert waiting.count() == 1
     waiting.get_by_role("link").first.click()
-    score = formgrader.locator(f"input.score.needs_manual_grade#{WRITTEN_CELL}")
-    score.click()
-    page.keyboard.type(f"{MANUAL_SCORE:g}")
-    with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:
-        page.keyboard.press("Tab")
-    assert saved.value.ok
-    formgrader.locator(f"input.score#{WRITTEN_CELL}:not(.needs_manual_grade)").wait_for()
-    screenshot(page, "formgrader-manual-grade")
+
+    # The lesson's math, typeset by MathJax from the TA's own server (no request left the machine).
+    formgrader.locator("#notebook .MathJax").first.wait_for(state="attached")
+    for cell, score in MANUAL_SCORES.items():
+        score_field = formgrader.locator(f"input.score.needs_manual_grade#{cell}")
+        score_field.scroll_into_view_if_needed()
+        assert type_and_save(page, score_field, f"{score:g}", "grade").ok
+        formgrader.locator(f"input.score#{cell}:not(.needs_manual_grade)").wait_for()
+    comment_field = formgrader.locator(f"textarea#{COMMENTED}-comment")
+    comment_field.scroll_into_view_if_needed()
+    assert type_and_save(page, comment_field, COMMENT, "comment").ok
+    comment_field.scroll_into_view_if_needed()
+    screenshot(page, "formgrader-written-answer-graded")
 
     with open_gradebook(scratch) as gradebook:
-        grade = gradebook.find_grade(WRITTEN_CELL, WRITTEN, scratch.assignment_id, "ada")
-        assert (grade.manual_score, grade.needs_manual_grade) == (MANUAL_SCORE, False)
-        assert gradebook.find_submission(scratch.assignment_id, "ada").score == code_points + MANUAL_SCORE
+        for cell, score in MANUAL_SCORES.items():
+            grade = gradebook.find_grade(cell, NOTEBOOK, scratch.assignment_id, "ada")
+            assert (grade.manual_score, grade.needs_manual_grade) == (score, False)
+        assert gradebook.find_comment(COMMENTED, NOTEBOOK, scratch.assignment_id, "ada").manual_comment == COMMENT
+        submission = gradebook.find_submission(scratch.assignment_id, "ada")
+        assert (submission.score, submission.needs_manual_grade) == (code_points + sum(MANUAL_SCORES.values()), False)
 
     formgrader.get_by_role("link", name=scratch.assignment_id, exact=True).click()  # the grading page's breadcrumb
-    formgrader.get_by_role("link", name="Manage Assignments").click()
-    formgrader.locator("tr", has_text=scratch.assignment_id).locator("td").nth(8).get_by_role("link").click()
+    open_cohort(formgrader, scratch.assignment_id)
     ada = formgrader.locator("#main-table tr", has_text="ada")
-    ada.get_by_text(f"{code_points + MANUAL_SCORE:g} / {total:g}").wait_for()
+    ada.get_by_text(f"{code_points + sum(MANUAL_SCORES.values()):g} / {total:g}").wait_for()
     assert "needs manual grading" not in ada.inner_text()
     screenshot(page, "formgrader-cohort-after-grading")
     assert page.page_errors == []
