@@ -39,6 +39,22 @@ def test_only_assignment_notebooks_and_the_timestamp_are_kept(tmp_path, release)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{NOTEBOOK}.ipynb", "timestamp.txt"]
 
 
+def test_the_submission_secret_travels_with_the_notebooks(tmp_path, release):
+    """nbgrader's release_feedback names the feedback after it, so it must reach the graded copy."""
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    folder = _submit(tmp_path / "in", release, **{f"{NOTEBOOK}.ipynb": released, "submission_secret.txt": "ab12" * 32})
+    intake = take_in(folder, release)
+    assert intake.secret == "ab12" * 32 and not any("submission_secret" in note for note in intake.notes)
+    intake.write(tmp_path / "out")
+    assert (tmp_path / "out" / "submission_secret.txt").read_text() == "ab12" * 32
+
+
+def test_a_forged_submission_secret_is_dropped(tmp_path, release):
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released, "submission_secret.txt": "../x" * 500})
+    assert take_in(folder, release).secret is None
+
+
 def test_an_unreadable_notebook_is_left_out_with_a_note(tmp_path, release):
     released = (release / f"{NOTEBOOK}.ipynb").read_text()
     folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released, "010_history.ipynb": "{not json"})

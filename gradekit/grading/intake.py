@@ -1,6 +1,6 @@
 """Look at a submission before nbgrader does: keep what can be graded, repair what nbgrader would choke on.
 
-Only the assignment's notebooks (and timestamp.txt) go on to grading: a file
+Only the assignment's notebooks (with timestamp.txt and submission_secret.txt) go on to grading: a file
 beside them could shadow a module the kernel imports (torch.py,
 autograd_checks.py). A notebook that cannot be read is left out, so it scores
 zero like a missing one, and the rest of the submission is still graded.
@@ -37,6 +37,9 @@ from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.authoring.cells import grade_id as grade_id_of
 
 TIMESTAMP = "timestamp.txt"
+# nbgrader's submit writes it; release_feedback needs it to name the student's feedback, so it travels with the notebooks.
+SECRET = "submission_secret.txt"
+SECRET_CHARACTERS = set("0123456789abcdef")
 # Special methods that change what comparing, testing or type-checking a value means.
 FORGING_METHODS = {
     "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__hash__",
@@ -55,6 +58,7 @@ class Intake:
     notes: tuple[str, ...]
     problem: str | None  # set when nothing can be graded
     findings: tuple[str, ...] = ()  # what flags the submission for a TA, prefixed by its notebook
+    secret: str | None = None
 
     def write(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=False)
@@ -62,6 +66,8 @@ class Intake:
             nbformat.write(notebook, folder / f"{name}.ipynb")
         if self.timestamp is not None:
             (folder / TIMESTAMP).write_text(self.timestamp)
+        if self.secret is not None:
+            (folder / SECRET).write_text(self.secret)
 
 
 def take_in(submission: Path, release_dir: Path) -> Intake:
@@ -79,7 +85,8 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     problem = timestamp_problem(submission) if TIMESTAMP in present else None
     if problem:
         return Intake((), None, (), problem)
-    extras = [n for n in present if n != TIMESTAMP and not (n.endswith(".ipynb") and n[: -len(".ipynb")] in expected)]
+    secret = submission_secret(submission) if SECRET in present else None
+    extras = [n for n in present if n not in (TIMESTAMP, SECRET) and not (n.endswith(".ipynb") and n[: -len(".ipynb")] in expected)]
     if extras:
         notes.append(f"not graded (not part of the assignment): {', '.join(extras)}")
     notebooks = []
@@ -102,7 +109,16 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         found = ", ".join(entries)
         return Intake((), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})")
     timestamp = (submission / TIMESTAMP).read_text() if TIMESTAMP in present else None
-    return Intake(tuple(notebooks), timestamp, tuple(notes), None, tuple(findings))
+    return Intake(tuple(notebooks), timestamp, tuple(notes), None, tuple(findings), secret)
+
+
+def submission_secret(submission: Path) -> str | None:
+    """The secret nbgrader's submit wrote, if it looks like one (a short hex string); else None, and feedback is not released."""
+    try:
+        text = (submission / SECRET).read_text(errors="replace")[:1024].strip()
+    except OSError:
+        return None
+    return text if 0 < len(text) <= 256 and set(text) <= SECRET_CHARACTERS else None
 
 
 def _leads_elsewhere(path: Path, folder: Path) -> bool:
