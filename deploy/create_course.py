@@ -14,7 +14,7 @@ ta or student) and exactly one instructor. What this makes, below --site
     exchange/                nbgrader's filesystem exchange, 1777
     exchange/<course id>/    the instructor's: outbound 0755, inbound 3733, feedback 0711
     jupyter/everyone/        nbgrader settings every server reads (course id, exchange)
-    jupyter/course-team/     adds the course folder, for formgrader
+    jupyter/course-team/     adds the course folder for formgrader, lets formgrader's page sit in JupyterLab
     jupyter/students/        turns off formgrader, create-assignment and the course list
     hub/                     the hub's own state (database, cookie secret), root only
 
@@ -36,7 +36,8 @@ import sys
 from pathlib import Path
 
 KIT = Path(__file__).resolve().parent.parent
-STUDENT_SETTINGS = Path(__file__).resolve().parent / "jupyter" / "students"
+# Settings that differ by role (the docstring above says what each does), copied as they are.
+ROLE_SETTINGS = Path(__file__).resolve().parent / "jupyter"
 ROLES = ("instructor", "ta", "student")
 COURSE_TEAM = ("instructor", "ta")
 
@@ -169,22 +170,34 @@ def create_course_folder(plan: CoursePlan, kit: Path = KIT) -> None:
     os.chmod(plan.course_dir, 0o700)
 
 
+def prepare_graders(plan: CoursePlan, python: str = sys.executable) -> None:
+    """Start IPython once as each member of the course team, so their IPython folder exists.
+
+    The kit's sealed grading runs kernels that may write nowhere but a private
+    temporary folder; a kernel of an account without ~/.ipython dies trying to
+    create it, and every submission it grades fails.
+    """
+    for member in plan.members:
+        if member.role in COURSE_TEAM:
+            home = pwd.getpwnam(member.username).pw_dir
+            _run("runuser", "-u", member.username, "--", "env", f"HOME={home}", python, "-m", "IPython", "--quick", "-c", "pass")
+
+
 def write_jupyter_settings(plan: CoursePlan) -> None:
     """The settings folders the hub puts on each server's JUPYTER_CONFIG_PATH, by role."""
+    for audience in ("course-team", "students"):
+        if plan.config_dir(audience).exists():
+            shutil.rmtree(plan.config_dir(audience))
+        shutil.copytree(ROLE_SETTINGS / audience, plan.config_dir(audience))
     everyone = plan.config_dir("everyone")
     everyone.mkdir(parents=True, exist_ok=True)
     values = dict(course_id=plan.course_id, exchange=str(plan.exchange))
     (everyone / "nbgrader_config.py").write_text(EVERYONE_CONFIG.format(**values))
     team = plan.config_dir("course-team")
-    team.mkdir(parents=True, exist_ok=True)
     course_config = str(plan.course_dir / "nbgrader_config.py")
     (team / "nbgrader_config.py").write_text(
         COURSE_TEAM_CONFIG.format(course_config=course_config, course_dir=str(plan.course_dir), **values)
     )
-    students = plan.config_dir("students")
-    if students.exists():
-        shutil.rmtree(students)
-    shutil.copytree(STUDENT_SETTINGS, students)
     for folder, _, files in os.walk(plan.site / "jupyter"):
         os.chmod(folder, 0o755)
         for name in files:
@@ -262,10 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     create_exchange(plan)
     create_course_folder(plan)
     write_jupyter_settings(plan)
+    stranded = unreachable_python(plan)
+    if not stranded:
+        prepare_graders(plan)
     settings = write_hub_settings(plan)
     print(f"course {course_id}: {len(plan.members)} accounts, course folder {plan.course_dir}")
     print(f"start the hub with: KIT_HUB_SETTINGS={settings} jupyterhub -f {KIT / 'deploy' / 'jupyterhub_config.py'}")
-    stranded = unreachable_python(plan)
     if stranded:
         print(
             f"warning: {', '.join(stranded)} cannot run {sys.executable}; install the environment where every "

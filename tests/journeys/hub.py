@@ -1,0 +1,221 @@
+"""A course on a real JupyterHub for the hub journey: real accounts, deploy/'s setup script and configuration.
+
+The accounts are real (useradd, passwords through chpasswd, PAM at the login
+page), so the test must run as root; they carry unusual names and are removed
+afterwards with their homes and every process they still run. The course's
+Python must be runnable by every account: where a folder above the interpreter
+is closed to others (a Python built in root's home), the journey opens it for
+searching only, for its duration, and restores its mode afterwards.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import grp
+import http.client
+import json
+import os
+import pwd
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+from gradekit.course import REPO_ROOT
+from journeys.lab_server import LOOPBACK, free_loopback_port
+
+INSTRUCTOR = "kit-instructor"
+STUDENTS = ("kit-student-a", "kit-student-b")
+TEAM_GROUP, STUDENT_GROUP = "kit-team", "kit-students"
+HUB_CONFIG = REPO_ROOT / "deploy" / "jupyterhub_config.py"
+CREATE_COURSE = REPO_ROOT / "deploy" / "create_course.py"
+
+
+class HubError(RuntimeError):
+    """The hub did not answer in time or exited early; the message carries its log tail."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HubCourse:
+    """One course made by deploy/create_course.py: its settings (hub.json) and each account's password."""
+
+    settings: dict
+    passwords: dict[str, str]
+
+    @property
+    def course_dir(self) -> Path:
+        return Path(self.settings["course_dir"])
+
+    @property
+    def exchange(self) -> Path:
+        return Path(self.settings["exchange"]) / self.settings["course_id"]
+
+    def home(self, username: str) -> Path:
+        return Path(pwd.getpwnam(username).pw_dir)
+
+    def environment(self, username: str) -> dict[str, str]:
+        """What a terminal of `username`'s server on the hub sees: the same variables jupyterhub_config.py sets."""
+        role = "course-team" if username == INSTRUCTOR else "students"
+        account = pwd.getpwnam(username)
+        return {
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
+            "HOME": account.pw_dir,
+            "USER": username,
+            "LOGNAME": username,
+            "LANG": "C.UTF-8",
+            "JUPYTER_CONFIG_PATH": os.pathsep.join(self.settings["config_path"][role]),
+            "KIT_EXCHANGE_ROOT": self.settings["exchange"],
+        }
+
+
+def run_as(course: HubCourse, username: str, *command: str, cwd: Path | None = None, timeout: float = 120):
+    """Run `command` as `username` (their uid, groups and environment), as they would in a terminal on the hub."""
+    account = pwd.getpwnam(username)
+    groups = [g.gr_gid for g in grp.getgrall() if username in g.gr_mem]
+    return subprocess.run(
+        command,
+        cwd=cwd or account.pw_dir,
+        env=course.environment(username),
+        user=account.pw_uid,
+        group=account.pw_gid,
+        extra_groups=groups,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@contextlib.contextmanager
+def searchable_interpreter() -> Iterator[list[Path]]:
+    """Let every account search the folders above this Python (execute bit for others), then put each mode back."""
+    changed = []
+    for folder in reversed(Path(os.path.realpath(sys.executable)).parents):
+        mode = folder.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            changed.append((folder, stat.S_IMODE(mode)))
+            os.chmod(folder, stat.S_IMODE(mode) | stat.S_IXOTH)
+    try:
+        yield [folder for folder, _ in changed]
+    finally:
+        for folder, mode in changed:
+            os.chmod(folder, mode)
+
+
+@contextlib.contextmanager
+def created_course(log_dir: Path) -> Iterator[HubCourse]:
+    """The course set up by deploy/create_course.py in a scratch folder; accounts and groups removed afterwards."""
+    scratch = Path(tempfile.mkdtemp(prefix="kit-hub-"))
+    os.chmod(scratch, 0o755)  # homes and the site live below it
+    roster = scratch / "roster.csv"
+    roster.write_text("username,role\n" + f"{INSTRUCTOR},instructor\n" + "".join(f"{s},student\n" for s in STUDENTS))
+    passwords = {name: f"Kit-{name}-{os.urandom(6).hex()}" for name in (INSTRUCTOR, *STUDENTS)}
+    try:
+        setup = subprocess.run(
+            [sys.executable, str(CREATE_COURSE), str(roster), f"--site={scratch / 'site'}", f"--homes={scratch / 'home'}",
+             f"--team-group={TEAM_GROUP}", f"--student-group={STUDENT_GROUP}"],
+            capture_output=True, text=True, timeout=120,
+        )
+        (log_dir / "create_course.log").write_text(setup.stdout + setup.stderr)
+        if setup.returncode != 0:
+            raise HubError(f"create_course.py exited with {setup.returncode}:\n{setup.stdout}{setup.stderr}")
+        subprocess.run(["chpasswd"], input="".join(f"{n}:{p}\n" for n, p in passwords.items()), text=True, check=True)
+        yield HubCourse(json.loads((scratch / "site" / "hub.json").read_text()), passwords)
+    finally:
+        remove_accounts((INSTRUCTOR, *STUDENTS), (TEAM_GROUP, STUDENT_GROUP))
+        subprocess.run(["rm", "-rf", "--one-file-system", str(scratch)], check=False)
+
+
+def remove_accounts(usernames, groups) -> None:
+    """End what each test account still runs (by process id), delete the account and its home, then the groups."""
+    for name in usernames:
+        with contextlib.suppress(KeyError):
+            uid = pwd.getpwnam(name).pw_uid
+            for pid in _processes_of(uid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
+    for group in groups:
+        subprocess.run(["groupdel", group], capture_output=True, check=False)
+
+
+def _processes_of(uid: int) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid == uid:
+                    pids.append(int(entry.name))
+    return pids
+
+
+@dataclasses.dataclass(frozen=True)
+class Hub:
+    """A running JupyterHub on loopback."""
+
+    port: int
+    process: subprocess.Popen
+    log_path: Path
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    def log_tail(self, lines: int = 60) -> str:
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+@contextlib.contextmanager
+def running_hub(course: HubCourse, log_dir: Path, timeout: float = 90) -> Iterator[Hub]:
+    """deploy/jupyterhub_config.py served by a real `jupyterhub` as root; stopped (with its users' servers) afterwards."""
+    ports = {name: str(free_loopback_port()) for name in ("KIT_HUB_PORT", "KIT_HUB_API_PORT", "KIT_PROXY_API_PORT")}
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    env.update(ports, KIT_HUB_SETTINGS=str(Path(course.settings["state_dir"]).parent / "hub.json"))
+    log_path = log_dir / "jupyterhub.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(HUB_CONFIG)],
+            cwd=course.settings["state_dir"], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    hub = Hub(int(ports["KIT_HUB_PORT"]), process, log_path)
+    try:
+        _wait_until_answering(hub, timeout)
+        yield hub
+    finally:
+        _stop(process)
+
+
+def _wait_until_answering(hub: Hub, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if hub.process.poll() is not None:
+            raise HubError(f"jupyterhub exited with {hub.process.returncode}:\n{hub.log_tail()}")
+        with contextlib.suppress(urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError):
+            with urllib.request.urlopen(hub.url("hub/api"), timeout=2) as response:
+                if response.status == 200:
+                    return
+        time.sleep(0.3)
+    raise HubError(f"jupyterhub did not answer within {timeout:.0f} s:\n{hub.log_tail()}")
+
+
+def _stop(process: subprocess.Popen, grace: float = 30) -> None:
+    """SIGTERM the hub's process group (the hub stops its users' servers first), SIGKILL after `grace` seconds."""
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(grace)
