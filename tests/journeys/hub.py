@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import grp
 import http.client
 import json
@@ -33,6 +34,8 @@ from journeys.lab_server import LOOPBACK, free_loopback_port
 INSTRUCTOR = "kit-instructor"
 STUDENTS = ("kit-student-a", "kit-student-b")
 TEAM_GROUP, STUDENT_GROUP = "kit-team", "kit-students"
+# The account names are fixed, so two runs of the journey on one machine take turns.
+TURN_LOCK = Path(tempfile.gettempdir()) / "kit-hub-journey.lock"
 HUB_CONFIG = REPO_ROOT / "deploy" / "jupyterhub_config.py"
 CREATE_COURSE = REPO_ROOT / "deploy" / "create_course.py"
 
@@ -105,6 +108,13 @@ def searchable_interpreter() -> Iterator[list[Path]]:
     finally:
         for folder, mode in changed:
             os.chmod(folder, mode)
+
+
+@contextlib.contextmanager
+def one_journey_at_a_time() -> Iterator[None]:
+    with open(TURN_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 @contextlib.contextmanager
