@@ -91,6 +91,8 @@ def lab_command(root: Path, port: int, token: str, state_dir: Path) -> list[str]
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         f"--LabApp.user_settings_dir={state_dir / 'settings'}",
         f"--LabApp.workspaces_dir={state_dir / 'workspaces'}",
+        # Kernels get CurveZMQ keys, as nbgrader's do in nbgrader_config.py: encrypted, and no warning.
+        "--KernelManager.transport_encryption=auto",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")

@@ -22,6 +22,8 @@ c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.student_id = {student_id!r}
 c.Exchange.root = {exchange_root!r}
 c.Exchange.cache = {cache!r}
+# Validate's kernels get CurveZMQ keys, as the course's do: encrypted, so ipykernel does not warn.
+c.KernelManager.transport_encryption = "auto"
 '''
 
 

@@ -34,6 +34,11 @@ def test_command_serves_loopback_only_with_token_and_own_state(tmp_path):
     assert f"--LabApp.user_settings_dir={tmp_path / 'state' / 'settings'}" in command
 
 
+def test_kernels_get_transport_encryption_so_ipykernel_does_not_warn(tmp_path):
+    command = lab_command(tmp_path / "root", 8899, "secret", tmp_path / "state")
+    assert "--KernelManager.transport_encryption=auto" in command
+
+
 def test_quiet_settings_turn_off_news_and_update_checks(tmp_path):
     write_quiet_settings(tmp_path)
     written = json.loads((tmp_path / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").read_text())

@@ -17,6 +17,12 @@ def test_configuration_names_the_student_course_exchange_and_cache(tmp_path):
     assert account.cache.parent == account.home
 
 
+def test_validates_kernels_are_encrypted_so_ipykernel_does_not_warn(tmp_path):
+    account = create_student_account(tmp_path / "home", "ada", "autograd-course", tmp_path / "exchange")
+    config = PyFileConfigLoader(account.config_file.name, path=str(account.home)).load_config()
+    assert config.KernelManager.transport_encryption == "auto"
+
+
 def test_environment_is_the_students_own(tmp_path, monkeypatch):
     monkeypatch.setenv("KIT_EXCHANGE_ROOT", "/somewhere/else")
     monkeypatch.setenv("PYTHONPATH", "/srv/course")
