@@ -73,10 +73,11 @@ def test_a_class_on_the_hub(hub_course, hub_page, artifacts):
 
     hub_ui.log_in(page, hub, INSTRUCTOR, course.passwords[INSTRUCTOR], screenshot)
     assert set(TEAM_ONLY) <= set(hub_ui.nbgrader_menu(page))
-    lab_ui.open_formgrader(page)
-    screenshot(page, "instructor-formgrader")
     _as_instructor(course, "nbgrader", "generate_assignment", ASSIGNMENT, "--force")
     _as_instructor(course, "nbgrader", "release_assignment", ASSIGNMENT)
+    formgrader = lab_ui.open_formgrader(page)
+    formgrader.locator("#main-table tr", has_text=ASSIGNMENT).first.wait_for(timeout=lab_ui.STEP_TIMEOUT_MS)
+    screenshot(page, "instructor-formgrader")
     hub_ui.log_out(page, hub)
 
     answers = {
