@@ -118,3 +118,10 @@ c.GenerateFeedback.preprocessors = [ClearHiddenTests, DiagnosesOnly, GetGrades, 
 # Feedback pages: diagnoses wrap, the summary names what each test cell found, and math
 # is typeset by the MathJax the student's Jupyter server serves (no CDN).
 c.GenerateFeedback.exporter_class = _kit_module("gradekit.grading.feedback_page").FeedbackPage
+
+# Grades into the LMS: name a roster (a student_id column plus the LMS's own columns) and
+# `python -m gradekit grade` also writes lms-grades.csv for Canvas or Moodle. Off without a roster.
+# c.LmsExportPlugin.roster = os.path.join(HERE, "lms-roster.csv")
+# c.LmsExportPlugin.lms = "canvas"  # or "moodle"
+# c.LmsExportPlugin.per_exercise = False  # True adds one column per graded cell
+# c.LmsExportPlugin.canvas_assignment_ids = {"autograd": "123456"}

@@ -8,6 +8,7 @@ from gradekit.report.class_report import write_class_report
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.status import Status
+from gradekit.lms.export_step import export_for_lms
 from gradekit.course import Course
 from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import run_nbgrader
@@ -25,6 +26,7 @@ def grade_and_report(
     if any(row.grades for row in result.rows):
         run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
+    lms_file = export_for_lms(course)
     report = write_class_report(
         report_dir(course), manifest, result.rows, load_catalog(), course.feedback_dir, course.assignment_id,
     )
@@ -42,6 +44,8 @@ def grade_and_report(
     if noted:
         print(f"notes on {noted} submission(s) (what was set aside or repaired): {report_dir(course) / 'students.csv'}")
     print(f"grades:       {grades_csv(course)}")
+    if lms_file:
+        print(f"LMS import:   {lms_file}")
     print(f"feedback:     {course.feedback_dir}/<student>/{course.assignment_id}/")
     print(f"class report: {report}")
     return result
