@@ -1,0 +1,77 @@
+"""deploy/create_course.py without root: the roster is checked and the plan names every folder and group.
+
+What it does to a machine (accounts, modes, owners) is walked by the hub journey.
+"""
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradekit.course import REPO_ROOT, load_course
+
+pytestmark = pytest.mark.unit
+
+
+def _load_script():
+    """The script is run by path on a hub machine, so it is loaded by path here too."""
+    spec = importlib.util.spec_from_file_location("create_course_under_test", REPO_ROOT / "deploy" / "create_course.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
+    spec.loader.exec_module(module)
+    return module
+
+
+create_course = _load_script()
+
+
+def _roster(tmp_path, text: str) -> Path:
+    path = tmp_path / "roster.csv"
+    path.write_text(text)
+    return path
+
+
+def test_a_roster_lists_members_with_their_roles(tmp_path):
+    path = _roster(tmp_path, "username,role\nlovelace,instructor\nhopper,TA\ns1234,student\n")
+    members = create_course.read_roster(path)
+    assert [(m.username, m.role) for m in members] == [("lovelace", "instructor"), ("hopper", "ta"), ("s1234", "student")]
+
+
+@pytest.mark.parametrize(
+    "rows, complaint",
+    [
+        ("lovelace,instructor\nhopper,teacher\n", "role 'teacher'"),
+        ("lovelace,instructor\n../etc,student\n", "not a valid account name"),
+        ("lovelace,instructor\nhopper,student\nhopper,student\n", "listed twice"),
+        ("hopper,student\n", "exactly one instructor"),
+        ("lovelace,instructor\nbabbage,instructor\n", "exactly one instructor"),
+    ],
+)
+def test_a_roster_that_cannot_describe_a_course_is_refused(tmp_path, rows, complaint):
+    with pytest.raises(create_course.RosterError, match=complaint):
+        create_course.read_roster(_roster(tmp_path, "username,role\n" + rows))
+
+
+def test_the_plan_puts_the_course_folder_in_the_instructors_home_and_splits_the_groups(tmp_path):
+    members = create_course.read_roster(_roster(tmp_path, "username,role\nhopper,ta\nlovelace,instructor\ns1,student\n"))
+    plan = create_course.CoursePlan("c1", members, tmp_path / "site", tmp_path / "home", "c1-team", "c1-students")
+    assert plan.instructor == "lovelace"
+    assert plan.course_dir == tmp_path / "home" / "lovelace" / "c1"
+    assert plan.exchange == tmp_path / "site" / "exchange"
+    assert {m.username: plan.group_of(m) for m in members} == {"hopper": "c1-team", "lovelace": "c1-team", "s1": "c1-students"}
+
+
+def test_the_course_id_is_the_one_nbgrader_reads():
+    assert create_course.course_id_of() == load_course().course_id
+
+
+def test_students_lose_the_course_teams_tools_in_lab_and_on_the_server():
+    import json
+
+    students = REPO_ROOT / "deploy" / "jupyter" / "students"
+    disabled = json.loads((students / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    assert {name for name, off in disabled.items() if off} == {
+        "@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:course-list",
+    }
+    server = json.loads((students / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
+    assert server == {"nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.course_list": False}
