@@ -93,6 +93,8 @@ def test_a_class_on_the_hub(hub_course, hub_page, artifacts):
         _answer(course, student, answers[student])
         assert ASSIGNMENT in lab_ui.submit(page, ASSIGNMENT)
         screenshot(page, f"{student}-submitted")
+        refused = page.goto(hub.url(f"user/{student}/formgrader"))
+        assert refused.status == 404, f"{student}'s server serves formgrader ({refused.status})"
         hub_ui.log_out(page, hub)
     _students_cannot_pry(course)
 
