@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 
 from nbclient import NotebookClient
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.grading.cohort import grade_cohort, submitted_students
-from gradekit.course import Course
+from gradekit.course import CONFIG_FILE, Course
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook_records import read_record
 from gradekit.manifest import Manifest
@@ -72,13 +74,20 @@ def notebook_floors(course: Course, manifest: Manifest) -> dict[str, float]:
     floors = {}
     folder = course.root / "floor"
     shutil.copytree(course.source_dir, folder, ignore=shutil.ignore_patterns("*.ipynb"))
+    kernel_settings = course_kernel_settings()
     for entry in manifest.notebooks:
         notebook = fill_answers(course.release_dir / f"{entry.name}.ipynb", answer_sources(manifest, entry.name, None))
         client = NotebookClient(notebook, timeout=course.cell_timeout, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(folder)}})
+                                resources={"metadata": {"path": str(folder)}}, config=kernel_settings)
         with client.setup_kernel(env=grading_environment()):
             started = time.monotonic()
             for index, cell in enumerate(notebook.cells):
                 client.execute_cell(cell, index)
             floors[entry.name] = time.monotonic() - started
     return floors
+
+
+def course_kernel_settings() -> Config:
+    """The kernel manager settings of nbgrader_config.py, so a floor kernel starts as nbgrader's do."""
+    config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
+    return Config({"KernelManager": config.KernelManager})
