@@ -2,9 +2,10 @@
 
 Run as root, once per course, and again when the roster grows: accounts,
 folders and submissions that exist are kept; permissions and settings are
-written afresh. Standard library only, so any Python 3.9+ can run it.
+written afresh. Run it with the Python the hub runs from: it checks that every
+account can start that Python, and starts its IPython once for the course team.
 
-    python3 deploy/create_course.py roster.csv
+    .venv/bin/python deploy/create_course.py roster.csv
 
 The roster is a CSV file with the columns `username` and `role` (instructor,
 ta or student) and exactly one instructor. What this makes, below --site
