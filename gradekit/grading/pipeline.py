@@ -5,6 +5,7 @@ from pathlib import Path
 
 from gradekit.catalog import load_catalog
 from gradekit.report.class_report import write_class_report
+from gradekit.report.similarity_page import write_similarity_report
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.status import Status
@@ -27,6 +28,8 @@ def grade_and_report(
         run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
     lms_file = export_for_lms(course)
+    # Written before the class report, which links the page when it is there.
+    similarity = write_similarity_report(course.submitted_dir, course.release_dir, course.assignment_id, report_dir(course))
     report = write_class_report(
         report_dir(course), manifest, result.rows, load_catalog(), course.feedback_dir, course.assignment_id,
     )
@@ -48,6 +51,7 @@ def grade_and_report(
         print(f"LMS import:   {lms_file}")
     print(f"feedback:     {course.feedback_dir}/<student>/{course.assignment_id}/")
     print(f"class report: {report}")
+    print(f"similarity:   {similarity}")
     return result
 
 

@@ -1,0 +1,36 @@
+import pytest
+
+from gradekit.report.similarity_page import PAGE_NAME, write_similarity_report
+from similarity_fixtures import ASSIGNMENT, planted_cohort
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    root = tmp_path_factory.mktemp("similarity-page")
+    submitted, release = planted_cohort(root)
+    broken = submitted / "broken-json" / ASSIGNMENT
+    broken.mkdir(parents=True)
+    (broken / "020_leaves.ipynb").write_text('{"cells": [ not json')
+    path = write_similarity_report(submitted, release, ASSIGNMENT, root / "class-report")
+    assert path.name == PAGE_NAME
+    return path.read_text()
+
+
+def test_the_page_shows_both_sides_of_a_copied_pair_with_the_matches_marked(page):
+    section = page.split('id="pair-1"')[1].split('id="pair-2"')[0]
+    assert section.count("<h3>") == 2 and section.count("<pre>") == 2
+    assert "<mark>" in section.split("<pre>")[1] and "<mark>" in section.split("<pre>")[2]
+
+
+def test_copies_head_the_ranking_and_blank_stubs_are_not_listed(page):
+    ranking = page.split("<table>")[1]
+    first_three = ranking.split("</tr>")[1:4]
+    assert all("copy-" in row for row in first_three)
+    assert "blank-" not in page
+
+
+def test_the_page_is_self_contained_and_names_an_unreadable_submission(page):
+    assert "<script" not in page and "http" not in page and "<link" not in page
+    assert "broken-json" in page and "Not compared" in page
