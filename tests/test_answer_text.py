@@ -1,0 +1,36 @@
+import nbformat
+import pytest
+
+from gradekit.report.answer_text import answer_cells, notebooks_text, student_texts
+
+pytestmark = pytest.mark.unit
+
+
+def notebook_with(*cells):
+    notebook = nbformat.v4.new_notebook()
+    for kind, grade_id, solution, source in cells:
+        cell = nbformat.v4.new_code_cell(source) if kind == "code" else nbformat.v4.new_markdown_cell(source)
+        cell.metadata["nbgrader"] = {"grade_id": grade_id, "solution": solution, "grade": False}
+        notebook.cells.append(cell)
+    return notebook
+
+
+def test_only_code_answer_cells_count_in_notebook_order():
+    notebook = notebook_with(
+        ("code", "answer_b", True, "b = 2"), ("code", "test_b", False, "assert b"),
+        ("markdown", "written", True, "prose"), ("code", "answer_a", True, "a = 1"),
+    )
+    assert answer_cells(notebook) == [("answer_b", "b = 2"), ("answer_a", "a = 1")]
+
+
+def test_each_students_text_names_its_cells_and_a_broken_notebook_is_set_aside(tmp_path):
+    good = tmp_path / "ann" / "autograd"
+    good.mkdir(parents=True)
+    nbformat.write(notebook_with(("code", "answer_x", True, "x = 1")), good / "010_a.ipynb")
+    broken = tmp_path / "bob" / "autograd"
+    broken.mkdir(parents=True)
+    (broken / "010_a.ipynb").write_text("{ not json")
+    texts, unreadable = student_texts(tmp_path, "autograd")
+    assert texts == {"ann": "# 010_a answer_x\nx = 1\n"}
+    assert list(unreadable) == ["bob"]
+    assert notebooks_text([good / "010_a.ipynb"]) == texts["ann"]
