@@ -1,7 +1,7 @@
 import nbformat
 import pytest
 
-from gradekit.report.answer_text import answer_cells, notebooks_text, student_texts
+from gradekit.report.answer_text import answer_cells, notebooks_text, student_texts, without_docstrings
 
 pytestmark = pytest.mark.unit
 
@@ -34,3 +34,9 @@ def test_each_students_text_names_its_cells_and_a_broken_notebook_is_set_aside(t
     assert texts == {"ann": "# 010_a answer_x\nx = 1\n"}
     assert list(unreadable) == ["bob"]
     assert notebooks_text([good / "010_a.ipynb"]) == texts["ann"]
+
+
+def test_docstrings_are_left_out_and_code_that_does_not_parse_is_kept_whole():
+    source = 'def f(x):\n    """Given.\n\n    More.\n    """\n    return x\n'
+    assert without_docstrings(source) == "def f(x):\n    return x"
+    assert without_docstrings("def f(:\n    pass") == "def f(:\n    pass"

@@ -16,7 +16,7 @@ TOP_PAIRS = 15
 CONTEXT_LINES = 6  # lines kept around each matched region; the rest is elided
 
 SIDE_BY_SIDE = Html(
-    "<style>.sides{display:grid;grid-template-columns:1fr 1fr;gap:.8em}"
+    "<style>.sides{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.8em}"
     ".sides pre{background:#fff;border:1px solid #dde2e8;border-radius:6px;padding:.5em;overflow-x:auto;"
     "font-size:.85em;margin:0}.sides h3{font-size:1em;margin:.2em 0}mark{background:#ffd54f}</style>\n"
 )
