@@ -102,3 +102,10 @@ def raw_loss__int32_labels(logits, y):
 def raw_loss__float32(logits, y):
     labels = torch.as_tensor(y).to(torch.int64)
     return F.cross_entropy(logits.float(), labels)
+
+
+@negative_control("cast-restores-precision", fails=["test_raw_loss"])
+def raw_loss__float32_then_cast(logits, y):
+    # float32 is faster; cast back so the dtype still reads float64
+    labels = torch.as_tensor(y).to(torch.int64)
+    return F.cross_entropy(logits.float(), labels).double()

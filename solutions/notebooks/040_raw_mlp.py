@@ -79,9 +79,15 @@ for name, tensor, shape in zip(NAMES, params, ((6, 4), (4,), (4, 3), (3,))):
 print("Visible check passed: raw_params(6, 4, 3) returns four tensors of the expected shapes.")
 
 ### BEGIN HIDDEN TESTS
-for d, h, k, seed in ((784, 128, 10, 5), (20, 7, 4, 11), (3, 2, 2, 1)):
-    shown = f"raw_params({d}, {h}, {k}, seed={seed})"
-    params = call_answer(raw_params, d, h, k, seed=seed)
+# The defaults d=784, h=128, k=10, seed=0 are part of the stated signature, so one call leaves them out.
+for d, h, k, seed, by_default in ((784, 128, 10, 0, True), (784, 128, 10, 5, False), (20, 7, 4, 11, False),
+                                  (3, 2, 2, 1, False)):
+    if by_default:
+        shown = "raw_params() with its default arguments (d=784, h=128, k=10, seed=0)"
+        params = call_answer(raw_params)
+    else:
+        shown = f"raw_params({d}, {h}, {k}, seed={seed})"
+        params = call_answer(raw_params, d, h, k, seed=seed)
     expect(isinstance(params, list) and len(params) == 4, f"{shown} should return a list [W1, b1, W2, b2]")
     for name, tensor, shape in zip(NAMES, params, ((d, h), (h,), (h, k), (k,))):
         expect_tensor(tensor, f"{name} from {shown}", shape=shape)
@@ -238,10 +244,10 @@ for batch, d, h, k, seed in ((32, 784, 128, 10, 7), (9, 5, 6, 3, 8)):
 #   much flatter function: no error, just a wrong loss and weak gradients.
 # * **Class labels are int64 indices**, one per row, in `range(C)`. In this mode
 #   cross entropy rejects float labels and int32 labels (it also accepts uint8, but int64 is the
-#   standard). Labels often arrive as a Python list or as int32 from another library: convert
-#   them with `torch.as_tensor(...)` and `.to(torch.int64)` (or `.long()`). A float target with
-#   the same shape as the logits means something else entirely (class probabilities, a
-#   separate "soft target" contract that this exercise does not use).
+#   standard), and it takes no Python list. Labels rarely arrive in that form: a list from a
+#   file, int32 from another library. Turning them into what the loss expects is your job. A
+#   float target with the same shape as the logits means something else entirely (class
+#   probabilities, a separate "soft target" contract that this exercise does not use).
 #
 # The gradient of the mean cross entropy with respect to the logits is
 # $(\mathrm{softmax}(z) - \mathrm{onehot}(y)) / N$ for a batch of $N$ rows.
@@ -250,12 +256,13 @@ for batch, d, h, k, seed in ((32, 784, 128, 10, 7), (9, 5, 6, 3, 8)):
 #
 # Write `raw_loss(logits, y)`: the mean cross entropy of `logits` of shape `(N, C)` against
 # the labels `y`, which may be a Python list of ints or a tensor of any integer dtype. Return
-# a scalar tensor through which `backward()` reaches the logits (and so the parameters).
+# a scalar tensor through which `backward()` reaches the logits (and so the parameters). The
+# loss keeps the logits' precision: float64 logits give a float64 loss with every digit.
 
 # %% answer answer_raw_loss
 from solutions.reference.raw_mlp import raw_loss
 
-# %% test test_raw_loss points=3 targets=softmax-before-cross-entropy,cross-entropy-label-dtype,numpy-default-dtype
+# %% test test_raw_loss points=3 targets=softmax-before-cross-entropy,cross-entropy-label-dtype,numpy-default-dtype,cast-restores-precision
 # Errors that cross_entropy raises for labels of the wrong type, worded for you.
 LABEL_ERRORS = COMMON_ERRORS + (
     ("target dtype", "cross-entropy-label-dtype",
@@ -308,8 +315,16 @@ for rows, classes, kind, convert, seed in cases:
         "itself, so pass it the raw logits",
         "softmax-before-cross-entropy",
     )
-    expect_close(loss, mean_cross_entropy(z, labels), f"{shown} is not the mean cross entropy of the logits",
-                 rtol=1e-9, atol=1e-12)
+    exact = mean_cross_entropy(z, labels)
+    # float32 keeps about 7 significant digits: an error of that size means float32 work cast back to float64.
+    error = abs(loss.detach().item() - exact.item())
+    expect(
+        not 1e-9 * abs(exact.item()) < error <= 1e-5 * abs(exact.item()),
+        f"{shown} is float64 but agrees with the exact loss only to about 7 digits: it was computed in "
+        "float32 and cast to float64 afterwards, and the cast cannot bring back the digits float32 dropped",
+        "cast-restores-precision",
+    )
+    expect_close(loss, exact, f"{shown} is not the mean cross entropy of the logits", rtol=1e-9, atol=1e-12)
     expect(loss.requires_grad, f"{shown} is not connected to the logits, so backward() cannot reach the parameters")
     call_answer(loss.backward)
     onehot = torch.zeros(rows, classes, dtype=torch.float64)
