@@ -1,7 +1,7 @@
 import nbformat
 import pytest
 
-from gradekit.report.answer_text import answer_cells, notebooks_text, student_texts, without_docstrings
+from gradekit.report.answer_text import answer_cells, notebook_text, student_texts, without_docstrings
 
 pytestmark = pytest.mark.unit
 
@@ -31,9 +31,9 @@ def test_each_students_text_names_its_cells_and_a_broken_notebook_is_set_aside(t
     broken.mkdir(parents=True)
     (broken / "010_a.ipynb").write_text("{ not json")
     texts, unreadable = student_texts(tmp_path, "autograd")
-    assert texts == {"ann": "# 010_a answer_x\nx = 1\n"}
-    assert list(unreadable) == ["bob"]
-    assert notebooks_text([good / "010_a.ipynb"]) == texts["ann"]
+    assert texts == {"010_a": {"ann": "# answer_x\nx = 1\n"}}
+    assert list(unreadable) == ["bob"] and "010_a.ipynb" in unreadable["bob"]
+    assert notebook_text(good / "010_a.ipynb") == texts["010_a"]["ann"]
 
 
 def test_docstrings_are_left_out_and_code_that_does_not_parse_is_kept_whole():

@@ -2,20 +2,26 @@ import itertools
 
 import pytest
 
-from gradekit.report.answer_text import notebooks_text, student_texts
-from gradekit.report.similarity import rank_pairs
-from similarity_fixtures import ASSIGNMENT, BLANK, COPIES, HONEST, planted_cohort
+from gradekit.report.answer_text import starter_texts, student_texts
+from gradekit.report.similarity import rank_notebooks
+from similarity_fixtures import ASSIGNMENT, BLANK, COPIES, HONEST, NOTEBOOK, planted_cohort
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def ranked(tmp_path_factory):
+def ranked_texts(tmp_path_factory):
     submitted, release = planted_cohort(tmp_path_factory.mktemp("similarity"))
     texts, unreadable = student_texts(submitted, ASSIGNMENT)
     assert not unreadable
-    starter = notebooks_text(sorted(release.glob("*.ipynb")))
-    return {frozenset((pair.first, pair.second)): pair.score for pair in rank_pairs(texts, starter)}
+    return texts, starter_texts(release)
+
+
+@pytest.fixture(scope="module")
+def ranked(ranked_texts):
+    pairs = rank_notebooks(*ranked_texts)
+    assert {pair.notebook for pair in pairs} == {NOTEBOOK}
+    return {frozenset((pair.first, pair.second)): pair.score for pair in pairs}
 
 
 def test_every_planted_copy_ranks_above_every_pair_of_honest_answers(ranked):
@@ -32,5 +38,15 @@ def test_blank_stubs_share_nothing_once_the_starter_code_is_set_aside(ranked):
 def test_printing_nothing_on_the_terminal(tmp_path, capfd):
     submitted, release = planted_cohort(tmp_path)
     texts, _ = student_texts(submitted, ASSIGNMENT)
-    rank_pairs(texts, notebooks_text(sorted(release.glob("*.ipynb"))))
+    rank_notebooks(texts, starter_texts(release))
     assert capfd.readouterr() == ("", "")
+
+
+def test_one_copied_notebook_shows_even_when_the_rest_of_the_work_differs(ranked_texts):
+    texts, starters = ranked_texts
+    leaves = texts[NOTEBOOK]
+    # Two students who wrote everything else on their own: their other "notebook" holds unrelated answers.
+    texts = {NOTEBOOK: {"ann": leaves["honest-ada"], "cat": leaves["copy-renamed"]},
+             "999_other": {"ann": leaves["honest-bo"] * 5, "cat": leaves["honest-dee"] * 5}}
+    top = rank_notebooks(texts, starters)[0]
+    assert (top.notebook, top.first, top.second) == (NOTEBOOK, "ann", "cat") and top.score > 0.9

@@ -1,4 +1,4 @@
-"""The code a student wrote: the answer cells (nbgrader solution cells) of their notebooks, as one text."""
+"""The code a student wrote: the answer cells (nbgrader solution cells) of each notebook, as one text per notebook."""
 from __future__ import annotations
 
 import ast
@@ -17,13 +17,15 @@ def answer_cells(notebook) -> list[tuple[str, str]]:
     return cells
 
 
-def notebooks_text(paths: list[Path]) -> str:
-    """The answer cells of the notebooks, each under a comment naming it (comments do not count as code)."""
-    parts = []
-    for path in sorted(paths, key=lambda p: p.name):
-        for grade_id, source in answer_cells(nbformat.read(path, as_version=4)):
-            parts.append(f"# {path.stem} {grade_id}\n{without_docstrings(source).rstrip()}\n")
-    return "\n".join(parts)
+def notebook_text(path: Path) -> str:
+    """The notebook's answer cells, each under a comment naming it (comments do not count as code)."""
+    cells = answer_cells(nbformat.read(path, as_version=4))
+    return "\n".join(f"# {grade_id}\n{without_docstrings(source).rstrip()}\n" for grade_id, source in cells)
+
+
+def starter_texts(release_dir: Path) -> dict[str, str]:
+    """What the release gives every student, per notebook: signatures, docstrings and stubs."""
+    return {path.stem: notebook_text(path) for path in sorted(Path(release_dir).glob("*.ipynb"))}
 
 
 def without_docstrings(source: str) -> str:
@@ -44,13 +46,14 @@ def _has_docstring(node) -> bool:
     return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
 
 
-def student_texts(submitted_dir: Path, assignment: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Each student's answer text, and the students whose notebooks could not be read (with the reason)."""
-    texts, unreadable = {}, {}
-    for folder in sorted(Path(submitted_dir).glob(f"*/{assignment}")):
-        student = folder.parent.name
+def student_texts(submitted_dir: Path, assignment: str) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """notebook -> student -> answer text, and the notebooks that could not be read (student -> why)."""
+    texts: dict[str, dict[str, str]] = {}
+    unreadable = {}
+    for path in sorted(Path(submitted_dir).glob(f"*/{assignment}/*.ipynb")):
+        student = path.parent.parent.name
         try:
-            texts[student] = notebooks_text(sorted(folder.glob("*.ipynb")))
+            texts.setdefault(path.stem, {})[student] = notebook_text(path)
         except Exception as error:  # a broken submission is noted, never fatal to the report
-            unreadable[student] = f"{type(error).__name__}: {error}"
+            unreadable[student] = f"{path.name}: {type(error).__name__}: {error}"
     return texts, unreadable

@@ -7,9 +7,9 @@ from pathlib import Path
 from copydetect.defaults import DISPLAY_THRESHOLD
 from copydetect.utils import highlight_overlap
 
-from gradekit.report.answer_text import notebooks_text, student_texts
+from gradekit.report.answer_text import starter_texts, student_texts
 from gradekit.report.html_page import Html, element, join, page, table
-from gradekit.report.similarity import SimilarPair, quiet, rank_pairs
+from gradekit.report.similarity import SimilarPair, quiet, rank_notebooks
 
 PAGE_NAME = "similarity.html"
 TOP_PAIRS = 15
@@ -22,13 +22,14 @@ SIDE_BY_SIDE = Html(
 )
 
 
-def similarity_page(pairs: list[SimilarPair], texts: dict[str, str], unreadable: dict[str, str]) -> str:
+def similarity_page(pairs: list[SimilarPair], texts: dict[str, dict[str, str]], unreadable: dict[str, str]) -> str:
     shown = [pair for pair in pairs if pair.score >= DISPLAY_THRESHOLD][:TOP_PAIRS]
+    students = {student for by_student in texts.values() for student in by_student}
     intro = element(
         "p",
-        f"{len(texts)} submissions, {len(texts) * (len(texts) - 1) // 2} pairs compared on their answer cells; "
-        f"the starter code of the release is not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} "
-        "of one side's code are listed, most alike first. Alike is not proof: read the code.",
+        f"{len(students)} students' answer cells compared pair by pair, notebook by notebook; the starter code "
+        f"of the release and docstrings are not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} of one "
+        f"side's code in a notebook are listed (at most {TOP_PAIRS}), most alike first. Alike is not proof: read the code.",
         class_="muted",
     )
     body = [SIDE_BY_SIDE, element("h1", "Similar submissions"), intro, _ranking(shown)]
@@ -43,16 +44,17 @@ def _ranking(shown: list[SimilarPair]) -> Html:
     if not shown:
         return element("p", "No pair of submissions is suspiciously alike.")
     rows = [
-        [rank, element("a", f"{pair.first} and {pair.second}", href=f"#pair-{rank}"), f"{pair.score:.0%}",
+        [rank, element("a", f"{pair.first} and {pair.second}", href=f"#pair-{rank}"), pair.notebook, f"{pair.score:.0%}",
          f"{pair.shares[0]:.0%} / {pair.shares[1]:.0%}"]
         for rank, pair in enumerate(shown, start=1)
     ]
-    return table(["rank", "pair", "score", "share of each side"], rows, numeric={0, 2})
+    return table(["rank", "pair", "notebook", "score", "share of each side"], rows, numeric={0, 3})
 
 
-def _pair_section(rank: int, pair: SimilarPair, texts: dict[str, str]) -> Html:
-    sides = [_side(student, texts[student], slices) for student, slices in zip((pair.first, pair.second), pair.slices)]
-    heading = element("h2", f"{rank}. {pair.first} and {pair.second}: {pair.score:.0%}", id=f"pair-{rank}")
+def _pair_section(rank: int, pair: SimilarPair, texts: dict[str, dict[str, str]]) -> Html:
+    notebook = texts[pair.notebook]
+    sides = [_side(student, notebook[student], slices) for student, slices in zip((pair.first, pair.second), pair.slices)]
+    heading = element("h2", f"{rank}. {pair.first} and {pair.second}, {pair.notebook}: {pair.score:.0%}", id=f"pair-{rank}")
     return join([heading, element("div", join(sides), class_="sides")])
 
 
@@ -65,8 +67,7 @@ def _side(student: str, text: str, slices) -> Html:
 def write_similarity_report(submitted_dir: Path, release_dir: Path, assignment: str, folder: Path) -> Path:
     """Compare every submission of `assignment` and write the page into `folder`, whole or not at all."""
     texts, unreadable = student_texts(submitted_dir, assignment)
-    starter = notebooks_text(sorted(Path(release_dir).glob("*.ipynb")))
-    html = similarity_page(rank_pairs(texts, starter), texts, unreadable)
+    html = similarity_page(rank_notebooks(texts, starter_texts(release_dir)), texts, unreadable)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / PAGE_NAME
     partial = folder / f".{PAGE_NAME}.partial"
