@@ -7,7 +7,7 @@ from pathlib import Path
 from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.course import CONFIG_FILE, Course
-from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.nbgrader_cli import NbgraderError, run_nbgrader
 
 EXPORTER = "gradekit.lms.export_plugin.LmsExportPlugin"
 
@@ -25,11 +25,16 @@ def lms_import_file(course: Course) -> Path:
 
 
 def export_for_lms(course: Course) -> Path | None:
-    """Runs nbgrader's export with the LMS plugin and prints the students the roster lacks; None when off."""
-    if configured_roster() is None:
+    """Runs nbgrader's export with the LMS plugin and prints the students the roster lacks; None when off or refused."""
+    roster = configured_roster()
+    if roster is None:
         return None
     target = lms_import_file(course)
-    run_nbgrader(course, "export", f"--exporter={EXPORTER}", f"--to={target}")
+    try:
+        run_nbgrader(course, "export", f"--exporter={EXPORTER}", f"--to={target}", f"--LmsExportPlugin.roster={roster}")
+    except NbgraderError as error:  # a bad roster must not cost the TA the class report that follows
+        print(f"LMS import file not written: {error}")
+        return None
     unmatched = target.with_name(f"{target.stem}.not-in-roster.csv")
     if unmatched.exists():
         with unmatched.open(newline="") as handle:
