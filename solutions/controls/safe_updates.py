@@ -115,3 +115,13 @@ def accumulate_grads__summed_losses(params, loss_fn, batches):
         p.grad = None
     loss = sum(loss_fn(X, y) * (len(y) / total) for X, y in batches)
     loss.backward()
+
+
+@negative_control("zero-fill-same-as-none", fails=["test_accumulate_grads"])
+def accumulate_grads__zeroed_in_place(params, loss_fn, batches):
+    total = sum(len(y) for _, y in batches)
+    for p in params:
+        if p.grad is not None:
+            p.grad.zero_()
+    for X, y in batches:
+        (loss_fn(X, y) * (len(y) / total)).backward()

@@ -36,21 +36,23 @@ torch.set_num_threads(1)
 #   loop variable, so the caller's parameters never change. (Differentiating through an
 #   update on purpose is a different, deliberate algorithm, not ordinary SGD.)
 #
-# The usual step therefore runs inside `with torch.no_grad():`, changes each parameter in
-# place (so it stays the same tensor object, the same storage, still a leaf), and then
-# clears its gradient. Clearing matters because `backward()` **adds** into `.grad`: without
-# a reset, the next step would use the sum of old and new gradients.
+# A correct step avoids both failures: the caller's parameters must end up with the new
+# values, as the same leaves, with no trace of the update in any graph. It also has to leave
+# the gradients empty, because `backward()` **adds** into `.grad`: without a reset, the next
+# step would use the sum of old and new gradients.
 #
-# Do not reach for `p.data` instead: writing through `.data` hides the change from
-# autograd's version counter, the bookkeeping that detects a saved value being overwritten.
+# Writing through `p.data` is not the way out either: a change made through `.data` is
+# invisible to autograd's version counter, the bookkeeping that detects a saved value being
+# overwritten.
 #
 # ### Exercise 1 (3 points)
 #
 # Write `sgd_step(params, lr)`. Every tensor in `params` is a leaf that requires grad and
-# already holds a `.grad`. Update each one in place to `p - lr * p.grad` without autograd
-# recording the update, then set its `.grad` to `None`. Return nothing. The grader checks
-# that the caller's own tensors changed (same objects, same storage, still leaves) and that
-# their gradients are `None` afterwards.
+# already holds a `.grad`. Move each one to `p - lr * p.grad` and leave its `.grad` as
+# `None`; return nothing. Afterwards the caller's own tensors must hold the new values (the
+# same objects in the same storage, still leaves that require grad), and each one's version
+# counter must show the change. Decide how to make the update so that autograd neither
+# records it nor refuses it.
 
 # %% answer answer_sgd_step
 from solutions.reference.safe_updates import sgd_step
@@ -158,8 +160,9 @@ for seed, lr, shapes in cases:
 # Write `optimizer_round(optimizer, loss, set_to_none)`: backpropagate `loss`, take one
 # optimizer step, then reset the gradients of the optimizer's parameters the way
 # `optimizer.zero_grad(set_to_none=set_to_none)` does: an existing gradient becomes `None`
-# (when `set_to_none` is True) or is filled with zeros (when it is False), and a parameter
-# that never had a gradient keeps `None`. Return a list with one
+# (when `set_to_none` is True) or all zeros of the parameter's shape and dtype (when it is
+# False; zeroing the old gradient tensor or putting a new zero tensor in its place both
+# count), and a parameter that never had a gradient keeps `None`. Return a list with one
 # bool per parameter, in the order of `optimizer.param_groups`: True when that parameter had
 # a gradient (an all-zero one counts) when the step ran, that is, when the step processed it.
 # The grader runs two rounds with SGD with momentum and with Adam, where the second loss
@@ -203,6 +206,10 @@ def expect_reset(params, set_to_none, when):
                 f"{when}, {name}.grad is None, but set_to_none=False asks for a zero-filled gradient; "
                 "the optimizer skips a None gradient and processes a zero one",
                 "zero-fill-same-as-none",
+            )
+            expect(
+                isinstance(p.grad, torch.Tensor) and p.grad.shape == p.shape and p.grad.dtype == p.dtype,
+                f"{when}, {name}.grad should be zeros of {name}'s shape {tuple(p.shape)} and dtype {p.dtype}",
             )
             expect(
                 torch.count_nonzero(p.grad).item() == 0,
@@ -312,7 +319,9 @@ for set_to_none in (True, False):
 # microbatches of possibly different sizes, and `loss_fn(X, y)` returns the mean loss over
 # the rows of `X` at the current values of `params`. When your function returns, each
 # parameter's `.grad` must hold the gradient of the mean loss over all samples of all
-# microbatches, whatever `.grad` held before the call. Call `loss_fn` once per microbatch and
+# microbatches, whatever `.grad` held before the call; a parameter that `loss_fn` does not use
+# ends with `.grad` set to `None`, just as after one `backward()` of the full-batch loss on
+# cleared gradients. Call `loss_fn` once per microbatch and
 # `backward()` once per microbatch, so that only one microbatch's graph exists at a time; return
 # nothing. The grader counts both, and compares the result with the full-batch gradient
 # computed directly.
@@ -320,7 +329,7 @@ for set_to_none in (True, False):
 # %% answer answer_accumulate_grads
 from solutions.reference.safe_updates import accumulate_grads
 
-# %% test test_accumulate_grads points=4 targets=equal-weight-microbatch-means,accumulated-grad-unscaled,stale-grad-after-update,microbatches-merged-into-one
+# %% test test_accumulate_grads points=4 targets=equal-weight-microbatch-means,accumulated-grad-unscaled,stale-grad-after-update,microbatches-merged-into-one,zero-fill-same-as-none
 generator = seeded(0)
 X = torch.randn(6, 4, generator=generator, dtype=torch.float64)
 y = torch.randint(0, 3, (6,), generator=generator)
@@ -363,6 +372,9 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
     y = torch.randint(0, 3, (total,), generator=generator)
     W = torch.randn(4, 3, generator=generator, dtype=torch.float64).requires_grad_()
     b = torch.randn(3, generator=generator, dtype=torch.float64).requires_grad_()
+    # A parameter loss_fn never uses, holding a gradient from before the call.
+    unused = torch.randn(2, generator=generator, dtype=torch.float64).requires_grad_()
+    unused.grad = torch.randn(2, generator=generator, dtype=torch.float64)
 
     rows_seen = []
 
@@ -391,7 +403,7 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
 
     hooks = in_kernel(counting_arrivals, {"W": W, "b": b}, arrivals)
     try:
-        call_answer(accumulate_grads, [W, b], loss_fn, pieces)
+        call_answer(accumulate_grads, [W, unused, b], loss_fn, pieces)
     finally:
         for hook in hooks:
             hook.remove()
@@ -444,6 +456,19 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
             )
         expect_close(got, full[i], f"after {shown}, {name}.grad is not the gradient of the mean loss over all "
                      f"{total} samples", rtol=1e-9, atol=1e-12)
+    if unused.grad is not None:
+        expect(
+            torch.count_nonzero(unused.grad).item() != 0,
+            f"after {shown}, a parameter that loss_fn never uses holds a tensor of zeros; no backward pass reaches it, "
+            "so its gradient is None, as after one backward() on cleared gradients: clear .grad to None, not to zeros",
+            "zero-fill-same-as-none",
+        )
+        expect(
+            False,
+            f"after {shown}, a parameter that loss_fn never uses still holds the gradient it had before the call; "
+            "clear .grad before accumulating",
+            "stale-grad-after-update",
+        )
 ### END HIDDEN TESTS
 
 # %% [markdown] safe_updates_summary
