@@ -57,6 +57,17 @@ def raw_params__default_dtype(d=784, h=128, k=10, seed=0):
     return [W1, b1, W2, b2]
 
 
+@negative_control("cast-restores-precision", fails=["test_raw_params"])
+def raw_params__float32_scale(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    # the scales as tensors; torch.tensor of a Python float is float32, the product still reads float64
+    W1 = torch.randn(d, h, generator=gen, dtype=torch.float64) * torch.sqrt(torch.tensor(2 / d))
+    W2 = torch.randn(h, k, generator=gen, dtype=torch.float64) / torch.sqrt(torch.tensor(float(h)))
+    b1 = torch.zeros(h, dtype=torch.float64)
+    b2 = torch.zeros(k, dtype=torch.float64)
+    return [t.requires_grad_() for t in (W1, b1, W2, b2)]
+
+
 @negative_control("grad-on-by-default", fails=["test_raw_params"])
 def raw_params__tracking_assumed(d=784, h=128, k=10, seed=0):
     gen = torch.Generator().manual_seed(seed)

@@ -17,6 +17,17 @@ def raw_params__scaled_after_tracking(d=784, h=128, k=10, seed=0):
     return [W1, b1, W2, b2]
 
 
+@negative_control("cast-restores-precision", fails=["test_training_raw_model"])
+def raw_params__float32_scale(d=784, h=128, k=10, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    # the scales as tensors; torch.tensor of a Python float is float32, the product still reads float64
+    W1 = torch.randn(d, h, generator=gen, dtype=torch.float64) * torch.sqrt(torch.tensor(2 / d))
+    W2 = torch.randn(h, k, generator=gen, dtype=torch.float64) / torch.sqrt(torch.tensor(float(h)))
+    b1 = torch.zeros(h, dtype=torch.float64)
+    b2 = torch.zeros(k, dtype=torch.float64)
+    return [t.requires_grad_() for t in (W1, b1, W2, b2)]
+
+
 @negative_control("evaluation-without-no-grad", fails=["test_raw_metrics"])
 def raw_metrics__grad_mode(X, y, params, bs=512):
     if len(y) == 0:
@@ -162,6 +173,28 @@ def raw_train__keeps_last_epoch(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
                     p -= lr * p.grad
         history.append(raw_metrics(Xv, yv, params)[0])  # noqa: F821  (watched; training only improves the model)
     return [p.detach().clone() for p in params]
+
+
+@negative_control("data-attribute-is-safe", fails=["test_raw_train"])
+def raw_train__updates_through_data(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    best, best_loss = None, float("inf")
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for start in range(0, len(y), bs):
+            rows = order[start:start + bs]
+            for p in params:
+                p.grad = None
+            F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
+            for p in params:
+                p.data -= lr * p.grad  # .data needs no torch.no_grad()
+        val_loss = raw_metrics(Xv, yv, params)[0]  # noqa: F821
+        if val_loss < best_loss:
+            best_loss, best = val_loss, [p.detach().clone() for p in params]
+    if best is None:
+        raise ValueError("raw_train needs at least one epoch")
+    return best
 
 
 @negative_control("selection-on-wrong-split", fails=["test_local_mnist_raw"])

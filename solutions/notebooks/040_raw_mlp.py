@@ -67,7 +67,7 @@ torch.set_num_threads(1)
 # %% answer answer_raw_params
 from solutions.reference.raw_mlp import raw_params
 
-# %% test test_raw_params points=3 targets=op-after-requires-grad,init-scale-wrong-rule,numpy-default-dtype,grad-on-by-default
+# %% test test_raw_params points=3 targets=op-after-requires-grad,init-scale-wrong-rule,numpy-default-dtype,grad-on-by-default,cast-restores-precision
 NAMES = ("W1", "b1", "W2", "b2")
 params = call_answer(raw_params, 6, 4, 3, seed=0)
 expect(
@@ -125,6 +125,14 @@ for d, h, k, seed, by_default in ((784, 128, 10, 0, True), (784, 128, 10, 5, Fal
         ratio = weight / draw
         factor = ratio.mean().item()
         if torch.allclose(ratio, torch.full_like(ratio, factor), rtol=1e-9, atol=0.0):
+            # float32 keeps about 7 significant digits: a factor right only to that level was a float32 number.
+            expect(
+                math.isclose(factor, scale, rel_tol=1e-9) or not math.isclose(factor, scale, rel_tol=1e-6),
+                f"{name} from {shown} is the seeded draw times {factor!r}, which is {rule} = {scale!r} to about "
+                "7 digits only: the factor was a float32 number (torch.tensor of a Python float is float32), "
+                "and multiplying it into float64 cannot restore its digits. Keep the factor a float64 or a Python float",
+                "cast-restores-precision",
+            )
             expect(
                 math.isclose(factor, scale, rel_tol=1e-9),
                 f"{name} from {shown} is the seeded normal draw times {factor:.4g}, but this course fixes "

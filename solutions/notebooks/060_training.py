@@ -77,7 +77,7 @@ torch.set_num_threads(1)
 # %% answer answer_training_raw_model
 from solutions.reference.training import raw_params, raw_forward
 
-# %% test test_training_raw_model points=1 targets=op-after-requires-grad
+# %% test test_training_raw_model points=1 targets=op-after-requires-grad,cast-restores-precision
 params = call_answer(raw_params, 6, 5, 3, seed=1)
 expect(isinstance(params, list) and len(params) == 4, "raw_params should return a list [W1, b1, W2, b2]")
 for name, tensor, shape in zip(("W1", "b1", "W2", "b2"), params, ((6, 5), (5,), (5, 3), (3,))):
@@ -87,9 +87,14 @@ expect_tensor(logits, "raw_forward(X, params) for 2 rows", shape=(2, 3))
 print("Visible check passed: raw_params and raw_forward return tensors of the right shapes.")
 
 ### BEGIN HIDDEN TESTS
-for d, h, k, seed in ((7, 4, 3, 2), (3, 9, 2, 11)):
-    params = call_answer(raw_params, d, h, k, seed=seed)
-    shown = f"raw_params({d}, {h}, {k}, seed={seed})"
+# The contract states the defaults d=784, h=128, k=10, seed=0, so the first call leaves them out.
+for d, h, k, seed in ((784, 128, 10, 0), (7, 4, 3, 2), (3, 9, 2, 11)):
+    if (d, h, k, seed) == (784, 128, 10, 0):
+        params = call_answer(raw_params)
+        shown = "raw_params() with its default arguments (d=784, h=128, k=10, seed=0)"
+    else:
+        params = call_answer(raw_params, d, h, k, seed=seed)
+        shown = f"raw_params({d}, {h}, {k}, seed={seed})"
     expect(isinstance(params, list) and len(params) == 4, f"{shown} should return a list of four tensors")
     for name, tensor in zip(("W1", "b1", "W2", "b2"), params):
         expect_tensor(tensor, f"{name} from {shown}")
@@ -103,8 +108,20 @@ for d, h, k, seed in ((7, 4, 3, 2), (3, 9, 2, 11)):
     draw = seeded(seed)
     W1 = torch.randn(d, h, generator=draw, dtype=torch.float64) * math.sqrt(2 / d)
     W2 = torch.randn(h, k, generator=draw, dtype=torch.float64) / math.sqrt(h)
-    for name, tensor, expected in zip(("W1", "b1", "W2", "b2"), params, (W1, torch.zeros(h), W2, torch.zeros(k))):
-        expect_close(tensor, expected, f"{name} from {shown} does not hold the initial values the contract describes")
+    zeros = (torch.zeros(h, dtype=torch.float64), torch.zeros(k, dtype=torch.float64))
+    for name, tensor, expected in zip(("W1", "b1", "W2", "b2"), params, (W1, zeros[0], W2, zeros[1])):
+        expect(tuple(tensor.shape) == tuple(expected.shape), f"{name} from {shown} should have shape {tuple(expected.shape)}")
+        # float32 keeps about 7 significant digits: agreement to that level only is a float32 draw cast back.
+        expect(
+            torch.allclose(tensor.detach(), expected, rtol=1e-12, atol=1e-15)
+            or not torch.allclose(tensor.detach(), expected, rtol=1e-6, atol=1e-9),
+            f"{name} from {shown} is float64 but matches the contract only to about 7 digits: part of it (the draw "
+            "or the scale; torch.tensor of a Python float is float32) was float32 before it became float64, and "
+            "the cast cannot restore the digits. Keep every step in float64",
+            "cast-restores-precision",
+        )
+        expect_close(tensor, expected, f"{name} from {shown} does not hold the initial values the contract describes",
+                     rtol=1e-12, atol=1e-15)
     W1, b1, W2, b2 = (
         torch.randn(shape, generator=seeded(seed + i), dtype=torch.float64).requires_grad_()
         for i, shape in enumerate(((d, h), (h,), (h, k), (k,)))
@@ -113,7 +130,7 @@ for d, h, k, seed in ((7, 4, 3, 2), (3, 9, 2, 11)):
     logits = call_answer(raw_forward, X, [W1, b1, W2, b2])
     expect_tensor(logits, "raw_forward(X, params)", shape=(5, k))
     expected = (X @ W1 + b1).clamp(min=0) @ W2 + b2
-    expect_close(logits, expected, "raw_forward does not compute relu(X @ W1 + b1) @ W2 + b2")
+    expect_close(logits, expected, "raw_forward does not compute relu(X @ W1 + b1) @ W2 + b2", rtol=1e-10, atol=1e-12)
     expect(logits.grad_fn is not None, "the logits of raw_forward are not connected to the parameters")
 ### END HIDDEN TESTS
 
@@ -169,15 +186,18 @@ def batch_spy(X, params):
     return X @ W + b
 
 
-for seed, n, d, k, bs in ((3, 37, 5, 4, 8), (4, 12, 3, 6, 512), (5, 9, 2, 3, 1)):
+# bs=None leaves the batch size out: the contract states its default, 512.
+for seed, n, d, k, bs in ((3, 37, 5, 4, 8), (4, 12, 3, 6, 512), (5, 9, 2, 3, 1), (6, 1100, 2, 3, None)):
     W = torch.randn(d, k, dtype=torch.float64, generator=seeded(seed)).requires_grad_()
     b = torch.randn(k, dtype=torch.float64, generator=seeded(seed + 1)).requires_grad_()
     X = torch.randn(n, d, dtype=torch.float64, generator=seeded(seed + 2))
     y = torch.randint(0, k, (n,), generator=seeded(seed + 3))
-    shown = f"raw_metrics on {n} rows with bs={bs}"
+    shown = f"raw_metrics on {n} rows with bs={bs}" if bs else f"raw_metrics on {n} rows with the default bs"
+    options = {"bs": bs} if bs else {}
+    bs = bs or 512
     rows_per_call = []
     with standing_in(raw_metrics, raw_forward=batch_spy), counting_saved_tensors() as saved:
-        result = call_answer(raw_metrics, X, y, [W, b], bs=bs)
+        result = call_answer(raw_metrics, X, y, [W, b], **options)
     expect(
         saved[0] == 0,
         f"{shown} recorded a graph: autograd saved {saved[0]} tensors for a backward pass that evaluation never "
@@ -243,7 +263,8 @@ expect(
 #   `torch.randperm(len(y), generator=gen)` and steps through it in consecutive slices of `bs`
 #   rows (the last one may be shorter);
 # * each step: clear the gradients, backpropagate `F.cross_entropy(raw_forward(...), ...)`,
-#   update with learning rate `lr` under `torch.no_grad()`;
+#   update with learning rate `lr` under `torch.no_grad()`, on the parameters themselves (not
+#   through `.data`, which hides the change from autograd, as in section 5);
 # * after each epoch call `raw_metrics(Xv, yv, params)` once and keep detached clones of the
 #   parameters when its loss is the lowest so far;
 # * return those clones (a list); raise `ValueError` when no epoch runs (`epochs=0`).
@@ -254,7 +275,7 @@ expect(
 # %% answer answer_raw_train
 from solutions.reference.training import raw_train
 
-# %% test test_raw_train points=4 targets=backward-overwrites-grad,selection-on-wrong-split,best-params-by-reference,detach-copies-storage,clone-cuts-graph,last-epoch-is-best
+# %% test test_raw_train points=4 targets=backward-overwrites-grad,selection-on-wrong-split,best-params-by-reference,detach-copies-storage,clone-cuts-graph,last-epoch-is-best,data-attribute-is-safe
 # Stand-ins keep this check independent of Exercises 1 and 2: a linear model and a fixed score.
 def linear_params(d, h=128, k=10, seed=0):
     W = (torch.randn(d, k, dtype=torch.float64, generator=seeded(seed)) * 0.1).requires_grad_()
@@ -308,17 +329,21 @@ def same_values(tensors, state):
 
 
 cases = (
-    # n, d, n_val, epochs, bs, lr, seed, scripted validation losses (the best epoch is their argmin)
-    (24, 5, 10, 3, 64, 0.5, 3, (0.9, 0.4, 0.6)),
-    (30, 3, 7, 3, 8, 0.2, 7, (0.2, 0.5, 0.4)),
+    # n, d, n_val, epochs, bs, lr, seed, scripted validation losses (the best epoch is their argmin), by default
+    (24, 5, 10, 3, 64, 0.5, 3, (0.9, 0.4, 0.6), False),
+    (30, 3, 7, 3, 8, 0.2, 7, (0.2, 0.5, 0.4), False),
+    # The stated defaults epochs=3, bs=64, lr=0.1, seed=0, on rows that leave a short last batch.
+    (150, 4, 6, 3, 64, 0.1, 0, (0.7, 0.3, 0.5), True),
 )
-for n, d, n_val, epochs, bs, lr, seed, script in cases:
+for n, d, n_val, epochs, bs, lr, seed, script, by_default in cases:
     shown = f"raw_train(..., epochs={epochs}, bs={bs}, lr={lr}, seed={seed}) on {n} rows"
+    if by_default:
+        shown = f"raw_train(X, y, Xv, yv) with its default arguments on {n} rows"
     X = torch.randn(n, d, dtype=torch.float64, generator=seeded(seed + 10))
     y = torch.randint(0, 10, (n,), generator=seeded(seed + 11))
     Xv = torch.randn(n_val, d, dtype=torch.float64, generator=seeded(seed + 12))
     yv = torch.randint(0, 10, (n_val,), generator=seeded(seed + 13))
-    created, snapshots, other_scores = [], [], []
+    created, snapshots, other_scores, versions = [], [], [], []
 
     def grader_params(d, h=128, k=10, seed=0):
         W = (torch.randn(d, k, dtype=torch.float64, generator=seeded(100 + seed)) * 0.3).requires_grad_()
@@ -331,16 +356,21 @@ for n, d, n_val, epochs, bs, lr, seed, script in cases:
             logits = Xs @ params[0] + params[1]
         if Xs.shape == Xv.shape and torch.equal(Xs, Xv):
             snapshots.append([p.detach().clone() for p in params])
+            versions.append(min(p._version for p in params))
             return float(script[min(len(snapshots), len(script)) - 1]), 0.5
         other_scores.append(len(Xs))
         losses = torch.logsumexp(logits, dim=1) - logits[torch.arange(len(ys)), ys]
         return losses.mean().item(), (logits.argmax(dim=1) == ys).to(torch.float64).mean().item()
 
     with standing_in(raw_train, raw_params=grader_params, raw_forward=linear_forward, raw_metrics=scripted_metrics):
-        best = call_answer(raw_train, X, y, Xv, yv, epochs=epochs, bs=bs, lr=lr, seed=seed)
+        if by_default:
+            best = call_answer(raw_train, X, y, Xv, yv)
+        else:
+            best = call_answer(raw_train, X, y, Xv, yv, epochs=epochs, bs=bs, lr=lr, seed=seed)
     expect(
-        len(created) == 1 and created[0][0][0] == d and created[0][0][3] == seed,
-        f"{shown} should build its parameters once, with raw_params(X.shape[1], 128, 10, seed)",
+        len(created) == 1 and created[0][0] == (d, 128, 10, seed),
+        f"{shown} should build its parameters once, with raw_params(X.shape[1], 128, 10, seed)"
+        + (f", not with {created[0][0]}" if len(created) == 1 else ""),
     )
     _, live, start = created[0]
     right = replay_sgd(X, y, *start, epochs, bs, lr, seed, reset=True)
@@ -358,6 +388,12 @@ for n, d, n_val, epochs, bs, lr, seed, script in cases:
             "order torch.randperm(len(y), generator=torch.Generator().manual_seed(seed)) (made once), "
             "each step p -= lr * p.grad under torch.no_grad()",
         )
+    expect(
+        not versions or versions[-1] > 0,
+        f"{shown} changed the parameters without autograd's version counter seeing it (an update through p.data): "
+        "update the parameters themselves in place under torch.no_grad()",
+        "data-attribute-is-safe",
+    )
     expect(
         len(snapshots) > 0 or not other_scores,
         f"{shown} never scored the validation set (Xv, yv): it chose the epoch by its score on other data. "
@@ -592,9 +628,11 @@ for what, index, value in bad_inputs:
 # Write `second_backward_succeeds(function, values)`: make a float64 leaf from the list
 # `values`, compute the one-element output `y = function(leaf)`, call `y.backward()`, then try
 # `y.backward()` once more. Return `True` if the second call works and `False` if PyTorch
-# refuses it because the graph was freed. Any other error must propagate: catch only the
-# error whose message says *a second time*. The hidden tests use functions that are not shown
-# here, including one whose second walk fails for a different reason.
+# refuses it because the graph was freed. Any other error must propagate unchanged, and note
+# that the other errors are `RuntimeError`s too (a hook that fails during the walk, for
+# example, raises `RuntimeError` with its own message): the exception type alone cannot tell
+# them apart. The hidden tests use functions that are not shown here, including one whose
+# second walk fails for such a different reason.
 
 # %% answer answer_second_backward_succeeds
 from solutions.reference.training import second_backward_succeeds

@@ -50,7 +50,8 @@ def raw_train(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
     Each epoch visits the rows in the order torch.randperm(len(y), generator=gen),
     where gen = torch.Generator().manual_seed(seed) is made once, in consecutive
     minibatches of `bs` rows: clear the gradients, backpropagate the mean cross
-    entropy of raw_forward, update under torch.no_grad(). After each epoch,
+    entropy of raw_forward, update the parameters themselves in place under
+    torch.no_grad() (not through .data). After each epoch,
     score (Xv, yv) once with raw_metrics. Return detached copies of the
     parameters of the epoch with the lowest validation loss. Raise ValueError
     when no epoch runs.
@@ -101,7 +102,9 @@ def second_backward_succeeds(function, values):
     Make a float64 leaf from the list `values`, compute y = function(leaf) (a
     one-element tensor), call y.backward(), then try y.backward() again on the
     same y. Return True if the second call works and False if PyTorch refuses
-    it because the graph was already freed.
+    it because the graph was already freed. Every other error propagates
+    unchanged, including other RuntimeErrors (a hook failing during the walk
+    raises RuntimeError too, with its own message).
     """
     x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
     y = function(x)
