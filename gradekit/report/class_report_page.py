@@ -84,9 +84,13 @@ def items_section(report: ClassReport) -> Html:
 def item_table(report: ClassReport) -> Html:
     rows, styles = [], []
     for exercise in report.exercises:
-        rows.append(item_row(exercise, f"{exercise.notebook} / {exercise.exercise}"))
+        cells = [c for c in report.cells if (c.notebook, c.exercise) == (exercise.notebook, exercise.exercise)]
+        name = f"{exercise.notebook} / {exercise.exercise}"
+        if len(cells) == 1:  # the exercise's figures are its one cell's: one row says it all
+            name += f" ({cells[0].cell})"
+        rows.append(item_row(exercise, name))
         styles.append("group flagged" if exercise.flagged else "group")
-        for cell in (c for c in report.cells if (c.notebook, c.exercise) == (exercise.notebook, exercise.exercise)):
+        for cell in cells if len(cells) > 1 else ():
             rows.append(item_row(cell, f"\u2003{cell.cell}"))
             styles.append("flagged" if cell.flagged else "")
     header = ["exercise / test cell", "points", "submitted", "full marks", "difficulty", "discrimination", "remark"]
