@@ -23,7 +23,7 @@ from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, in
 torch.set_num_threads(1)
 
 # %% [markdown] md_sgd_step
-# ## 5.1 Update under `torch.no_grad()`, then clear the gradients
+# ## 5.1 A step that autograd neither records nor refuses
 #
 # Plain gradient descent moves each parameter against its gradient: $p \leftarrow p - \eta\, \nabla_p L$.
 # Written naively, this step goes wrong in one of two ways.
@@ -474,7 +474,8 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
 # %% [markdown] safe_updates_summary
 # ## What to remember
 #
-# * Update parameters in place inside `torch.no_grad()`; the tensors stay the same leaves.
+# * A step changes the parameters themselves, unrecorded and visible to the version counter;
+#   the tensors stay the same leaves.
 # * Clear gradients once per intended step; `None` and zeros are not interchangeable for an
 #   optimizer, which skips a `None` gradient together with its state update.
 # * Accumulated gradients add up correctly only at one parameter point and with each piece
