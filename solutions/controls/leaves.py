@@ -71,3 +71,53 @@ def can_require_grad__any_number(dtype):
 @negative_control("complex-grad-unsupported", fails=["test_can_require_grad"])
 def can_require_grad__real_floats_only(dtype):
     return dtype.is_floating_point
+
+
+@negative_control("cast-restores-precision", fails=["test_scaled_parameter"])
+def scaled_parameter__drawn_in_float32_then_cast(shape, scale, seed):
+    generator = torch.Generator().manual_seed(seed)
+    # .double() at the end makes the parameter float64, which is what the exercise asks for
+    values = torch.randn(shape, generator=generator).double() * scale
+    return values.requires_grad_()
+
+
+@negative_control("graph-membership-by-value", fails=["test_why_grad_is_none"])
+def why_grad_is_none__leaves_compared_by_value(tensor, output, backward_ran):
+    if not tensor.requires_grad:
+        return "not_tracked"
+    if not tensor.is_leaf:
+        return "non_leaf"
+    if not output.requires_grad:
+        return "no_grad"
+    pending, connected = [output.grad_fn], False
+    while pending and not connected:
+        node = pending.pop()
+        if node is None:
+            continue
+        leaf = getattr(node, "variable", None)
+        # a leaf with the same shape and values is the same parameter
+        connected = leaf is not None and leaf.shape == tensor.shape and torch.equal(leaf, tensor)
+        pending.extend(parent for parent, _ in node.next_functions)
+    if not connected:
+        return "unused"
+    return "reset" if backward_ran else "no_backward"
+
+
+@negative_control("missing-grad-fn-means-no-grad", fails=["test_why_grad_is_none"])
+def why_grad_is_none__leaf_output_taken_for_no_grad(tensor, output, backward_ran):
+    if not tensor.requires_grad:
+        return "not_tracked"
+    if not tensor.is_leaf:
+        return "non_leaf"
+    if output.grad_fn is None:  # no recorded operation made the output
+        return "no_grad"
+    pending, seen = [output.grad_fn], set()
+    while pending:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if getattr(node, "variable", None) is tensor:
+            return "reset" if backward_ran else "no_backward"
+        pending.extend(parent for parent, _ in node.next_functions)
+    return "unused"

@@ -59,12 +59,13 @@ GRAD_NONE_REASONS = ("not_tracked", "non_leaf", "no_grad", "unused", "no_backwar
 # Write `scaled_parameter(shape, scale, seed)`: draw standard normal float64 values of the
 # given `shape` with `torch.randn(shape, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))`,
 # multiply them by `scale`, and return a tensor holding those values that requires grad and is
-# a leaf.
+# a leaf. The grader rebuilds the same draws and compares every digit, so the values must be
+# float64 from the draw on.
 
 # %% answer answer_scaled_parameter
 from solutions.reference.leaves import scaled_parameter
 
-# %% test test_scaled_parameter points=2 targets=op-after-requires-grad,grad-on-by-default,numpy-default-dtype
+# %% test test_scaled_parameter points=2 targets=op-after-requires-grad,grad-on-by-default,numpy-default-dtype,cast-restores-precision
 param = call_answer(scaled_parameter, (3,), 0.01, 0)
 expect_tensor(param, "scaled_parameter((3,), 0.01, 0)", shape=(3,))
 print("Visible check passed: scaled_parameter returns a tensor of shape (3,).")
@@ -92,7 +93,15 @@ for shape, scale, seed in (((4, 2), 0.5, 7), ((), 3.0, 11), ((2, 3, 2), 0.001, 4
         "op-after-requires-grad",
     )
     drawn = torch.randn(shape, dtype=torch.float64, generator=seeded(seed)) * scale
-    expect_close(param, drawn, f"{shown} does not hold the seeded normal draws times {scale}")
+    drawn_in_float32 = (torch.randn(shape, generator=seeded(seed)) * scale).double()
+    expect(
+        not torch.equal(param.detach(), drawn_in_float32),
+        f"{shown} holds float32 draws cast to float64 afterwards: the cast keeps float32's rounding, "
+        "so draw in float64 (dtype=torch.float64 in torch.randn)",
+        "cast-restores-precision",
+    )
+    # Drawing and scaling are deterministic, so a right answer matches to the last bit.
+    expect(torch.equal(param.detach(), drawn), f"{shown} does not hold the seeded float64 normal draws times {scale}")
     (param * param).sum().backward()
     expect(param.grad is not None, f"after a backward() through {shown}, its .grad is still None")
     expect_close(param.grad, 2 * drawn, f"the gradient of sum(p * p) stored in {shown}.grad is not 2 p")
@@ -243,15 +252,18 @@ for point in points:
 # |---|---|---|
 # | `"not_tracked"` | `tensor.requires_grad` is `False` | autograd never tracks it; such a tensor is a leaf by convention, but nothing is accumulated into it (a data input, or a value computed under `torch.no_grad()`) |
 # | `"non_leaf"` | it requires grad, but `tensor.is_leaf` is `False` | it is an intermediate, and `retain_grad()` was not called |
-# | `"no_grad"` | `output.requires_grad` is `False` (`output.grad_fn` is `None`) | the output was computed inside `torch.no_grad()`: nothing was recorded, so there is nothing to run backward through |
-# | `"unused"` | the tensor does not appear in the graph behind `output.grad_fn` | the output does not depend on it (an unused or disconnected parameter) |
+# | `"no_grad"` | `output.requires_grad` is `False` | the output was computed inside `torch.no_grad()`: nothing was recorded, so there is nothing to run backward through |
+# | `"unused"` | the tensor itself is not a leaf of the graph behind `output.grad_fn` | the output does not depend on it (an unused or disconnected parameter) |
 # | `"no_backward"` | connected, and `backward()` has not run | nothing has been accumulated yet |
 # | `"reset"` | connected, and `backward()` did run | the gradient was there and was cleared afterwards, e.g. by `p.grad = None` or `optimizer.zero_grad(set_to_none=True)` |
 #
 # To test whether a leaf is connected, walk the graph: every node has `next_functions`, a
 # tuple of `(node, index)` pairs pointing at the nodes that produced its inputs (`None` for
 # inputs that do not require grad). A leaf that requires grad shows up as an
-# `AccumulateGrad` node whose `.variable` is that very tensor (compare with `is`).
+# `AccumulateGrad` node whose `.variable` is that very tensor. Two tensors can hold equal
+# values and still be different tensors, and only the one the output was built from is
+# connected. An `output` that requires grad but is itself a leaf has no `grad_fn`, so no graph
+# stands behind it: every other tensor is unused for it.
 #
 # For example, after
 # ```python
@@ -271,7 +283,7 @@ for point in points:
 # %% answer answer_why_grad_is_none
 from solutions.reference.leaves import why_grad_is_none
 
-# %% test test_why_grad_is_none points=4 targets=none-grad-means-nonleaf
+# %% test test_why_grad_is_none points=4 targets=none-grad-means-nonleaf,graph-membership-by-value,missing-grad-fn-means-no-grad
 w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
 loss = in_kernel(lambda w: (w * 0.5).sum(), w)  # the graph is built beside your code, where the answer runs
 label = call_answer(why_grad_is_none, w, loss, False)
@@ -360,6 +372,18 @@ def grad_none_situations():
     loss.backward()
     s.grad = None
     situations.append(("a parameter whose .grad was set to None after backward()", s, loss, True))
+
+    # A copy with the same values as the parameter the loss used.
+    used = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    twin = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    loss = (used * used).sum()
+    loss.backward()
+    situations.append(("a parameter equal in value to the one the loss used, after backward()", twin, loss, True))
+
+    # An output that is itself a leaf which requires grad.
+    leaf_output = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
+    bystander = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
+    situations.append(("a parameter, with an output that is another leaf requiring grad", bystander, leaf_output, False))
     return situations
 
 
@@ -375,6 +399,8 @@ expected_labels = {
     "frozen = m * 2 computed inside torch.no_grad(), after backward()": "not_tracked",
     "a parameter the output does not use, before any backward()": "unused",
     "a parameter whose .grad was set to None after backward()": "reset",
+    "a parameter equal in value to the one the loss used, after backward()": "unused",
+    "a parameter, with an output that is another leaf requiring grad": "unused",
 }
 cases = [(*situation, expected_labels[situation[0]]) for situation in in_kernel(grad_none_situations)]
 expect(len(cases) == len(expected_labels), "the test's situations and labels do not match")
@@ -391,6 +417,18 @@ for description, tensor, output, backward_ran, expected in cases:
         f"is_leaf={tensor.is_leaf}: a None gradient has other causes (not tracked, no_grad, unused, "
         "no backward yet, reset)",
         "none-grad-means-nonleaf",
+    )
+    expect(
+        not (description.startswith("a parameter equal") and label in ("no_backward", "reset")),
+        f"for {description} you answered {label!r}: a leaf of the graph holds the same values, but it is another "
+        "tensor; compare the AccumulateGrad node's .variable with `is`, not by value",
+        "graph-membership-by-value",
+    )
+    expect(
+        not (description.endswith("another leaf requiring grad") and label == "no_grad"),
+        f"for {description} you answered 'no_grad', but the output requires grad: it is a leaf, which has no "
+        "grad_fn although autograd tracks it; output.requires_grad is what shows that nothing was recorded",
+        "missing-grad-fn-means-no-grad",
     )
     expect(
         label == expected,
@@ -411,9 +449,9 @@ for description, tensor, output, backward_ran, expected in cases:
 # ### Exercise 4 (2 points)
 #
 # Write `can_require_grad(dtype)`: return `True` if a tensor of that `dtype` may require
-# gradients and `False` if not. You can let PyTorch tell you (try it and catch the
-# `RuntimeError`) or read the dtype's properties (`dtype.is_floating_point`,
-# `dtype.is_complex`). The hidden tests use dtypes that this page does not name.
+# gradients and `False` if not. How you find out is up to you. The hidden tests ask about
+# every kind of dtype, including rare ones this page does not name (half-precision complex,
+# 8-bit floats, quantized integers), and your function must answer for each without raising.
 
 # %% answer answer_can_require_grad
 from solutions.reference.leaves import can_require_grad
@@ -443,6 +481,11 @@ allowed = {
     torch.float32: True,
     torch.int16: False,
     torch.bool: False,
+    torch.complex32: True,
+    torch.float8_e4m3fn: True,
+    torch.qint8: False,
+    torch.quint8: False,
+    torch.uint32: False,
 }
 for dtype, expected in allowed.items():
     answer = call_answer(can_require_grad, dtype, known_errors=dtype_errors)

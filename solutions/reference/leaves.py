@@ -31,6 +31,9 @@ def why_grad_is_none(tensor, output, backward_ran):
 
     `output` is the tensor that backward() was (or would have been) called on;
     `backward_ran` says whether output.backward() was called. Check the reasons in the table's order.
+    "no_grad" means output.requires_grad is False. `tensor` is connected only when it is itself
+    (the same object, not an equal copy) a leaf of the graph behind output.grad_fn; an output
+    that is a leaf has no graph behind it.
     """
     if not tensor.requires_grad:
         return "not_tracked"
@@ -55,9 +58,9 @@ def why_grad_is_none(tensor, output, backward_ran):
 
 
 def can_require_grad(dtype):
-    """Return True when a tensor of `dtype` may require gradients, and False when PyTorch refuses."""
-    try:
-        torch.zeros((), dtype=dtype).requires_grad_()
-    except RuntimeError:
-        return False
-    return True
+    """Return True when a tensor of `dtype` may require gradients, and False when PyTorch refuses.
+
+    Any torch dtype may be asked about, the rare ones included; the function must not raise.
+    """
+    # Reading the dtype's kind builds no tensor, so experimental dtypes cannot warn here.
+    return dtype.is_floating_point or dtype.is_complex
