@@ -49,7 +49,8 @@ torch.set_num_threads(1)
 #
 # Write `vjp(f, x, v)`: `x` is a float64 tensor that does not require grad, `f` maps a tensor
 # to a tensor, and `v` has the shape of `f(x)`. Return $v^\top J$ at `x` as a tensor with the
-# shape of `x`, using `backward(v)`. Do not build the Jacobian: the grader gives your function
+# shape of `x`, pulling `v` back in reverse mode (with `backward(v)`, or any call that passes a
+# cotangent the same way). Do not build the Jacobian: the grader gives your function
 # an input large enough that a dense Jacobian would dwarf every tensor `backward(v)` needs, and
 # stops it when it makes one. It compares your results with closed-form products on several
 # functions and random cotangents.
@@ -128,9 +129,9 @@ for name, f, shape, pullback in cases:
 # ### Exercise 2 (2 points)
 #
 # Write `implicit_seed_allowed(shape)`: return `True` if calling `backward()` with no argument
-# works on a real float64 output of the given `shape`, and `False` otherwise. You may decide by
-# trying it (build a leaf of that shape, compute something of the same shape from it, call
-# `backward()`, catch the `RuntimeError`) or by counting elements.
+# works on a real float64 output of the given `shape`, and `False` otherwise. A size in `shape`
+# may be 0: an output with no elements at all has no single number to seed either, so
+# `backward()` without an argument refuses it as well. How you decide is up to you.
 
 # %% answer answer_implicit_seed_allowed
 from solutions.reference.cotangents import implicit_seed_allowed
@@ -141,7 +142,7 @@ expect(isinstance(answer, bool), f"implicit_seed_allowed((4,)) should return a b
 print("Visible check passed: implicit_seed_allowed returns a bool.")
 
 ### BEGIN HIDDEN TESTS
-for shape in ((1, 1), (2,), (), (3, 2), (1,), (1, 1, 1), (0,), (4, 1), (1, 5)):
+for shape in ((1, 1), (2,), (), (3, 2), (1,), (1, 1, 1), (0,), (4, 1), (1, 5), (2, 0), (1, 0, 1)):
     answer = call_answer(implicit_seed_allowed, shape)
     shown = f"implicit_seed_allowed({shape})"
     expect(isinstance(answer, bool), f"{shown} should return a bool, got {type(answer).__name__}")
@@ -154,7 +155,7 @@ for shape in ((1, 1), (2,), (), (3, 2), (1,), (1, 1, 1), (0,), (4, 1), (1, 5)):
     )
     expect(
         expected or not answer,
-        f"{shown} is True, but an output of shape {shape} has {math.prod(shape)} elements: "
+        f"{shown} is True, but an output of shape {shape} has {math.prod(shape)} element(s): "
         "backward() without a cotangent needs exactly one",
         "vector-backward-without-cotangent",
     )
