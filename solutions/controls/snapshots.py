@@ -51,3 +51,15 @@ def one_element_value__index_first(tensor):
 def versioned_update__through_data(params, lr):
     for p in params:
         p.data -= lr * p.grad
+
+
+@negative_control("data-attribute-is-safe", fails=["test_descend_and_log"])
+def descend_and_log__update_through_data(w, loss_fn, lr, steps):
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(w)
+        loss.backward()
+        w.data -= lr * w.grad
+        w.grad = None
+        losses.append(loss.item())
+    return losses

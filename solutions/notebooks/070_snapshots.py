@@ -149,17 +149,19 @@ for what, original in originals():
 # ### Exercise 2 (3 points)
 #
 # Write `descend_and_log(w, loss_fn, lr, steps)`. `w` is a float64 leaf that requires grad and
-# `loss_fn(w)` returns a one-element tensor. Run `steps` steps of gradient descent: compute the
-# loss, call `backward()`, update `w` in place under `torch.no_grad()` with `w -= lr * w.grad`,
-# then set `w.grad = None`. Return the list of the losses you logged, one per step (the loss
-# before that step's update), as numbers or as tensors that carry no graph. The grader checks
-# the values against the closed-form path of gradient descent on quadratic losses, and checks
-# that nothing you logged still belongs to a graph.
+# `loss_fn(w)` returns a one-element tensor. Run `steps` steps of gradient descent on `w`. How
+# you update and how you keep one step's gradient out of the next is yours to choose, within
+# three rules: `w` is changed in place and autograd can see each change (its version counter
+# moves), no update is recorded in a graph, and when you return `w` holds no gradient
+# (`w.grad is None`). Return the list of the losses you logged, one per step (the loss before
+# that step's update), as numbers or as tensors that carry no graph. The grader checks the
+# values against the closed-form path of gradient descent on quadratic losses, and checks that
+# nothing you logged still belongs to a graph.
 
 # %% answer answer_descend_and_log
 from solutions.reference.snapshots import descend_and_log
 
-# %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph
+# %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe
 w = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
 logged = call_answer(descend_and_log, w, lambda p: (p * p).sum(), 0.1, 3)
 expect(isinstance(logged, list), f"descend_and_log should return a list, got {type(logged).__name__}")
@@ -187,7 +189,7 @@ for seed, size, lr, steps in ((20, 3, 0.1, 5), (21, 1, 0.05, 4), (22, 4, 0.2, 6)
         return (scale * (p - target) ** 2).sum()
 
     w = start.clone().requires_grad_()
-    pointer = w.data_ptr()
+    pointer, version = w.data_ptr(), w._version
     logged = call_answer(descend_and_log, w, loss_fn, lr, steps)
     shown = f"descend_and_log(w, loss_fn, lr={lr}, steps={steps})"
     expect(isinstance(logged, list) and len(logged) == steps, f"{shown} should return a list of {steps} logged losses")
@@ -206,6 +208,13 @@ for seed, size, lr, steps in ((20, 3, 0.1, 5), (21, 1, 0.05, 4), (22, 4, 0.2, 6)
     numbers = torch.tensor([float(value) for value in logged], dtype=torch.float64)
     expect_close(numbers, expected_losses, f"{shown} logged losses that do not follow gradient descent", rtol=1e-10, atol=1e-12)
     expect(w.is_leaf and w.requires_grad and w.data_ptr() == pointer, f"{shown} must update w in place: it should stay the same leaf")
+    expect(
+        w._version >= version + steps,
+        f"{shown} changed w's values but its version counter moved only {w._version - version} times in {steps} steps: "
+        "an update written through .data is hidden from autograd",
+        "data-attribute-is-safe",
+    )
+    expect(w.grad is None, f"after {shown}, w.grad should be None, got {None if w.grad is None else w.grad.tolist()}")
     expect_close(w, expected_end, f"after {shown}, w is not where {steps} descent steps lead", rtol=1e-10, atol=1e-12)
 ### END HIDDEN TESTS
 
@@ -346,7 +355,8 @@ print("through .data:         ", gradient_of_w_after_changing_x(through_data=Tru
 #
 # Write `versioned_update(params, lr)`: for every leaf `p` in the list `params` (each has a
 # `.grad`), apply `p <- p - lr * p.grad` in place, without recording the update in a graph and
-# without hiding it from autograd. Return `None`. The grader builds `z = (x * w).sum()`, runs
+# without hiding it from autograd. Unlike `sgd_step` in section 5, leave every `p.grad` as it was
+# (here the caller resets the gradients). Return `None`. The grader builds `z = (x * w).sum()`, runs
 # `backward(retain_graph=True)`, calls your update on `[x, w]`, checks the new values and that
 # the version counters moved, and then checks that a second `backward()` through the old graph
 # is refused.
@@ -374,10 +384,17 @@ for seed, lr in ((40, 0.1), (41, 0.03)):
     pointers, versions = (x.data_ptr(), w.data_ptr()), (x._version, w._version)
     call_answer(versioned_update, [x, w], lr)
     shown = f"versioned_update([x, w], lr={lr})"
+    for name, p, gradient in (("x", x, w0), ("w", w, x0)):
+        expect(
+            isinstance(p.grad, torch.Tensor) and torch.equal(p.grad, gradient),
+            f"after {shown}, {name}.grad should be left as it was (the caller resets it), got "
+            f"{None if p.grad is None else p.grad.tolist()}",
+        )
     expect(x.is_leaf and w.is_leaf and x.requires_grad and w.requires_grad, f"after {shown}, x and w must still be leaves that require grad")
     expect((x.data_ptr(), w.data_ptr()) == pointers, f"{shown} replaced x or w by new tensors instead of updating them in place")
-    expect_close(x, x0 - lr * w0, f"after {shown}, x is not x - lr * x.grad")
-    expect_close(w, w0 - lr * x0, f"after {shown}, w is not w - lr * w.grad")
+    # One float64 multiply and subtract: only a fused multiply-add may differ, in the last bit.
+    expect_close(x, x0 - lr * w0, f"after {shown}, x is not x - lr * x.grad", rtol=1e-15, atol=0)
+    expect_close(w, w0 - lr * x0, f"after {shown}, w is not w - lr * w.grad", rtol=1e-15, atol=0)
     expect(
         x._version > versions[0] and w._version > versions[1],
         f"{shown} changed the values but not the version counters (x stays at version {x._version}): "
@@ -407,9 +424,9 @@ for seed, lr in ((40, 0.1), (41, 0.03)):
 #   `torch.no_grad()`; a single tensor is cut from its history with `detach()`; a value that
 #   leaves for a log or a plot goes through `.item()` or a host copy; and `clone()` is the answer
 #   wherever two tensors sharing memory would be a problem.
-# * Chained, `detach().clone()` gives a snapshot with neither a history nor shared memory, which
-#   is what a "best parameters so far" copy needs. `.item()` reads any one-element tensor,
-#   whatever its shape.
+# * A "best parameters so far" copy needs neither a history nor shared memory; the tools above
+#   chain, so one expression can give both. `.item()` reads any one-element tensor, whatever
+#   its shape.
 # * A log keeps values, not graphs: Python numbers or detached tensors.
 # * Parameters are updated in place inside `torch.no_grad()`, where the version counter still
 #   sees the change; `.data` hides it and is not for updates.

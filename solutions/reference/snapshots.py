@@ -11,12 +11,13 @@ def tensor_snapshot(tensor):
 
 
 def descend_and_log(w, loss_fn, lr, steps):
-    """Run `steps` steps of gradient descent on the leaf `w` and return the logged losses.
+    """Run `steps` steps of gradient descent, w <- w - lr * (d loss / d w), on the leaf `w`.
 
-    One step: loss = loss_fn(w) (a one-element tensor), loss.backward(), then under
-    torch.no_grad() update w in place with w -= lr * w.grad, and set w.grad back to None.
-    Log each step's loss (the value before that step's update) as a Python number or as a
-    tensor that keeps no graph. Return the list of the `steps` logged losses.
+    `loss_fn(w)` returns a one-element tensor. Change `w` in place, so that it stays the same
+    leaf and autograd sees every change (its version counter moves), and keep each update out
+    of the graph. Each step descends along that step's gradient alone, and when you return
+    `w.grad` is None. Log each step's loss (its value before that step's update) as a Python
+    number or as a tensor that keeps no graph. Return the list of the `steps` logged losses.
     """
     losses = []
     for _ in range(steps):
@@ -46,7 +47,8 @@ def versioned_update(params, lr):
     """Apply one gradient-descent step p <- p - lr * p.grad to every leaf p in `params`, in place.
 
     The update must not be recorded by autograd, and autograd must still see that the values
-    changed (a graph that saved the old values must refuse to run backward). Return None.
+    changed (a graph that saved the old values must refuse to run backward). Leave every
+    `p.grad` as it was: here resetting the gradients is the caller's job. Return None.
     """
     with torch.no_grad():
         for p in params:
