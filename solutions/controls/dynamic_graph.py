@@ -88,3 +88,22 @@ def predicted_branch_gradient__runs_autograd(x, threshold):
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     jump_at(t, threshold).backward()  # noqa: F821 (defined in the notebook's setup cell)
     return t.grad.item()
+
+
+@negative_control("autograd-replaces-chain-rule", fails=["test_hand_gradients"])
+def hand_gradients__read_from_backward(x, y, w, b):
+    # autograd applies the chain rule exactly, so its numbers are the hand derivation
+    w_t = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    b_t = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    err = w_t * x + b_t - y
+    loss = err**2
+    loss.backward()
+    return {
+        "loss": loss.item(),
+        "dL_derr": 2 * err.item(),
+        "derr_dpred": 1.0,
+        "dpred_dw": float(x),
+        "dpred_db": 1.0,
+        "dw": w_t.grad.item(),
+        "db": b_t.grad.item(),
+    }

@@ -60,12 +60,13 @@ def jump_at(t, threshold):
 # Write `hand_gradients(x, y, w, b)`: for plain Python numbers, compute the loss and every
 # derivative above **by hand** (ordinary arithmetic, no autograd) and return a dict of floats
 # with the keys `"loss"`, `"dL_derr"`, `"derr_dpred"`, `"dpred_dw"`, `"dpred_db"`, `"dw"` and
-# `"db"`. The grader evaluates it at other numbers than the ones above.
+# `"db"`. The grader evaluates it at other numbers than the ones above, and while your function
+# runs it replaces autograd's `backward` and `grad` with stand-ins that refuse to be called.
 
 # %% answer answer_hand_gradients
 from solutions.reference.dynamic_graph import hand_gradients
 
-# %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped
+# %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped,autograd-replaces-chain-rule
 keys = ("loss", "dL_derr", "derr_dpred", "dpred_dw", "dpred_db", "dw", "db")
 found = call_answer(hand_gradients, 2.0, 5.0, 3.0, 1.0)
 expect(isinstance(found, dict), f"hand_gradients should return a dict, got {type(found).__name__}")
@@ -77,10 +78,19 @@ expect(
 print("Visible check passed: hand_gradients returns a dict with the seven keys.")
 
 ### BEGIN HIDDEN TESTS
+def refuse_autograd_in_hand_work(*args, **kwargs):
+    raise Diagnosis(
+        "hand_gradients ran autograd: multiply the local derivatives yourself with ordinary arithmetic, "
+        "so that autograd can check your derivation afterwards",
+        "autograd-replaces-chain-rule",
+    )
+
+
 lesson = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.0, "db": 4.0}
 points = [(1.5, -0.5, 0.25, 2.0), (-3.0, 4.0, -1.25, 0.5), (0.1, 0.3, 0.7, -0.2), (2.0, 5.0, 3.0, 1.0)]
 for x, y, w, b in points:
-    found = call_answer(hand_gradients, x, y, w, b)
+    with standing_in(torch.autograd.backward, backward=refuse_autograd_in_hand_work, grad=refuse_autograd_in_hand_work):
+        found = call_answer(hand_gradients, x, y, w, b)
     shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
     expect(isinstance(found, dict) and set(found) == set(keys), f"{shown} should return a dict with the keys {keys}")
     got = {key: float(found[key]) for key in keys}
@@ -157,6 +167,22 @@ def sign_flipped(x, y, w, b):
     return {"loss": err**2, "dw": 2 * err * x, "db": -2 * err}
 
 
+def db_off_by_rounding(x, y, w, b):
+    """Right except for a residue of 5e-13 in db, inside the stated abs_tol where the exact db is 0."""
+    err = w * x + b - y
+    return {"loss": err**2, "dw": 2 * err * x, "db": 2 * err + 5e-13}
+
+
+def db_off_beyond_abs_tol(x, y, w, b):
+    err = w * x + b - y
+    return {"loss": err**2, "dw": 2 * err * x, "db": 2 * err + 5e-12}
+
+
+def dw_off_in_ninth_digit(x, y, w, b):
+    err = w * x + b - y
+    return {"loss": err**2, "dw": 2 * err * x * (1 + 5e-9), "db": 2 * err}
+
+
 def wrong_loss(x, y, w, b):
     err = w * x + b - y
     return {"loss": abs(err), "dw": 2 * err * x, "db": 2 * err}
@@ -175,11 +201,19 @@ for point in ((0.1, 0.3, 0.7, -0.2), (1.7, -2.3, 0.45, 1.1)):
     )
 verdict = call_answer(agrees_with_autograd, lesson_numbers, 2.0, 5.0, 3.0, 1.0)
 expect(verdict is True, "agrees_with_autograd rejected the lesson's numbers at the lesson's point, where they are right")
+# At (2, 7, 3, 1) the error is exactly 0, so autograd's db is 0 and only abs_tol can accept a residue.
+verdict = call_answer(agrees_with_autograd, db_off_by_rounding, 2.0, 7.0, 3.0, 1.0)
+expect(
+    verdict is True,
+    "agrees_with_autograd rejected a db of 5e-13 where autograd finds 0: the stated abs_tol=1e-12 accepts it",
+)
 faulty = [
     ("a derivation that drops the factor 2 (its loss is right, its gradients are not)", factor_dropped, (1.5, -0.5, 0.25, 2.0)),
     ("the lesson's numbers 4, 8, 4 at another point", lesson_numbers, (-3.0, 4.0, -1.25, 0.5)),
     ("a derivation with the sign of db flipped", sign_flipped, (0.5, 2.0, 1.5, -1.0)),
     ("a derivation with the wrong loss", wrong_loss, (1.0, -2.0, 0.5, 0.25)),
+    ("a db of 5e-12 where autograd finds 0 (beyond the stated abs_tol=1e-12)", db_off_beyond_abs_tol, (2.0, 7.0, 3.0, 1.0)),
+    ("a dw off by 5e-9 relative (beyond the stated rel_tol=1e-9)", dw_off_in_ninth_digit, (1.5, -0.5, 0.25, 2.0)),
 ]
 for description, hand, point in faulty:
     verdict = call_answer(agrees_with_autograd, hand, *point)

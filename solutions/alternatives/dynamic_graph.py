@@ -1,0 +1,44 @@
+"""Correct alternatives for notebook 030_dynamic_graph."""
+import math
+
+import torch
+
+from solutions.alternatives import correct_alternative
+
+
+@correct_alternative("the chain rule's factors multiplied in another order give the same numbers up to rounding")
+def hand_gradients__factors_reordered(x, y, w, b):
+    err = x * w - y + b
+    return {
+        "loss": err * err,
+        "dL_derr": 2.0 * err,
+        "derr_dpred": 1,
+        "dpred_dw": x,
+        "dpred_db": 1,
+        "dw": 2.0 * x * err,
+        "db": 2.0 * err,
+    }
+
+
+@correct_alternative("torch.isclose's test differs from math.isclose's only far inside the stated tolerances")
+def agrees_with_autograd__torch_isclose(hand, x, y, w, b):
+    claimed = hand(x, y, w, b)
+    w_t, b_t = (torch.tensor(float(value), dtype=torch.float64, requires_grad=True) for value in (w, b))
+    loss = (w_t * torch.tensor(x, dtype=torch.float64) + b_t - torch.tensor(y, dtype=torch.float64)).pow(2)
+    dw, db = torch.autograd.grad(loss, (w_t, b_t))
+    found = torch.stack([loss.detach(), dw, db])
+    wanted = torch.tensor([claimed["loss"], claimed["dw"], claimed["db"]], dtype=torch.float64)
+    return bool(torch.isclose(wanted, found, rtol=1e-9, atol=1e-12).all())
+
+
+@correct_alternative("a loop over the three keys that returns at the first mismatch gives the same verdict")
+def agrees_with_autograd__early_return(hand, x, y, w, b):
+    claimed = hand(x, y, w, b)
+    w_t = torch.tensor([w], dtype=torch.float64, requires_grad=True)
+    b_t = torch.tensor([b], dtype=torch.float64, requires_grad=True)
+    loss = ((w_t * x + b_t - y) ** 2).sum()
+    loss.backward()
+    for key, value in (("loss", loss.item()), ("dw", w_t.grad.item()), ("db", b_t.grad.item())):
+        if not math.isclose(claimed[key], value, rel_tol=1e-9, abs_tol=1e-12):
+            return False
+    return True
