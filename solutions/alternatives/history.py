@@ -29,3 +29,10 @@ def gradient_at__reads_the_value_first(function, values):
     _ = float(value)
     value.backward()
     return point.grad
+
+
+@correct_alternative("torch.autograd.grad returns the gradient that backward() would store, to the same digits")
+def gradient_at__autograd_grad(function, values):
+    point = torch.as_tensor([float(v) for v in values], dtype=torch.float64).requires_grad_()
+    (gradient,) = torch.autograd.grad(function(point), point)
+    return gradient

@@ -62,3 +62,16 @@ def gradient_at__finite_differences(function, values):
         shift[index] = step
         gradient[index] = (function(point + shift) - function(point - shift)) / (2 * step)
     return gradient
+
+
+@negative_control("cast-restores-precision", fails=["test_float64_leaf"])
+def float64_leaf__built_in_float32_then_cast(values):
+    # .double() before requires_grad_() keeps it a leaf, and the dtype ends up float64
+    return torch.tensor(values, dtype=torch.float32).double().requires_grad_()
+
+
+@negative_control("cast-restores-precision", fails=["test_gradient_at"])
+def gradient_at__float32_point_cast(function, values):
+    point = torch.tensor(values, dtype=torch.float32, requires_grad=True)
+    function(point).backward()
+    return point.grad.double()  # the result is asked for in float64

@@ -52,13 +52,13 @@ torch.set_num_threads(1)
 # %% answer answer_float64_leaf
 from solutions.reference.history import float64_leaf
 
-# %% test test_float64_leaf points=2 targets=numpy-default-dtype,grad-on-by-default,op-after-requires-grad
+# %% test test_float64_leaf points=2 targets=numpy-default-dtype,grad-on-by-default,op-after-requires-grad,cast-restores-precision
 leaf = call_answer(float64_leaf, [1.0, 2.0, 3.0])
 expect_tensor(leaf, "float64_leaf([1.0, 2.0, 3.0])", shape=(3,))
 print("Visible check passed: float64_leaf returns a tensor of shape (3,).")
 
 ### BEGIN HIDDEN TESTS
-for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3]):
+for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, -2.7, 1 / 3]):
     leaf = call_answer(float64_leaf, values)
     shown = f"float64_leaf({values})"
     expect_tensor(leaf, shown, shape=(len(values),))
@@ -79,6 +79,13 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3]):
         "op-after-requires-grad",
     )
     expect_close(leaf, torch.tensor(values, dtype=torch.float64), f"{shown} does not hold the given numbers")
+    # Converting Python numbers is exact in float64, so every digit must survive.
+    expect(
+        torch.equal(leaf.detach(), torch.tensor(values, dtype=torch.float64)),
+        f"{shown} holds the numbers only to float32's digits: a tensor built in float32 and cast to float64 "
+        "keeps float32's rounding; ask for float64 when you build it",
+        "cast-restores-precision",
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_square_sum_grad
@@ -163,7 +170,7 @@ for seed, size in ((0, 3), (1, 5), (2, 1)):
 # %% answer answer_gradient_at
 from solutions.reference.history import gradient_at
 
-# %% test test_gradient_at points=3 targets=grad-on-by-default,numpy-default-dtype,autodiff-is-finite-differences
+# %% test test_gradient_at points=3 targets=grad-on-by-default,numpy-default-dtype,autodiff-is-finite-differences,cast-restores-precision
 gradient = call_answer(gradient_at, lambda t: (t * t).sum(), [1.0, 2.0, 3.0])
 expect_tensor(gradient, "gradient_at(square sum, [1.0, 2.0, 3.0])", shape=(3,))
 print("Visible check passed: gradient_at returns a tensor of shape (3,).")
@@ -177,13 +184,19 @@ def watched(function, calls):
     return evaluate
 
 
+def sines_gradient(t):
+    return torch.stack([t[0].cos() * t[1].sin(), t[0].sin() * t[1].cos()])
+
+
+# (name, function, point, closed-form gradient)
 cases = [
-    ("sum of squares", lambda t: (t * t).sum(), [1.0, 2.0, 3.0]),
-    ("product of sines", lambda t: torch.sin(t).prod(), [0.3, -1.2]),
-    ("exp(a) * b**3", lambda t: torch.exp(t[0]) * t[1] ** 3, [0.5, 2]),
-    ("Euclidean norm", lambda t: (t @ t).sqrt(), [3, 4]),
+    ("sum of squares", lambda t: (t * t).sum(), [1.0, 2.0, 3.0], lambda t: 2 * t),
+    ("product of sines", lambda t: torch.sin(t).prod(), [0.3, -1.2], sines_gradient),
+    ("exp(a) * b**3", lambda t: torch.exp(t[0]) * t[1] ** 3, [0.5, 2],
+     lambda t: torch.stack([t[0].exp() * t[1] ** 3, 3 * t[0].exp() * t[1] ** 2])),
+    ("Euclidean norm", lambda t: (t @ t).sqrt(), [3, 4], lambda t: t / (t @ t).sqrt()),
 ]
-for name, function, values in cases:
+for name, function, values, closed_form in cases:
     calls = []
     gradient = call_answer(gradient_at, watched(function, calls), values)
     shown = f"gradient_at({name}, {values})"
@@ -212,6 +225,15 @@ for name, function, values in cases:
         f"{shown} does not match the finite-difference gradient",
         rtol=1e-6,
         atol=1e-8,
+    )
+    expect_close(
+        gradient,
+        closed_form(torch.tensor(values, dtype=torch.float64)),
+        f"{shown} matches the exact gradient only to float32's digits: the point was built in float32 "
+        "somewhere; a cast to float64 afterwards does not bring the lost digits back",
+        "cast-restores-precision",
+        rtol=1e-12,
+        atol=1e-14,
     )
 ### END HIDDEN TESTS
 
