@@ -23,9 +23,8 @@ nav a{margin-right:1.2em}
 .figure.warn b{color:#b3261e}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:.93em}
 th,td{padding:.3em .7em;text-align:left;border-bottom:1px solid #e6e9ee;vertical-align:top}
-th{background:#eef1f5}td.number,th.number{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eef1f5}td.number,th.number{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.group td{background:#f1f4f8;font-weight:600}tr.flagged td{background:#fff4e5}
-td:first-child{white-space:nowrap}
 .bar{display:inline-block;height:.8em;background:#c44e52;border-radius:2px;vertical-align:middle}
 details{margin:.6em 0}summary{cursor:pointer}
 .muted{color:#5d6b7a}.note{font-size:.9em}
