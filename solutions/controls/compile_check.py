@@ -29,7 +29,7 @@ def compare_compiled__exact_equality(fn, compiled_fn, inputs, rtol, atol, repeat
         "outputs_match": torch.equal(compiled_out, eager_out),
         "grads_match": all(torch.equal(c, e) for c, e in zip(compiled_grads, eager_grads)),
         "first_call_seconds": first_call,
-        "steady_seconds": sum(steady) / repeats,
+        "steady_seconds": sum(steady) / repeats if repeats else math.nan,
     }
 
 
@@ -103,7 +103,7 @@ def compare_compiled__shared_leaves(fn, compiled_fn, inputs, rtol, atol, repeats
         "outputs_match": torch.allclose(compiled_out, eager_out, rtol=rtol, atol=atol),
         "grads_match": all(torch.allclose(c, e, rtol=rtol, atol=atol) for c, e in zip(compiled_grads, eager_grads)),
         "first_call_seconds": first_call,
-        "steady_seconds": sum(steady) / repeats,
+        "steady_seconds": sum(steady) / repeats if repeats else math.nan,
     }
 
 
@@ -125,7 +125,7 @@ def compare_compiled__outputs_only(fn, compiled_fn, inputs, rtol, atol, repeats=
         "outputs_match": outputs_match,
         "grads_match": outputs_match,
         "first_call_seconds": first_call,
-        "steady_seconds": sum(steady) / repeats,
+        "steady_seconds": sum(steady) / repeats if repeats else math.nan,
     }
 
 
@@ -168,3 +168,15 @@ def masked_attention__mask_after_softmax(q, k, v, keep):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     weights = torch.softmax(scores, dim=-1) * keep
     return weights @ v
+
+
+@negative_control("large-negative-masks-key", fails=["test_causal_score_mod"])
+def causal_score_mod__large_negative(score, b, h, q_idx, kv_idx):
+    return torch.where(q_idx >= kv_idx, score, -1e9)
+
+
+@negative_control("large-negative-masks-key", fails=["test_masked_attention"])
+def masked_attention__large_negative(q, k, v, keep):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~keep, -1e9)
+    return torch.softmax(scores, dim=-1) @ v

@@ -81,16 +81,20 @@ with quiet():
 #
 # Write `compare_compiled(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.perf_counter)`:
 #
-# * `inputs` is a tuple of floating tensors; `fn` and `compiled_fn` take them as positional
-#   arguments and return one tensor;
-# * give each function its own fresh leaf copies of the inputs that require grad, backpropagate
-#   a cotangent of ones through each output (for example with `torch.autograd.grad`), and compare
-#   the outputs and the gradient of every input with `torch.allclose` and the given tolerances;
+# * `inputs` is a tuple of floating tensors (they may require grad); `fn` and `compiled_fn` take
+#   them as positional arguments and return one tensor;
+# * give each function its own fresh leaf copies of the inputs that require grad (memory of their
+#   own, no history), backpropagate a cotangent of ones through each output, and compare the
+#   outputs and the gradient of every input within the given tolerances, with the eager side as
+#   the reference: `|compiled - eager| <= atol + rtol * |eager|` elementwise (the tolerance
+#   `torch.allclose` applies to its second argument);
 # * call `compiled_fn` exactly `1 + repeats` times: time the first call on its own, then time
-#   each of the `repeats` later calls; read the time only by calling `clock()`, so a test can pass
-#   its own clock;
+#   each of the `repeats` later calls; read the time only by calling `clock()`, once just before
+#   and once just after each call of `compiled_fn` and never otherwise, so a test can pass its
+#   own clock;
 # * return a dict with `"outputs_match"` and `"grads_match"` (bools), `"first_call_seconds"`
-#   (float) and `"steady_seconds"` (float: the mean of the later calls).
+#   (float) and `"steady_seconds"` (float: the mean of the later calls; with `repeats=0` there
+#   is nothing to average, and it is `float("nan")`).
 #
 # The grader passes its own pairs of callables (some compiled with `aot_eager`, some crafted to
 # differ slightly, or only in their gradient) and its own clock.
@@ -147,7 +151,8 @@ expect(
     "compiled-matches-exactly",
 )
 
-# The tolerances are the caller's: a relative gap of 1e-6 passes rtol=1e-5 and fails rtol=1e-8.
+# The tolerances are the caller's: a relative gap of 1e-6 passes rtol=1e-5 and fails rtol=1e-8,
+# and an absolute gap of 1e-6 passes atol=1e-5 and fails atol=1e-7 (torch.allclose's own defaults would decide otherwise).
 def stretched(a):
     return a * 2 * (1 + 1e-6)
 
@@ -159,6 +164,27 @@ expect(
     not tight["outputs_match"] and not tight["grads_match"],
     "with rtol=1e-8 and atol=0 a relative gap of 1e-6 must count as a mismatch: use the rtol and atol you are given",
 )
+
+
+def shifted(a):
+    return a * 2 + 1e-6
+
+
+loose = report_of(lambda a: a * 2, shifted, (t,), 0.0, 1e-5)
+tight = report_of(lambda a: a * 2, shifted, (t,), 0.0, 1e-7)
+expect(loose["outputs_match"], "with atol=1e-5 and rtol=0 an absolute gap of 1e-6 must count as a match: use the atol you are given")
+expect(not tight["outputs_match"], "with atol=1e-7 and rtol=0 an absolute gap of 1e-6 must count as a mismatch: use the atol you are given")
+
+# The eager side is the reference: a compiled value 1.105 times the eager one is off by 0.105 * |eager|,
+# beyond rtol=0.1 of the eager value but within rtol=0.1 of the compiled one.
+positive = torch.rand(5, dtype=torch.float64, generator=seeded(54)) + 1
+report = report_of(lambda a: a * 1.0, lambda a: a * 1.105, (positive,), 0.1, 0.0)
+expect(
+    not report["outputs_match"] and not report["grads_match"],
+    "a compiled result 1.105 times the eager one is off by more than rtol=0.1 of the eager value, yet the report "
+    "says it matches: the tolerance is relative to the eager side, torch.allclose(compiled, eager, ...)",
+)
+
 
 
 # Right forward, wrong backward, compiled with aot_eager: only the gradients reveal it.
@@ -231,14 +257,45 @@ expect(
 )
 
 
+# The copies a function receives: leaves of their own, also when the caller's input requires grad.
+def probed_inputs_beside_student(seen):
+    """A caller's input that requires grad, and a function that notes what it receives; both beside your code."""
+    original = torch.linspace(-1.0, 2.0, 4, dtype=torch.float64).requires_grad_()
+
+    def probe(a):
+        own_memory = a.untyped_storage().data_ptr() != original.untyped_storage().data_ptr()
+        seen.append((a.is_leaf, a.requires_grad, own_memory))
+        return a * 2
+
+    return original, probe
+
+
+seen = []
+original, probe = in_kernel(probed_inputs_beside_student, seen)
+report_of(probe, probe, (original,), 1e-7, 1e-9, repeats=1)
+expect(len(seen) > 0, "compare_compiled never called the functions it was given")
+expect(
+    all(leaf and tracked for leaf, tracked, _ in seen),
+    "a function received an input that is not a leaf requiring grad: clone() of an input that requires grad "
+    "keeps its history, so detach it as well before requires_grad_()",
+)
+expect(
+    all(own for _, _, own in seen),
+    "a function received an input that shares memory with the caller's tensor: detach() alone keeps the "
+    "caller's memory; give each function a copy of its own",
+)
+
+
 # Timing on a clock the test controls: the first call stands for compilation (5 s), later calls take 0.25 s.
-def manual_clock_beside_student(calls):
+def manual_clock_beside_student(calls, readings=None):
     """A clock that only moves when the function it comes with is called; both live beside your code."""
     class ManualClock:
         def __init__(self):
             self.now = 100.0
 
         def __call__(self):
+            if readings is not None:
+                readings.append(self.now)
             return self.now
 
     clock = ManualClock()
@@ -274,6 +331,28 @@ expect(
 expect(
     math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9),
     f"steady_seconds is {report['steady_seconds']!r}, but each call after the first took 0.25 s on the test clock",
+)
+
+# The stated default, repeats=3: four calls, and the clock read just before and after each one.
+calls, readings = [], []
+clock, slow_first_call = in_kernel(manual_clock_beside_student, calls, readings)
+report = report_of(lambda a: a * 2, slow_first_call, (t,), 1e-7, 1e-9, clock=clock)
+expect(len(calls) == 4, f"with the default repeats=3, compare_compiled should call compiled_fn 4 times, it called it {len(calls)} times")
+expect(
+    len(readings) == 8,
+    f"compare_compiled read the clock {len(readings)} times for 4 calls; read it exactly twice per call, just before and just after",
+)
+expect(math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9), f"with the default repeats, steady_seconds is {report['steady_seconds']!r} instead of 0.25")
+
+# repeats=0: the first call only, and no later call to average.
+calls = []
+clock, slow_first_call = in_kernel(manual_clock_beside_student, calls)
+report = report_of(lambda a: a * 2, slow_first_call, (t,), 1e-7, 1e-9, repeats=0, clock=clock)
+expect(len(calls) == 1, f"with repeats=0, compare_compiled should call compiled_fn once, it called it {len(calls)} times")
+expect(math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9), f"with repeats=0, first_call_seconds is {report['first_call_seconds']!r} instead of 5.0")
+expect(
+    isinstance(report["steady_seconds"], float) and math.isnan(report["steady_seconds"]),
+    f"with repeats=0 there is no later call to average, so steady_seconds should be float('nan'), got {report['steady_seconds']!r}",
 )
 ### END HIDDEN TESTS
 
@@ -441,14 +520,14 @@ except NotImplementedError:
 # ### Exercise 3 (3 points)
 #
 # Write `causal_score_mod(score, b, h, q_idx, kv_idx)`: keep `score` where the key is not after
-# the query (`kv_idx <= q_idx`) and return `-inf` elsewhere. All arguments are tensors; return a
-# tensor. The grader calls it directly on grids of indices and through `flex_attention`, and
+# the query (`kv_idx <= q_idx`) and return exactly `-inf` elsewhere (a large negative number is
+# not the same score). All arguments are tensors; return a tensor. The grader calls it directly on grids of indices and through `flex_attention`, and
 # compares the attention with an explicit causal softmax.
 
 # %% answer answer_causal_score_mod
 from solutions.reference.compile_check import causal_score_mod
 
-# %% test test_causal_score_mod points=3 targets=zero-score-masks-key,python-branch-in-score-mod
+# %% test test_causal_score_mod points=3 targets=zero-score-masks-key,python-branch-in-score-mod,large-negative-masks-key
 SCORE_MOD_ERRORS = (
     (
         "is ambiguous",
@@ -483,6 +562,13 @@ expect(
     "still counts, since exp(0) = 1; return -inf for them",
     "zero-score-masks-key",
 )
+finite = modified[~allowed][modified[~allowed] != -math.inf]
+expect(
+    finite.numel() == 0,
+    f"the scores of keys after their query should be exactly -inf, got {finite.tolist()[:3]}: "
+    "a large negative number only vanishes under softmax while the other scores stay far above it",
+    "large-negative-masks-key",
+)
 
 for seed, (batch, heads, length, dim) in ((71, (1, 2, 5, 4)), (72, (2, 1, 7, 8))):
     generator = seeded(seed)
@@ -511,13 +597,14 @@ for seed, (batch, heads, length, dim) in ((71, (1, 2, 5, 4)), (72, (2, 1, 7, 8))
 # Write `masked_attention(q, k, v, keep)`: `q` has shape `(..., L, E)`, `k` `(..., S, E)`, `v`
 # `(..., S, D)` and `keep` is a boolean `(L, S)` tensor, `True` where query `i` may look at key
 # `j` (every query keeps at least one key). Return `softmax(masked scores) @ v` of shape
-# `(..., L, D)`, with `scores = q @ k^T / sqrt(E)`. The grader compares your result with
+# `(..., L, D)`, with `scores = q @ k^T / sqrt(E)`. A forbidden key must get a weight of exactly
+# zero however large or small the allowed scores are, also when they are in the billions. The grader compares your result with
 # PyTorch's `scaled_dot_product_attention` and probes the weights you produce.
 
 # %% answer answer_masked_attention
 from solutions.reference.compile_check import masked_attention
 
-# %% test test_masked_attention points=3 targets=zero-score-masks-key,mask-after-softmax,attention-mask-inverted
+# %% test test_masked_attention points=3 targets=zero-score-masks-key,mask-after-softmax,attention-mask-inverted,large-negative-masks-key
 q = torch.zeros(1, 3, 4, dtype=torch.float64)
 keep = torch.ones(3, 3, dtype=torch.bool).tril()
 out = call_answer(masked_attention, q, q, torch.ones(1, 3, 2, dtype=torch.float64), keep)
@@ -558,6 +645,23 @@ for seed, lead, length, keys, dim, width in ((80, (2,), 4, 6, 3, 5), (81, (1, 2)
     out = call_answer(masked_attention, q, k, v, keep)
     expected = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
     expect_close(out, expected, f"{shown} differs from scaled_dot_product_attention", rtol=1e-10, atol=1e-12)
+
+# Scores around -1e10: every allowed score sits far below -1e9, so only -inf (or the lowest float) still forbids a key.
+generator = seeded(82)
+q = 1e5 * (torch.rand(2, 4, 3, dtype=torch.float64, generator=generator) + 1)
+k = -1e5 * (torch.rand(2, 5, 3, dtype=torch.float64, generator=generator) + 1)
+v = torch.randn(2, 5, 2, dtype=torch.float64, generator=generator)
+keep = torch.tensor([[1, 0, 0, 1, 0], [0, 1, 1, 0, 0], [1, 1, 0, 0, 1], [0, 0, 0, 1, 1]], dtype=torch.bool)
+scores = (q @ k.transpose(-2, -1) / math.sqrt(3)).masked_fill(~keep, -math.inf)
+weights = call_answer(masked_attention, q, k, torch.eye(5, dtype=torch.float64).expand(2, 5, 5), keep)
+expect_tensor(weights, "masked_attention with scores around -1e10", shape=(2, 4, 5))
+expect(
+    bool((weights.detach()[..., ~keep] == 0).all()),
+    "with allowed scores around -1e10, forbidden keys took the weight: a large negative score such as -1e9 is "
+    "larger than these, so it does not forbid anything; use -inf",
+    "large-negative-masks-key",
+)
+expect_close(weights, torch.softmax(scores, dim=-1), "masked_attention with scores around -1e10 gives the wrong weights", rtol=1e-12, atol=1e-300)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_relative_bias

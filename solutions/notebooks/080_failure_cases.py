@@ -22,7 +22,7 @@ import math
 
 import torch
 
-from autograd_checks import COMMON_ERRORS, call_answer, central_difference, expect, expect_close, expect_tensor, seeded
+from autograd_checks import COMMON_ERRORS, call_answer, central_difference, expect, expect_close, expect_tensor, raised_by, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -189,7 +189,8 @@ for shown, function, value, raises in cases:
 # (for example `lambda x, w: x * w`). Make float64 leaves `x = 2.0` and `w = 3.0` that require
 # grad, compute `z = operation(x, w)`, add 1 to `x` in place inside `torch.no_grad()`, then
 # call `z.backward()`. Return `True` if backward raises because of the in-place change,
-# `False` if it runs.
+# `False` if it runs. If backward fails for some other reason, that is not an answer to the
+# question: let the error reach the caller unchanged.
 #
 # Find the answer by running the experiment. The grader also passes operations that this page
 # does not show, and for some of them the answer is not what the kind of operation suggests.
@@ -214,6 +215,7 @@ cases = [
     ("x.exp() * w", lambda x, w: x.exp() * w, False, "exp saves its output and the product saves exp(x) and w; none of them is x"),
     ("(x + 1) * w", lambda x, w: (x + 1) * w, False, "the product saves x + 1, a new tensor; x itself is never saved"),
 ]
+leaves_seen = []
 for shown, operation, truth, reason in cases:
     seen = []
 
@@ -260,6 +262,32 @@ for shown, operation, truth, reason in cases:
         "is caught depends on which tensors were saved, not on the kind of operation; run backward() to find out",
         "mutation-lookup-by-op",
     )
+    leaves_seen.append((call, x, w))
+
+# The stated experiment: float64 leaves x = 2.0 and w = 3.0, and x raised by exactly 1.
+for call, x, w in leaves_seen:
+    expect(
+        x.dtype == torch.float64 and w.dtype == torch.float64,
+        f"{call} built x and w with dtypes {x.dtype} and {w.dtype}; the exercise asks for float64 leaves",
+    )
+    expect(
+        x.detach().reshape(-1).tolist() == [3.0] and w.detach().reshape(-1).tolist() == [3.0],
+        f"{call} should start from x = 2.0 and w = 3.0 and add 1 to x; afterwards x holds "
+        f"{x.detach().reshape(-1).tolist()} and w {w.detach().reshape(-1).tolist()}",
+    )
+
+# A backward that fails for another reason (a vector z has no implicit cotangent) is not a detected change.
+error = raised_by(mutation_detected, lambda x, w: torch.stack([x * w, x + w]))
+expect(
+    error is not None,
+    "for an operation whose backward fails for another reason (z is a vector, so backward() needs a cotangent), "
+    "mutation_detected returned an answer instead of letting that error through",
+)
+expect(
+    isinstance(error, RuntimeError) and "scalar outputs" in str(error),
+    f"for a vector z, backward() fails with PyTorch's RuntimeError about scalar outputs; mutation_detected let "
+    f"{type(error).__name__}: {error} through instead",
+)
 ### END HIDDEN TESTS
 
 # %% [markdown] fc_summary

@@ -325,8 +325,7 @@ for B, I, O in sizes:
 # | `t.item()` | a Python number from a one-element tensor (any shape) | it is only for one element; on a GPU it may have to wait for the device |
 # | `t.clone()` | new storage, same values | it keeps a differentiable edge back to `t` when tracking is on |
 #
-# `t.detach().clone()` combines `detach()` and `clone()`: an independent snapshot with no history.
-# One exception to "nothing inside `no_grad` is tracked": a factory call that asks for it, such
+# The tools chain: the result of one can be handed to the next. One exception to "nothing inside `no_grad` is tracked": a factory call that asks for it, such
 # as `torch.zeros(3, requires_grad=True)`, still makes a leaf that requires grad.
 # `.data` also gives an untracked view but bypasses the version-counter safety checks; do not
 # use it for updates. For logging, `detach().cpu().numpy()` can still share memory with the
@@ -343,14 +342,17 @@ for B, I, O in sizes:
 # Write `tool_for(situation)` that returns one of `"no_grad"`, `"detach"`, `"item"`,
 # `"clone"` or `"detach_clone"` for each of these situations:
 #
+# Each situation says what the code is for; which property it needs, and so which tool, is for
+# you to work out from the table above.
+#
 # | key | situation |
 # |---|---|
-# | `"validation_loop"` | compute the validation loss and accuracy over many batches; no gradient is needed anywhere |
-# | `"sgd_update"` | after `backward()`, subtract `lr * p.grad` from every parameter in place |
-# | `"constant_target"` | a loss term compares the output with a target computed earlier from the same parameters; that target must act as a constant in this one term while the rest of the graph still trains |
-# | `"loss_history"` | append each step's loss to a Python list of floats for a plot |
-# | `"masked_copy"` | zero some entries of an activation in place without touching the original (backward still needs it), while gradients keep flowing through the copy |
-# | `"best_checkpoint"` | keep the parameters of the best epoch so far; later updates must not change them and they must hold no graph |
+# | `"validation_loop"` | after each epoch, a function runs the model over 200 validation batches and reports the mean loss and the accuracy |
+# | `"sgd_update"` | right after `backward()`, every parameter `p` is moved by `lr * p.grad` by hand, without an optimizer |
+# | `"constant_target"` | a consistency term pulls the model's prediction on an augmented image towards its own prediction on the clean image, computed earlier in the same step; only the augmented prediction should move |
+# | `"loss_history"` | each step's loss is appended to a list that matplotlib plots when training ends |
+# | `"masked_copy"` | a hidden activation `h` is saved by the layer that made it; the next layer should see `h` with some entries set to zero by an in-place write, and the loss should still train the layers below |
+# | `"best_checkpoint"` | whenever the validation loss improves, the weights are put aside in a dict, and training goes on updating the live weights in place; at the end the dict is loaded back |
 
 # %% answer answer_tool_for
 from solutions.reference.decisions import tool_for

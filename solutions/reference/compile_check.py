@@ -8,14 +8,18 @@ import torch
 def compare_compiled(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.perf_counter):
     """Check `compiled_fn` against the eager `fn` on `inputs` and time the compiled calls.
 
-    `inputs` is a tuple of floating tensors; both functions return one tensor. Give each
-    function its own fresh leaf copies of the inputs that require grad, backpropagate a
-    cotangent of ones through each output, and compare outputs and input gradients with
-    torch.allclose(..., rtol=rtol, atol=atol). Call `compiled_fn` exactly 1 + `repeats` times:
-    time the first call on its own, then time each later call. Read the time only from `clock()`.
+    `inputs` is a tuple of floating tensors (they may require grad); both functions return one
+    tensor. Give each function its own fresh leaf copies of the inputs that require grad (new
+    memory, no history), backpropagate a cotangent of ones through each output, and compare
+    outputs and input gradients with the eager side as the reference, as
+    torch.allclose(compiled_value, eager_value, rtol=rtol, atol=atol) does. Call `compiled_fn`
+    exactly 1 + `repeats` times: time the first call on its own, then each later call. Read the
+    time only from `clock()`, exactly twice per call of `compiled_fn` (just before and just
+    after it), and at no other moment.
 
     Return a dict: "outputs_match" (bool), "grads_match" (bool), "first_call_seconds" (float)
-    and "steady_seconds" (float, the mean time of the `repeats` later calls).
+    and "steady_seconds" (float: the mean time of the `repeats` later calls, or NaN when
+    `repeats` is 0 and there is nothing to average).
     """
     def fresh_leaves():
         return [t.detach().clone().requires_grad_() for t in inputs]
@@ -43,7 +47,7 @@ def compare_compiled(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.
         "outputs_match": bool(close(compiled_out, eager_out)),
         "grads_match": all(bool(close(c, e)) for c, e in zip(compiled_grads, eager_grads)),
         "first_call_seconds": first_call,
-        "steady_seconds": sum(steady) / repeats,
+        "steady_seconds": sum(steady) / repeats if repeats else math.nan,
     }
 
 
@@ -60,7 +64,7 @@ def check_against_eager(fn, inputs, rtol, atol, compare=None):
 
 
 def causal_score_mod(score, b, h, q_idx, kv_idx):
-    """A FlexAttention score_mod for causal attention: keep `score` where kv_idx <= q_idx, else -inf.
+    """A FlexAttention score_mod for causal attention: keep `score` where kv_idx <= q_idx, else exactly -inf.
 
     The arguments are tensors (FlexAttention calls it on broadcast index tensors); return a tensor.
     """
@@ -71,7 +75,9 @@ def masked_attention(q, k, v, keep):
     """Attention written out: softmax over keys of q @ k^T / sqrt(E) with masked scores, times v.
 
     q: (..., L, E), k: (..., S, E), v: (..., S, D); keep: bool (L, S), True where query i may
-    look at key j (every query keeps at least one key). Return a tensor of shape (..., L, D).
+    look at key j (every query keeps at least one key). A key that `keep` forbids gets a weight
+    of exactly zero, however large or small the other scores are. Return a tensor of shape
+    (..., L, D).
     """
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     scores = scores.masked_fill(~keep, -math.inf)

@@ -34,7 +34,8 @@ def mutation_detected(operation):
 
     Make float64 leaves x = 2.0 and w = 3.0 that require grad, compute z = operation(x, w),
     add 1 to x in place inside torch.no_grad(), then call z.backward().
-    Return True if backward raises because of the in-place change, False if it runs.
+    Return True if backward raises because of the in-place change, False if it runs. If
+    backward fails for any other reason, let that error reach the caller unchanged.
     """
     x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
     w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
