@@ -93,6 +93,10 @@ for x, y, w, b in points:
         found = call_answer(hand_gradients, x, y, w, b)
     shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
     expect(isinstance(found, dict) and set(found) == set(keys), f"{shown} should return a dict with the keys {keys}")
+    expect(
+        all(isinstance(found[key], (int, float)) for key in keys),
+        f"every value returned by {shown} should be a Python number",
+    )
     got = {key: float(found[key]) for key in keys}
     if (x, y, w, b) != (2.0, 5.0, 3.0, 1.0):
         expect(
