@@ -96,9 +96,14 @@ def run_as(course: HubCourse, username: str, *command: str, cwd: Path | None = N
 
 @contextlib.contextmanager
 def searchable_interpreter() -> Iterator[list[Path]]:
-    """Let every account search the folders above this Python (execute bit for others), then put each mode back."""
+    """Let every account search the folders above this Python (execute bit for others), then put each mode back.
+
+    Both the environment's own folders (a clone may sit in a private temporary folder) and those
+    above the interpreter its `python` links to.
+    """
     changed = []
-    for folder in reversed(Path(os.path.realpath(sys.executable)).parents):
+    above = {*Path(sys.prefix).parents, Path(sys.prefix), *Path(os.path.realpath(sys.executable)).parents}
+    for folder in sorted(above, key=lambda f: len(f.parts)):
         mode = folder.stat().st_mode
         if not mode & stat.S_IXOTH:
             changed.append((folder, stat.S_IMODE(mode)))
