@@ -121,3 +121,17 @@ def mutation_detected__changed_through_data(operation):
             return True
         raise
     return False
+
+
+@negative_control("any-backward-error-is-mutation", fails=["test_mutation_detected"])
+def mutation_detected__any_error_counts(operation):
+    x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    z = operation(x, w)
+    with torch.no_grad():
+        x.add_(1)
+    try:
+        z.backward()
+    except RuntimeError:
+        return True  # backward refused, so it must have seen the change
+    return False
