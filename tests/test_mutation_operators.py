@@ -35,6 +35,11 @@ def test_copies_and_grad_modes_are_dropped():
     assert changed_lines(source, "grad-mode-dropped") == {"p -= g"}
 
 
+def test_a_dtype_conversion_is_left_out():
+    assert changed_lines("def f(y):\n    return torch.as_tensor(y).to(torch.int64)\n", "conversion-dropped") == {
+        "return torch.as_tensor(y)"}
+
+
 def test_in_place_and_out_of_place_trade_places():
     assert changed_lines("def f(p, g):\n    p -= g\n", "in-place") == {"p = p - g"}
     assert changed_lines("def f(p, g):\n    p = p - g\n    return p\n", "in-place") == {"p -= g"}

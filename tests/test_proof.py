@@ -16,11 +16,18 @@ def test_the_proof_holds_for_every_notebook(proof, manifest):
 def test_every_control_was_graded_and_named_its_misconception(proof, manifest):
     controls = load_controls(manifest)
     assert {c.student_id for c in controls} <= set(proof.grades)
-    for control in controls:
+    for control in (c for c in controls if not c.is_alternative):
         grades = proof.grades[control.student_id]
         assert control.misconception in grades.diagnosed
         lost = {c.cell for c in grades.of_notebook(control.notebook) if not c.full}
         assert lost == set(control.fails)
+
+
+def test_every_correct_alternative_kept_full_marks(proof, manifest):
+    for alternative in (c for c in load_controls(manifest) if c.is_alternative):
+        grades = proof.grades[alternative.student_id]
+        assert all(c.full for c in grades.of_notebook(alternative.notebook)), alternative.name
+        assert not grades.diagnosed
 
 
 def test_the_reference_scores_every_point_of_the_manifest(proof, manifest):

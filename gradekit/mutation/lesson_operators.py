@@ -17,6 +17,7 @@ from gradekit.mutation.operators import DELETE, Operator, with_fields
 # Out-of-place tensor methods that have an in-place twin with a trailing underscore.
 IN_PLACE_TWINS = frozenset({"add", "sub", "mul", "div", "neg", "exp", "relu", "clamp", "zero", "fill", "copy", "abs", "pow"})
 COPIES = frozenset({"clone", "detach", "copy"})
+CONVERSIONS = frozenset({"to", "long", "int", "float", "double"})
 TRANSPOSES = frozenset({"T", "mT", "t"})
 PRODUCTS = frozenset({"matmul", "mm", "bmm", "mv"})
 GRAPH_FLAGS = frozenset({"retain_graph", "create_graph"})
@@ -56,6 +57,13 @@ def _requires_grad(node):
 def _copy_dropped(node):
     """`.clone()`, `.detach()` or `.copy()` left out: the result shares storage or graph with its source."""
     if _attribute_call(node, COPIES) and not node.args:
+        return [copy.deepcopy(node.func.value)]
+    return []
+
+
+def _conversion_dropped(node):
+    """A dtype conversion left out: `.to(...)`, `.long()`, `.double()` and the like return their receiver."""
+    if _attribute_call(node, CONVERSIONS):
         return [copy.deepcopy(node.func.value)]
     return []
 
@@ -201,6 +209,7 @@ def _finite_infinity(node):
 LESSON_OPERATORS = (
     Operator("requires-grad", "tracking left off: requires_grad flipped or requires_grad_() dropped", _requires_grad),
     Operator("copy-dropped", ".clone(), .detach() or .copy() left out", _copy_dropped),
+    Operator("conversion-dropped", "a dtype conversion (.to(...), .long(), .double(), ...) left out", _conversion_dropped),
     Operator("grad-mode-dropped", "with torch.no_grad() (or another grad mode) left out", _grad_mode_dropped),
     Operator("grad-reset", "grad = None written as zero_() and back", _grad_reset),
     Operator("precision", "float64 as float32, or built in float32 and cast to float64 after", _precision),
