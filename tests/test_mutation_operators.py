@@ -40,6 +40,12 @@ def test_a_dtype_conversion_is_left_out():
         "return torch.as_tensor(y)"}
 
 
+def test_a_string_is_emptied_and_a_pair_argument_swapped():
+    assert changed_lines("def f(s):\n    return {'a': 'b'}[s]\n", "string") == {"return {'': 'b'}[s]", "return {'a': ''}[s]"}
+    assert changed_lines("def f(X, W, dX, dW):\n    return jvp(f, (X, W), (dX, dW))\n", "operands") == {
+        "return jvp(f, (W, X), (dX, dW))", "return jvp(f, (X, W), (dW, dX))"}
+
+
 def test_in_place_and_out_of_place_trade_places():
     assert changed_lines("def f(p, g):\n    p -= g\n", "in-place") == {"p = p - g"}
     assert changed_lines("def f(p, g):\n    p = p - g\n    return p\n", "in-place") == {"p -= g"}

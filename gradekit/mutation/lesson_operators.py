@@ -17,7 +17,7 @@ from gradekit.mutation.operators import DELETE, Operator, with_fields
 # Out-of-place tensor methods that have an in-place twin with a trailing underscore.
 IN_PLACE_TWINS = frozenset({"add", "sub", "mul", "div", "neg", "exp", "relu", "clamp", "zero", "fill", "copy", "abs", "pow"})
 COPIES = frozenset({"clone", "detach", "copy"})
-CONVERSIONS = frozenset({"to", "long", "int", "float", "double"})
+CONVERSIONS = frozenset({"to", "long", "int", "float", "double", "item", "tolist"})
 TRANSPOSES = frozenset({"T", "mT", "t"})
 PRODUCTS = frozenset({"matmul", "mm", "bmm", "mv"})
 GRAPH_FLAGS = frozenset({"retain_graph", "create_graph"})
@@ -150,7 +150,14 @@ def _operands(node):
         return [copy.deepcopy(node.value)]
     if _attribute_call(node, {"t"}) and not node.args:
         return [copy.deepcopy(node.func.value)]
+    if isinstance(node, ast.Call):  # a pair of arguments (inputs, tangents) given in the wrong order
+        return [with_fields(node, args=node.args[:i] + [_swapped(a)] + node.args[i + 1:])
+                for i, a in enumerate(node.args) if isinstance(a, ast.Tuple) and len(a.elts) == 2]
     return []
+
+
+def _swapped(pair: ast.Tuple) -> ast.Tuple:
+    return with_fields(pair, elts=[copy.deepcopy(pair.elts[1]), copy.deepcopy(pair.elts[0])])
 
 
 def _reduction(node):
@@ -209,13 +216,13 @@ def _finite_infinity(node):
 LESSON_OPERATORS = (
     Operator("requires-grad", "tracking left off: requires_grad flipped or requires_grad_() dropped", _requires_grad),
     Operator("copy-dropped", ".clone(), .detach() or .copy() left out", _copy_dropped),
-    Operator("conversion-dropped", "a dtype conversion (.to(...), .long(), .double(), ...) left out", _conversion_dropped),
+    Operator("conversion-dropped", "a conversion (.to(...), .long(), .double(), .item(), ...) left out", _conversion_dropped),
     Operator("grad-mode-dropped", "with torch.no_grad() (or another grad mode) left out", _grad_mode_dropped),
     Operator("grad-reset", "grad = None written as zero_() and back", _grad_reset),
     Operator("precision", "float64 as float32, or built in float32 and cast to float64 after", _precision),
     Operator("in-place", "in place written out of place and back", _in_place),
     Operator("data-instead", ".data used for the tensor or for detach()", _data_instead),
-    Operator("operands", "a product's operands swapped or transposed, or a transpose left out", _operands),
+    Operator("operands", "a product's operands swapped or transposed, a transpose left out, a pair argument swapped", _operands),
     Operator("reduction", "sum for mean and back", _reduction),
     Operator("graph-kept", "retain_graph or create_graph flipped", _graph_kept),
     Operator("identity", "is written as == or torch.equal", _identity),

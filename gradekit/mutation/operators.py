@@ -78,6 +78,13 @@ def _number(node):
     return []
 
 
+def _string(node):
+    """A string constant emptied (the docstring is never visited)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+        return [ast.Constant("")]
+    return []
+
+
 def _is_call_statement(node) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
 
@@ -127,6 +134,7 @@ GENERAL_OPERATORS = (
     Operator("comparison", "a comparison moved across its boundary or negated (< <=, == !=, is / is not, in / not in)", _comparison),
     Operator("boolean", "and / or swapped, a not dropped, True / False flipped", _boolean),
     Operator("number", "an integer moved by one, a float scaled by ten", _number),
+    Operator("string", "a string constant emptied", _string),
     Operator("statement-removed", "a call made for its effect, a raise, break, continue or attribute assignment left out", _statement_removed),
     Operator("argument-removed", "one keyword argument of a call left out", _argument_removed),
     Operator("loop-bound", "a range one step short or long at either end, or a loop that runs zero times", _loop_bound),
