@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 from nbgrader.plugins import ExportPlugin
 from traitlets import Bool, Dict, Enum, Unicode, default
 
+from gradekit.atomic_files import atomic_write
 from gradekit.lms.canvas import IDENTITY_COLUMNS as CANVAS_COLUMNS, canvas_rows
 from gradekit.lms.moodle import IDENTITY_COLUMNS as MOODLE_COLUMNS, moodle_rows
 from gradekit.lms.roster import RosterError, load_roster
@@ -75,6 +75,4 @@ def write_csv(path: Path, rows: list[list[str]]) -> None:
     """Written whole or not at all, so a failed export never leaves half a file for the LMS."""
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(rows)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(buffer.getvalue(), encoding="utf-8")
-    os.replace(partial, path)
+    atomic_write(path, buffer.getvalue().encode("utf-8"))

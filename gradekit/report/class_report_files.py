@@ -3,23 +3,15 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from pathlib import Path
 
+from gradekit.atomic_files import atomic_write
 from gradekit.report.class_figures import ClassReport, decimal
 from gradekit.report.class_report_page import report_page
 from gradekit.report.item_statistics import ItemStats
 
 PAGE = "report.html"
 ITEM_HEADER = ["notebook", "exercise", "cell", "points", "submitted", "full_marks", "difficulty", "discrimination", "remark"]
-
-
-def atomic_write(path: Path, content: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(content)
-    os.replace(temporary, path)
 
 
 def csv_bytes(header: list[str], lines: list[list]) -> bytes:

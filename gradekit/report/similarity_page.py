@@ -1,12 +1,12 @@
 """similarity.html: the pairs of submissions whose answers are most alike, matched code side by side."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from copydetect.defaults import DISPLAY_THRESHOLD
 from copydetect.utils import highlight_overlap
 
+from gradekit.atomic_files import atomic_write
 from gradekit.report.answer_text import starter_texts, student_texts
 from gradekit.report.html_page import Html, element, join, page, table
 from gradekit.report.similarity import SimilarPair, quiet, rank_notebooks
@@ -70,7 +70,5 @@ def write_similarity_report(submitted_dir: Path, release_dir: Path, assignment: 
     html = similarity_page(rank_notebooks(texts, starter_texts(release_dir)), texts, unreadable)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / PAGE_NAME
-    partial = folder / f".{PAGE_NAME}.partial"
-    partial.write_text(html, encoding="utf-8")
-    os.replace(partial, target)
+    atomic_write(target, html.encode("utf-8"))
     return target
