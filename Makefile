@@ -31,7 +31,7 @@ system-packages:
 
 # The fast tier: the unit tests (no kernel, no nbgrader run, no system package), then every
 # check of every notebook against the reference, blank stubs and controls, in process.
-# About 45 s in all.
+# About a minute in all.
 check: $(VENV)/installed.stamp
 	$(BIN)/python -m pytest -m unit
 	$(BIN)/python -m gradekit check
