@@ -5,6 +5,7 @@ can be moved by environment variables because they differ between machines:
 KIT_EXCHANGE_ROOT (the shared exchange folder) and KIT_GRADEBOOK_URL (any
 SQLAlchemy URL; SQLite in the course root by default).
 """
+
 import os
 
 # The course root is the folder holding this file (or a link to it); the kit
@@ -65,8 +66,14 @@ c.CourseKit.kernel_memory_gb = 8
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, Execute, GetGrades, IgnorePattern,
-    LimitOutput, SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    Execute,
+    GetGrades,
+    IgnorePattern,
+    LimitOutput,
+    SaveAutoGrades,
 )
 
 
@@ -107,8 +114,15 @@ c.HTMLExporter.extra_template_paths = _formgrader_page.TEMPLATE_PATHS
 # nbgrader's own autograde steps, in its order, with the character limit after its line limit;
 # a question's 0-point mark scheme is recorded as graded, so only real answers wait for a TA.
 c.Autograde.autograde_preprocessors = [
-    Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, LimitOutputSize,
-    SaveAutoGrades, GradeMarkSchemes, AssignLatePenalties, CheckCellMetadata,
+    Execute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    LimitOutputSize,
+    SaveAutoGrades,
+    GradeMarkSchemes,
+    AssignLatePenalties,
+    CheckCellMetadata,
 ]
 
 # Feedback teaches without leaking: hidden tests are cut from the test cells,

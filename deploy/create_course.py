@@ -22,6 +22,7 @@ ta or student) and exactly one instructor. What this makes, below --site
 and the course folder, a clone of this kit in the instructor's home, 0700,
 with its SQLite gradebook inside, so no student can read grades or submissions.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -181,7 +182,20 @@ def prepare_graders(plan: CoursePlan, python: str = sys.executable) -> None:
     for member in plan.members:
         if member.role in COURSE_TEAM:
             home = pwd.getpwnam(member.username).pw_dir
-            _run("runuser", "-u", member.username, "--", "env", f"HOME={home}", python, "-m", "IPython", "--quick", "-c", "pass")
+            _run(
+                "runuser",
+                "-u",
+                member.username,
+                "--",
+                "env",
+                f"HOME={home}",
+                python,
+                "-m",
+                "IPython",
+                "--quick",
+                "-c",
+                "pass",
+            )
 
 
 def write_jupyter_settings(plan: CoursePlan) -> None:
@@ -232,8 +246,10 @@ def write_hub_settings(plan: CoursePlan) -> Path:
 def unreachable_python(plan: CoursePlan, python: str = sys.executable) -> list[str]:
     """The members who cannot start the course's Python: their servers would fail to spawn."""
     return [
-        m.username for m in plan.members
-        if subprocess.run(["runuser", "-u", m.username, "--", python, "-c", "pass"], capture_output=True).returncode != 0
+        m.username
+        for m in plan.members
+        if subprocess.run(["runuser", "-u", m.username, "--", python, "-c", "pass"], capture_output=True).returncode
+        != 0
     ]
 
 

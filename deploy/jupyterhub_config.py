@@ -8,6 +8,7 @@ environment's Python. The hub listens on 127.0.0.1 only: put a TLS-terminating
 web server in front of it to serve a class. Ports can be moved with
 KIT_HUB_PORT (the page, 8000), KIT_HUB_API_PORT (8081) and KIT_PROXY_API_PORT (8001).
 """
+
 import grp
 import json
 import os

@@ -1,4 +1,5 @@
 """Files written whole or not at all: a reader (a TA's browser, an LMS import) never meets half a file."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The misconception catalog (solutions/misconceptions.toml)."""
+
 from __future__ import annotations
 
 import dataclasses

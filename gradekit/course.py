@@ -1,4 +1,5 @@
 """The course as nbgrader_config.py describes it: the only place course settings live."""
+
 from __future__ import annotations
 
 import dataclasses

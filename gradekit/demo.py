@@ -8,20 +8,20 @@ control), then runs the TA's pipeline on it: parallel autograding with
 progress, feedback, grades.csv, the class report and a table of who scored
 what and which misconceptions their feedback names.
 """
+
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+from gradekit.authoring.release import new_workspace
+from gradekit.authoring.solutions import load_controls
 from gradekit.course import Course
 from gradekit.digits import NOTEBOOK, train_on_digits
-from gradekit.grading.executors import LocalExecutor
-from gradekit.grading.executors import default_jobs
-from gradekit.manifest import Manifest
+from gradekit.grading.executors import LocalExecutor, default_jobs
 from gradekit.grading.pipeline import grade_and_report
-from gradekit.authoring.solutions import load_controls
+from gradekit.manifest import Manifest
 from gradekit.proof.subjects import Subject, first_controls, proof_subjects, write_submission
-from gradekit.authoring.release import new_workspace
 
 
 def demo_course(course: Course, manifest: Manifest, root: Path) -> Course:
@@ -47,9 +47,13 @@ def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None, full: bo
         f"{len(subjects)} pseudo students: the reference, the blank stubs and {controls} negative controls"
         + ("" if full else " (the first of each notebook; --full grades every control)")
     )
-    print("(each control-* student submits only the notebook its control rewrites; nbgrader scores missing notebooks zero)")
+    print(
+        "(each control-* student submits only the notebook its control rewrites; nbgrader scores missing notebooks zero)"
+    )
     result = grade_and_report(demo, manifest, LocalExecutor(jobs or default_jobs()))
     if any(entry.name == NOTEBOOK for entry in manifest.notebooks):
         loss, accuracy, seconds = train_on_digits(demo, manifest)
-        print(f"raw-tensor MLP (reference) on the local MNIST digits: test accuracy {accuracy:.3f}, loss {loss:.4f} ({seconds:.1f} s)")
+        print(
+            f"raw-tensor MLP (reference) on the local MNIST digits: test accuracy {accuracy:.3f}, loss {loss:.4f} ({seconds:.1f} s)"
+        )
     return 0 if not result.failed else 1

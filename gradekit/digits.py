@@ -4,6 +4,7 @@ Uses the notebook's own loader (source/<assignment>/local_digits.py) and the
 reference `local_mnist_raw`; reports the test figures once, after selection on
 the validation split.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -12,9 +13,9 @@ from pathlib import Path
 
 import torch
 
+from gradekit.authoring.solutions import reference_function
 from gradekit.course import Course
 from gradekit.manifest import Manifest
-from gradekit.authoring.solutions import reference_function
 
 NOTEBOOK = "060_training"
 

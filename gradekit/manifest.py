@@ -7,6 +7,7 @@ imports make an exercise, the test cells after it (with their points and the
 misconceptions their headers target) grade it, and a task cell followed by a
 free-response cell is an answer a TA grades. The assignment id is the course's.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -110,7 +111,9 @@ def load_manifest(path: Path = MANIFEST_FILE, assignment: str | None = None) -> 
     for name, section, title in listed:
         script = read_script(Path(path).parent / "notebooks" / f"{name}.py")
         reference = _reference_module(name, script)
-        notebooks.append(NotebookEntry(name, section, title, reference, reference.replace(REFERENCE_PACKAGE, CONTROLS_PACKAGE, 1)))
+        notebooks.append(
+            NotebookEntry(name, section, title, reference, reference.replace(REFERENCE_PACKAGE, CONTROLS_PACKAGE, 1))
+        )
         exercises += _exercises(name, script)
         manual += _manual_answers(name, script)
     return Manifest(assignment or load_course().assignment_id, tuple(notebooks), tuple(exercises), tuple(manual))
@@ -119,7 +122,9 @@ def load_manifest(path: Path = MANIFEST_FILE, assignment: str | None = None) -> 
 def _listed_notebook(entry: dict, path: Path) -> tuple[str, str, str]:
     if set(entry) != set(NOTEBOOK_FIELDS):
         extra = ", ".join(sorted(set(entry) ^ set(NOTEBOOK_FIELDS)))
-        raise ValueError(f"{path}: a notebook entry has exactly {', '.join(NOTEBOOK_FIELDS)} (not: {extra}); the rest is in its script")
+        raise ValueError(
+            f"{path}: a notebook entry has exactly {', '.join(NOTEBOOK_FIELDS)} (not: {extra}); the rest is in its script"
+        )
     return entry["name"], str(entry["section"]), entry["title"]
 
 
@@ -127,7 +132,9 @@ def _reference_module(notebook: str, script: tuple[ScriptCell, ...]) -> str:
     """The one reference module every answer cell of the notebook imports from."""
     modules = {answer_import(cell)[0] for cell in script if cell.role is Role.ANSWER}
     if len(modules) != 1:
-        raise ScriptError(f"{notebook}: answer cells must import from one reference module, found {sorted(modules) or 'none'}")
+        raise ScriptError(
+            f"{notebook}: answer cells must import from one reference module, found {sorted(modules) or 'none'}"
+        )
     return modules.pop()
 
 

@@ -1,4 +1,5 @@
 """Run the real nbgrader command line against a course directory."""
+
 from __future__ import annotations
 
 import os

@@ -12,6 +12,7 @@ test_g2 1 point) and 020_y (answer_h: test_h 5 points). Graded students:
 eve could not be graded, fay is flagged (full marks, withheld): neither counts
 in the item statistics.
 """
+
 from __future__ import annotations
 
 from gradekit.catalog import Misconception

@@ -1,4 +1,5 @@
 """Synthetic cohorts for the grading tests: scratch courses holding proof subjects as students."""
+
 from __future__ import annotations
 
 import io
@@ -7,14 +8,14 @@ from pathlib import Path
 
 import nbformat
 
+from gradekit.authoring.release import clone_workspace, new_workspace
+from gradekit.authoring.solutions import load_controls
 from gradekit.course import REPO_ROOT, Course
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.progress import Progress
 from gradekit.manifest import Manifest
-from gradekit.authoring.solutions import load_controls
 from gradekit.proof.subjects import answer_sources, fill_answers, proof_subjects, write_submission
-from gradekit.authoring.release import clone_workspace, new_workspace
 
 MALFORMED_STUDENT = "broken-json"
 CRASHING_STUDENT = "kills-its-kernel"

@@ -1,4 +1,5 @@
 """Shared fixtures: the course, its manifest, and one real proof run per test session."""
+
 from pathlib import Path
 
 import pytest
@@ -63,4 +64,6 @@ def pytest_collection_modifyitems(config, items):
         if len(tiers) != 1:
             wrong.append(f"  {item.nodeid}: {', '.join(tiers) or 'no tier'}")
     if wrong:
-        raise pytest.UsageError("each test needs exactly one tier marker of " + ", ".join(TIERS) + ":\n" + "\n".join(wrong))
+        raise pytest.UsageError(
+            "each test needs exactly one tier marker of " + ", ".join(TIERS) + ":\n" + "\n".join(wrong)
+        )

@@ -1,4 +1,5 @@
 """A small gradebook and rosters for the LMS export tests."""
+
 from __future__ import annotations
 
 from pathlib import Path

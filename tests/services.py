@@ -2,6 +2,7 @@
 
 A missing component is a test failure, never a skip: CI installs both.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -47,7 +48,17 @@ def postgres_server():
     data = folder / "data"
     run = lambda *cmd: subprocess.run(_as_postgres([str(c) for c in cmd]), check=True, capture_output=True, text=True)
     run(binaries / "initdb", "-D", data, "-U", "grader", "--auth=trust", "--no-sync")
-    run(binaries / "pg_ctl", "-D", data, "-l", folder / "server.log", "-w", "-o", f"-h 127.0.0.1 -p {port} -k {folder}", "start")
+    run(
+        binaries / "pg_ctl",
+        "-D",
+        data,
+        "-l",
+        folder / "server.log",
+        "-w",
+        "-o",
+        f"-h 127.0.0.1 -p {port} -k {folder}",
+        "start",
+    )
     try:
         run(binaries / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "grader", "gradebook")
         yield f"postgresql://grader@127.0.0.1:{port}/gradebook"
@@ -65,14 +76,30 @@ def dask_cluster(workers: int = 2):
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))  # workers import the kit's grading code
     scratch = Path(tempfile.mkdtemp(prefix="gradekit-dask-"))
     common = {"cwd": REPO_ROOT, "env": env, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **common)]
+    processes = [
+        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **common)
+    ]
     try:
         for index in range(workers):
-            processes.append(subprocess.Popen(
-                [dask, "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard",
-                 "--name", f"grader-{index}", "--local-directory", str(scratch / str(index))],
-                **common,
-            ))
+            processes.append(
+                subprocess.Popen(
+                    [
+                        dask,
+                        "worker",
+                        address,
+                        "--host",
+                        "127.0.0.1",
+                        "--nthreads",
+                        "1",
+                        "--no-dashboard",
+                        "--name",
+                        f"grader-{index}",
+                        "--local-directory",
+                        str(scratch / str(index)),
+                    ],
+                    **common,
+                )
+            )
         _wait_for_workers(address, workers)
         yield address
     finally:

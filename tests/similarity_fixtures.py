@@ -3,6 +3,7 @@
 Each answer is the body of one function; the release cell's signature and docstring are kept,
 as a student keeps them.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -343,7 +344,11 @@ COMMENTED = (
     """,
 )
 
-COPIES = {"copy-renamed": ("honest-ada", RENAMED), "copy-reordered": ("honest-dee", REORDERED), "copy-commented": ("honest-cy", COMMENTED)}
+COPIES = {
+    "copy-renamed": ("honest-ada", RENAMED),
+    "copy-reordered": ("honest-dee", REORDERED),
+    "copy-commented": ("honest-cy", COMMENTED),
+}
 BLANK = ("blank-1", "blank-2")
 
 
@@ -359,7 +364,9 @@ def cell_with_body(starter: str, body: str) -> str:
 
 def write_answers(submitted_dir: Path, student: str, bodies: tuple[str, ...] | None) -> None:
     starters = dict(answer_cells(nbformat.read(RELEASE, as_version=4)))
-    sources = {} if bodies is None else {cell: cell_with_body(starters[cell], body) for cell, body in zip(CELLS, bodies)}
+    sources = (
+        {} if bodies is None else {cell: cell_with_body(starters[cell], body) for cell, body in zip(CELLS, bodies)}
+    )
     folder = submitted_dir / student / ASSIGNMENT
     folder.mkdir(parents=True)
     nbformat.write(fill_answers(RELEASE, sources), folder / f"{NOTEBOOK}.ipynb")

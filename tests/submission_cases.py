@@ -6,6 +6,7 @@ reference would, then breaks or attacks something, mostly around the
 give: the row's status, the graded cells that score zero (every other cell
 earns full marks), and fragments the row's message, notes or findings must hold.
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,24 +18,22 @@ import nbformat
 
 from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.course import REPO_ROOT, Course
+from gradekit.grading.status import Status
 from gradekit.manifest import Manifest
 from gradekit.proof.subjects import answer_sources, fill_answers
-from gradekit.grading.status import Status
 
 NOTEBOOKS = ("010_history", "020_leaves")
 TARGET = "020_leaves"
-ALL_OF_010 = frozenset({"010_history/test_float64_leaf", "010_history/test_square_sum_grad", "010_history/test_gradient_at"})
+ALL_OF_010 = frozenset(
+    {"010_history/test_float64_leaf", "010_history/test_square_sum_grad", "010_history/test_gradient_at"}
+)
 CHAIN_TEST = f"{TARGET}/test_chain_gradients"
 CELLS_AFTER_CHAIN = frozenset({CHAIN_TEST, f"{TARGET}/test_why_grad_is_none", f"{TARGET}/test_can_require_grad"})
 HONEST = "honest-student"  # the student graded beside the cases, with the reference answers
 CELL_TIMEOUT = 3  # seconds; the cases that hang would otherwise wait a minute per cell
 
 # A chain_gradients that returns the wrong numbers: what a cheat hopes to get full marks for.
-WRONG_CHAIN = (
-    "def chain_gradients(x):\n"
-    "    zero = torch.zeros((), dtype=torch.float64)\n"
-    "    return zero, zero\n"
-)
+WRONG_CHAIN = "def chain_gradients(x):\n    zero = torch.zeros((), dtype=torch.float64)\n    return zero, zero\n"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,7 +288,13 @@ def _follows_a_note(b: Builder) -> None:
 def _copies_from_the_exchange(b: Builder) -> None:
     """A classmate's submission waits in the exchange; the answer lists the exchange and reads it from C."""
     exchange = b.course.exchange_root
-    seeded = exchange / b.course.course_id / "inbound" / f"classmate+{b.course.assignment_id}+2026-11-01 10:00:00 UTC" / f"{TARGET}.ipynb"
+    seeded = (
+        exchange
+        / b.course.course_id
+        / "inbound"
+        / f"classmate+{b.course.assignment_id}+2026-11-01 10:00:00 UTC"
+        / f"{TARGET}.ipynb"
+    )
     seeded.parent.mkdir(parents=True)
     nbformat.write(b.reference(TARGET), seeded)
     b.cheat(
@@ -413,6 +418,7 @@ def why_grad_is_none(tensor, output, backward_ran):
 
 def _in_010(*sources: str) -> Callable[[Builder], None]:
     """010's three answers replaced by `sources` (joined into the first answer cell)."""
+
     def build(b: Builder) -> None:
         for grade_id in ANSWERS_OF_010:
             b.cell(grade_id, "010_history").source = "pass\n"
@@ -426,180 +432,404 @@ def case_list() -> tuple[Case, ...]:
     return (
         # Broken
         Case("malformed-json", _malformed, Expected(Status.GRADED, ALL_OF_010, ("010_history.ipynb cannot be read",))),
-        Case("missing-notebook", _missing, Expected(Status.GRADED, ALL_OF_010, ("not submitted (scores 0): 010_history",))),
-        Case("extra-notebook", _extra, Expected(Status.GRADED, says=("not graded (not part of the assignment): my-notes.ipynb",))),
+        Case(
+            "missing-notebook",
+            _missing,
+            Expected(Status.GRADED, ALL_OF_010, ("not submitted (scores 0): 010_history",)),
+        ),
+        Case(
+            "extra-notebook",
+            _extra,
+            Expected(Status.GRADED, says=("not graded (not part of the assignment): my-notes.ipynb",)),
+        ),
         Case("empty-submission", _empty, Expected(Status.FAILED, says=("the submission folder is empty",))),
-        Case("unknown-files-only", _unknown_files_only, Expected(Status.FAILED, says=("no gradable notebook", "answers.txt"))),
+        Case(
+            "unknown-files-only",
+            _unknown_files_only,
+            Expected(Status.FAILED, says=("no gradable notebook", "answers.txt")),
+        ),
         Case("bad-timestamp", _bad_timestamp, Expected(Status.FAILED, says=("timestamp.txt does not hold a date",))),
-        Case("deleted-test-cell", _deleted_test, Expected(Status.GRADED, says=("deleted cell 'test_chain_gradients' was put back",))),
-        Case("deleted-answer-cell", _deleted_answer, Expected(Status.GRADED, {CHAIN_TEST}, ("answer cell 'answer_chain_gradients' was deleted",))),
-        Case("duplicated-cells", _duplicated, Expected(Status.GRADED, says=("a second copy of 'answer_chain_gradients'", "a second copy of 'test_chain_gradients'"))),
+        Case(
+            "deleted-test-cell",
+            _deleted_test,
+            Expected(Status.GRADED, says=("deleted cell 'test_chain_gradients' was put back",)),
+        ),
+        Case(
+            "deleted-answer-cell",
+            _deleted_answer,
+            Expected(Status.GRADED, {CHAIN_TEST}, ("answer cell 'answer_chain_gradients' was deleted",)),
+        ),
+        Case(
+            "duplicated-cells",
+            _duplicated,
+            Expected(
+                Status.GRADED,
+                says=("a second copy of 'answer_chain_gradients'", "a second copy of 'test_chain_gradients'"),
+            ),
+        ),
         Case("reordered-cells", _reordered, Expected(Status.GRADED, {CHAIN_TEST}, ("cells were reordered",))),
         Case("retyped-cells", _retyped, full),
         Case("changed-kernelspec", _kernelspec, full),
-        Case("infinite-loop", lambda b: b.wrap_chain("while True:\n    pass"),
-             Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
-        Case("sleeps-past-timeout", lambda b: b.wrap_chain("import time\ntime.sleep(3600)"),
-             Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",))),
-        Case("ignores-the-interrupt", lambda b: b.wrap_chain(
-            "import time\nwhile True:\n    try:\n        time.sleep(1)\n    except BaseException:\n        pass"),
-             Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("ignored the interrupt (test_chain_gradients); the cells after it score 0",))),
-        Case("memory-bomb", lambda b: b.wrap_chain("hoard = bytearray(12 * 2**30)"), Expected(Status.GRADED, {CHAIN_TEST})),
-        Case("sys-exit", lambda b: b.cell("answer_chain_gradients").__setitem__("source", "import sys\nsys.exit(3)\n"),
-             Expected(Status.GRADED, {CHAIN_TEST})),
-        Case("os-exit", lambda b: b.wrap_chain("import os\nos._exit(0)"),
-             Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
-        Case("segfault", lambda b: b.wrap_chain("import faulthandler\nfaulthandler._sigsegv()"),
-             Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",))),
+        Case(
+            "infinite-loop",
+            lambda b: b.wrap_chain("while True:\n    pass"),
+            Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",)),
+        ),
+        Case(
+            "sleeps-past-timeout",
+            lambda b: b.wrap_chain("import time\ntime.sleep(3600)"),
+            Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",)),
+        ),
+        Case(
+            "ignores-the-interrupt",
+            lambda b: b.wrap_chain(
+                "import time\nwhile True:\n    try:\n        time.sleep(1)\n    except BaseException:\n        pass"
+            ),
+            Expected(
+                Status.GRADED,
+                CELLS_AFTER_CHAIN,
+                ("ignored the interrupt (test_chain_gradients); the cells after it score 0",),
+            ),
+        ),
+        Case(
+            "memory-bomb",
+            lambda b: b.wrap_chain("hoard = bytearray(12 * 2**30)"),
+            Expected(Status.GRADED, {CHAIN_TEST}),
+        ),
+        Case(
+            "sys-exit",
+            lambda b: b.cell("answer_chain_gradients").__setitem__("source", "import sys\nsys.exit(3)\n"),
+            Expected(Status.GRADED, {CHAIN_TEST}),
+        ),
+        Case(
+            "os-exit",
+            lambda b: b.wrap_chain("import os\nos._exit(0)"),
+            Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",)),
+        ),
+        Case(
+            "segfault",
+            lambda b: b.wrap_chain("import faulthandler\nfaulthandler._sigsegv()"),
+            Expected(Status.GRADED, CELLS_AFTER_CHAIN, ("the kernel died while this cell ran",)),
+        ),
         # Printed in the answer cell: what the kernel prints while answering a test's call is never shown.
-        Case("prints-megabytes", lambda b: b.cell("answer_chain_gradients").__setitem__(
-            "source", b.cell("answer_chain_gradients").source + "\n\nprint('x' * 5_000_000)\n"), full),
-        Case("warns-on-stderr", lambda b: (
-            b.cell("answer_chain_gradients").__setitem__("source", b.cell("answer_chain_gradients").source + (
-                "\n\nimport sys\nimport warnings\nprint('debugging output', file=sys.stderr)\nwarnings.warn('an answer-cell warning')\n")),
-            b.wrap_chain("import warnings\nwarnings.warn('a warning on every call')")), full),
+        Case(
+            "prints-megabytes",
+            lambda b: b.cell("answer_chain_gradients").__setitem__(
+                "source", b.cell("answer_chain_gradients").source + "\n\nprint('x' * 5_000_000)\n"
+            ),
+            full,
+        ),
+        Case(
+            "warns-on-stderr",
+            lambda b: (
+                b.cell("answer_chain_gradients").__setitem__(
+                    "source",
+                    b.cell("answer_chain_gradients").source
+                    + (
+                        "\n\nimport sys\nimport warnings\nprint('debugging output', file=sys.stderr)\nwarnings.warn('an answer-cell warning')\n"
+                    ),
+                ),
+                b.wrap_chain("import warnings\nwarnings.warn('a warning on every call')"),
+            ),
+            full,
+        ),
         # Hostile: symbolic links out of the submission folder
-        Case("links-to-a-classmates-notebook", _links_out, Expected(Status.GRADED, ALL_OF_010, (
-            "010_history.ipynb is a symbolic link to '../../honest-student/autograd/010_history.ipynb': refused, not followed; it scores 0",
-            "timestamp.txt is a symbolic link", "course is a symbolic link"))),
-        Case("linked-submission-folder", _linked_folder,
-             Expected(Status.FAILED, says=("the submission folder is a symbolic link: refused, not followed",))),
+        Case(
+            "links-to-a-classmates-notebook",
+            _links_out,
+            Expected(
+                Status.GRADED,
+                ALL_OF_010,
+                (
+                    "010_history.ipynb is a symbolic link to '../../honest-student/autograd/010_history.ipynb': refused, not followed; it scores 0",
+                    "timestamp.txt is a symbolic link",
+                    "course is a symbolic link",
+                ),
+            ),
+        ),
+        Case(
+            "linked-submission-folder",
+            _linked_folder,
+            Expected(Status.FAILED, says=("the submission folder is a symbolic link: refused, not followed",)),
+        ),
         # Hostile: one kernel leaves a note, or processes, for the next (graded first: the largest submissions)
-        Case("writes-a-note-for-the-next-student", _leaves_a_note,
-             Expected(Status.GRADED, says=("not graded (not part of the assignment): scratch-work.txt",))),
-        Case("leaves-orphan-processes", _leaves_orphans,
-             Expected(Status.GRADED, says=("not graded (not part of the assignment): scratch-work.txt",))),
+        Case(
+            "writes-a-note-for-the-next-student",
+            _leaves_a_note,
+            Expected(Status.GRADED, says=("not graded (not part of the assignment): scratch-work.txt",)),
+        ),
+        Case(
+            "leaves-orphan-processes",
+            _leaves_orphans,
+            Expected(Status.GRADED, says=("not graded (not part of the assignment): scratch-work.txt",)),
+        ),
         Case("reads-a-note-from-another-student", _follows_a_note, full),
         # Hostile: the exchange (outside the course folder in the test) holds every student's submission
-        Case("copies-from-the-exchange", _copies_from_the_exchange,
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("accessed a course file",))),
+        Case(
+            "copies-from-the-exchange",
+            _copies_from_the_exchange,
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("accessed a course file",)),
+        ),
         # Hostile: edited tests, points and grade ids (nbgrader restores locked cells)
         Case("edited-test-cell", _edited_test, Expected(Status.GRADED, {CHAIN_TEST})),
         Case("changed-points", _changed_points, Expected(Status.GRADED, {CHAIN_TEST})),
-        Case("changed-grade-id", _changed_grade_id, Expected(Status.GRADED, {CHAIN_TEST}, ("had its grade id changed",))),
+        Case(
+            "changed-grade-id", _changed_grade_id, Expected(Status.GRADED, {CHAIN_TEST}, ("had its grade id changed",))
+        ),
         # Hostile: monkeypatching what the checks rely on
-        Case("patches-torch-allclose", lambda b: b.cheat("torch.allclose = lambda *args, **kwargs: True"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.allclose was replaced",))),
-        Case("patches-assert-close", lambda b: b.cheat("import torch.testing\ntorch.testing.assert_close = lambda *args, **kwargs: None"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.testing.assert_close was replaced",))),
-        Case("patches-torch-equal", lambda b: b.cheat("torch.equal = lambda *args, **kwargs: True"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.equal was replaced",))),
-        Case("patches-numpy-testing", lambda b: b.cheat("import numpy\nnumpy.testing.assert_allclose = lambda *args, **kwargs: None"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("numpy.testing.assert_allclose was replaced",))),
-        Case("patches-isinstance", lambda b: b.cheat(
-            "import builtins\n_real_isinstance = isinstance\n"
-            "builtins.isinstance = lambda obj, kind: True if kind is torch.Tensor else _real_isinstance(obj, kind)"),
-             # The patched isinstance also breaks the student's later answers, and the kernel's side of the wire.
-             Expected(Status.FLAGGED, CELLS_AFTER_CHAIN, ("builtins.isinstance was replaced",))),
-        Case("patches-assertion-error", lambda b: b.cheat(
-            "import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("builtins.AssertionError was replaced",))),
-        Case("patches-tensor-method", lambda b: b.cheat("torch.Tensor.allclose = lambda self, other, *args, **kwargs: True"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.Tensor.allclose was added",))),
-        Case("patches-comparison-internals", lambda b: b.cheat(
-            "import torch.testing._comparison as comparison\n"
-            "comparison.not_close_error_metas = lambda *args, **kwargs: []"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.testing._comparison.not_close_error_metas was replaced",))),
-        Case("rewrites-test-cells", lambda b: b.cheat(
-            "import ast\n\n\nclass DropChecks(ast.NodeTransformer):\n"
-            "    def visit_Call(self, node):\n"
-            "        if isinstance(node.func, ast.Name) and node.func.id.startswith('expect'):\n"
-            "            return ast.Constant(None)\n"
-            "        return self.generic_visit(node)\n\n\n"
-            "get_ipython().ast_transformers.append(DropChecks())"),
-             # The test cells run in the grader: the rewriter never sees them.
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("IPython's ast_transformers were changed",))),
-        Case("leaves-a-torch-mode-active", lambda b: b.cheat(
-            "from torch.overrides import TorchFunctionMode\n\n\nclass Agreeable(TorchFunctionMode):\n"
-            "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
-            "        return func(*args, **(kwargs or {}))\n\n\nAgreeable().__enter__()"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("a torch function mode was left active",))),
-        Case("starts-an-unguarded-process", lambda b: b.wrap_chain(
-            "import _posixsubprocess, os\n"
-            "try:\n"
-            "    _posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], True, (), None, None,\n"
-            "        -1, -1, -1, -1, -1, -1, *os.pipe(), True, True, -1, None, None, None, -1, None, False)\n"
-            "except OSError:\n"
-            "    pass"),
-             Expected(Status.GRADED)),
-        Case("signals-the-grader", lambda b: b.wrap_chain(
-            "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGSTOP)\nexcept OSError:\n    pass"),
-             Expected(Status.FLAGGED, says=("sent a signal to a process",))),
-        Case("reads-another-process", lambda b: b.wrap_chain(
-            "import os\ntry:\n    open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError:\n    pass"),
-             Expected(Status.FLAGGED, says=("looked into another process",))),
-        Case("prints-the-test-cell-source", lambda b: b.wrap_chain(
-            "import linecache, sys\nframe = sys._getframe(1)\n"
-            "while frame.f_code.co_name != '<module>':\n    frame = frame.f_back\n"
-            "print(''.join(linecache.getlines(frame.f_code.co_filename)))"),
-             # Sealed: the test cell is not in the kernel, so there is nothing to print.
-             Expected(Status.GRADED)),
-        Case("reaches-for-the-guard", lambda b: b.cheat(
-            "import sqlite3\nfound = []\ntry:\n    sqlite3.connect(':memory:')\nexcept PermissionError as error:\n"
-            "    trace = error.__traceback__\n    while trace is not None:\n"
-            "        found += [value for value in trace.tb_frame.f_locals.values() if type(value).__name__ == 'Guard']\n"
-            "        trace = trace.tb_next\nprint('guard found:', bool(found))"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("opened a SQLite database",))),
-        Case("reads-course-files-from-c", lambda b: b.cell("answer_chain_gradients").__setitem__(
-            "source", b.cell("answer_chain_gradients").source + (
-                "\n\ntry:\n    torch.from_file('../../../gradebook.db', size=16, dtype=torch.uint8)\n"
-                "    print('read the gradebook')\nexcept RuntimeError:\n    print('the gradebook stayed out of reach')\n")),
-             Expected(Status.GRADED)),
-        Case("reads-the-graders-environment-from-c", lambda b: b.cell("answer_float64_leaf", "010_history").__setitem__(
-            "source", b.cell("answer_float64_leaf", "010_history").source + READS_GRADER_ENVIRONMENT), Expected(Status.GRADED)),
-        Case("returns-a-forged-tensor", lambda b: b.cheat(
-            "class Agreeable(torch.Tensor):\n    @classmethod\n"
-            "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
-            "        return True if func is torch.equal else super().__torch_function__(func, types, args, kwargs)\n\n\n"
-            "_real_chain = chain_gradients\n\n\n"
-            "def chain_gradients(x):\n    return tuple(t.as_subclass(Agreeable) for t in _real_chain(x))\n"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("answer_chain_gradients defines __torch_function__",))),
-        Case("answers-with-an-always-equal-object", lambda b: b.cell("answer_can_require_grad").__setitem__(
-            "source", "class Agreeable:\n    def __eq__(self, other):\n        return True\n\n\n"
-                      "def can_require_grad(dtype):\n    return Agreeable()\n"),
-             Expected(Status.FLAGGED, {f"{TARGET}/test_can_require_grad"}, ("answer_can_require_grad defines __eq__",))),
-        Case("sets-a-trace-function", lambda b: b.cheat("import sys\nsys.settrace(lambda *args: None)"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("set a trace function",))),
-        Case("patches-check-helpers", lambda b: b.cheat(
-            "import autograd_checks\nautograd_checks.expect_close = lambda *args, **kwargs: None\n"
-            "expect = lambda *args, **kwargs: None"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("autograd_checks.expect_close was replaced",
-                                                "the notebook's name 'expect' no longer refers to what the checks use"))),
+        Case(
+            "patches-torch-allclose",
+            lambda b: b.cheat("torch.allclose = lambda *args, **kwargs: True"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.allclose was replaced",)),
+        ),
+        Case(
+            "patches-assert-close",
+            lambda b: b.cheat("import torch.testing\ntorch.testing.assert_close = lambda *args, **kwargs: None"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.testing.assert_close was replaced",)),
+        ),
+        Case(
+            "patches-torch-equal",
+            lambda b: b.cheat("torch.equal = lambda *args, **kwargs: True"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.equal was replaced",)),
+        ),
+        Case(
+            "patches-numpy-testing",
+            lambda b: b.cheat("import numpy\nnumpy.testing.assert_allclose = lambda *args, **kwargs: None"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("numpy.testing.assert_allclose was replaced",)),
+        ),
+        Case(
+            "patches-isinstance",
+            lambda b: b.cheat(
+                "import builtins\n_real_isinstance = isinstance\n"
+                "builtins.isinstance = lambda obj, kind: True if kind is torch.Tensor else _real_isinstance(obj, kind)"
+            ),
+            # The patched isinstance also breaks the student's later answers, and the kernel's side of the wire.
+            Expected(Status.FLAGGED, CELLS_AFTER_CHAIN, ("builtins.isinstance was replaced",)),
+        ),
+        Case(
+            "patches-assertion-error",
+            lambda b: b.cheat("import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("builtins.AssertionError was replaced",)),
+        ),
+        Case(
+            "patches-tensor-method",
+            lambda b: b.cheat("torch.Tensor.allclose = lambda self, other, *args, **kwargs: True"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.Tensor.allclose was added",)),
+        ),
+        Case(
+            "patches-comparison-internals",
+            lambda b: b.cheat(
+                "import torch.testing._comparison as comparison\n"
+                "comparison.not_close_error_metas = lambda *args, **kwargs: []"
+            ),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("torch.testing._comparison.not_close_error_metas was replaced",)),
+        ),
+        Case(
+            "rewrites-test-cells",
+            lambda b: b.cheat(
+                "import ast\n\n\nclass DropChecks(ast.NodeTransformer):\n"
+                "    def visit_Call(self, node):\n"
+                "        if isinstance(node.func, ast.Name) and node.func.id.startswith('expect'):\n"
+                "            return ast.Constant(None)\n"
+                "        return self.generic_visit(node)\n\n\n"
+                "get_ipython().ast_transformers.append(DropChecks())"
+            ),
+            # The test cells run in the grader: the rewriter never sees them.
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("IPython's ast_transformers were changed",)),
+        ),
+        Case(
+            "leaves-a-torch-mode-active",
+            lambda b: b.cheat(
+                "from torch.overrides import TorchFunctionMode\n\n\nclass Agreeable(TorchFunctionMode):\n"
+                "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+                "        return func(*args, **(kwargs or {}))\n\n\nAgreeable().__enter__()"
+            ),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("a torch function mode was left active",)),
+        ),
+        Case(
+            "starts-an-unguarded-process",
+            lambda b: b.wrap_chain(
+                "import _posixsubprocess, os\n"
+                "try:\n"
+                "    _posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], True, (), None, None,\n"
+                "        -1, -1, -1, -1, -1, -1, *os.pipe(), True, True, -1, None, None, None, -1, None, False)\n"
+                "except OSError:\n"
+                "    pass"
+            ),
+            Expected(Status.GRADED),
+        ),
+        Case(
+            "signals-the-grader",
+            lambda b: b.wrap_chain(
+                "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGSTOP)\nexcept OSError:\n    pass"
+            ),
+            Expected(Status.FLAGGED, says=("sent a signal to a process",)),
+        ),
+        Case(
+            "reads-another-process",
+            lambda b: b.wrap_chain(
+                "import os\ntry:\n    open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError:\n    pass"
+            ),
+            Expected(Status.FLAGGED, says=("looked into another process",)),
+        ),
+        Case(
+            "prints-the-test-cell-source",
+            lambda b: b.wrap_chain(
+                "import linecache, sys\nframe = sys._getframe(1)\n"
+                "while frame.f_code.co_name != '<module>':\n    frame = frame.f_back\n"
+                "print(''.join(linecache.getlines(frame.f_code.co_filename)))"
+            ),
+            # Sealed: the test cell is not in the kernel, so there is nothing to print.
+            Expected(Status.GRADED),
+        ),
+        Case(
+            "reaches-for-the-guard",
+            lambda b: b.cheat(
+                "import sqlite3\nfound = []\ntry:\n    sqlite3.connect(':memory:')\nexcept PermissionError as error:\n"
+                "    trace = error.__traceback__\n    while trace is not None:\n"
+                "        found += [value for value in trace.tb_frame.f_locals.values() if type(value).__name__ == 'Guard']\n"
+                "        trace = trace.tb_next\nprint('guard found:', bool(found))"
+            ),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("opened a SQLite database",)),
+        ),
+        Case(
+            "reads-course-files-from-c",
+            lambda b: b.cell("answer_chain_gradients").__setitem__(
+                "source",
+                b.cell("answer_chain_gradients").source
+                + (
+                    "\n\ntry:\n    torch.from_file('../../../gradebook.db', size=16, dtype=torch.uint8)\n"
+                    "    print('read the gradebook')\nexcept RuntimeError:\n    print('the gradebook stayed out of reach')\n"
+                ),
+            ),
+            Expected(Status.GRADED),
+        ),
+        Case(
+            "reads-the-graders-environment-from-c",
+            lambda b: b.cell("answer_float64_leaf", "010_history").__setitem__(
+                "source", b.cell("answer_float64_leaf", "010_history").source + READS_GRADER_ENVIRONMENT
+            ),
+            Expected(Status.GRADED),
+        ),
+        Case(
+            "returns-a-forged-tensor",
+            lambda b: b.cheat(
+                "class Agreeable(torch.Tensor):\n    @classmethod\n"
+                "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+                "        return True if func is torch.equal else super().__torch_function__(func, types, args, kwargs)\n\n\n"
+                "_real_chain = chain_gradients\n\n\n"
+                "def chain_gradients(x):\n    return tuple(t.as_subclass(Agreeable) for t in _real_chain(x))\n"
+            ),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("answer_chain_gradients defines __torch_function__",)),
+        ),
+        Case(
+            "answers-with-an-always-equal-object",
+            lambda b: b.cell("answer_can_require_grad").__setitem__(
+                "source",
+                "class Agreeable:\n    def __eq__(self, other):\n        return True\n\n\n"
+                "def can_require_grad(dtype):\n    return Agreeable()\n",
+            ),
+            Expected(Status.FLAGGED, {f"{TARGET}/test_can_require_grad"}, ("answer_can_require_grad defines __eq__",)),
+        ),
+        Case(
+            "sets-a-trace-function",
+            lambda b: b.cheat("import sys\nsys.settrace(lambda *args: None)"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("set a trace function",)),
+        ),
+        Case(
+            "patches-check-helpers",
+            lambda b: b.cheat(
+                "import autograd_checks\nautograd_checks.expect_close = lambda *args, **kwargs: None\n"
+                "expect = lambda *args, **kwargs: None"
+            ),
+            Expected(
+                Status.FLAGGED,
+                {CHAIN_TEST},
+                (
+                    "autograd_checks.expect_close was replaced",
+                    "the notebook's name 'expect' no longer refers to what the checks use",
+                ),
+            ),
+        ),
         # Hostile: files that shadow modules, reading and writing course files, importing the reference
-        Case("shadowing-files", _shadowing_files,
-             Expected(Status.GRADED, says=("not graded (not part of the assignment): autograd_checks.py, numpy.py, torch.py",))),
-        Case("reads-hidden-tests", lambda b: b.wrap_chain(
-            "try:\n    print(open('../../../source/autograd/020_leaves.ipynb').read()[:2000])\nexcept OSError:\n    pass"),
-             Expected(Status.FLAGGED, says=("accessed a course file (020_leaves.ipynb)",))),
-        Case("reads-graded-notebook", lambda b: b.wrap_chain(
-            "try:\n    print(open('010_history.ipynb').read()[:2000])\nexcept OSError:\n    pass"),
-             Expected(Status.FLAGGED, says=("accessed a course file (010_history.ipynb)",))),
-        Case("reads-solutions", lambda b: b.wrap_chain(
-            f"try:\n    print(open({str(REPO_ROOT / 'solutions' / 'reference' / 'leaves.py')!r}).read())\nexcept OSError:\n    pass"),
-             Expected(Status.FLAGGED, says=("accessed a course file (leaves.py)",))),
+        Case(
+            "shadowing-files",
+            _shadowing_files,
+            Expected(
+                Status.GRADED, says=("not graded (not part of the assignment): autograd_checks.py, numpy.py, torch.py",)
+            ),
+        ),
+        Case(
+            "reads-hidden-tests",
+            lambda b: b.wrap_chain(
+                "try:\n    print(open('../../../source/autograd/020_leaves.ipynb').read()[:2000])\nexcept OSError:\n    pass"
+            ),
+            Expected(Status.FLAGGED, says=("accessed a course file (020_leaves.ipynb)",)),
+        ),
+        Case(
+            "reads-graded-notebook",
+            lambda b: b.wrap_chain(
+                "try:\n    print(open('010_history.ipynb').read()[:2000])\nexcept OSError:\n    pass"
+            ),
+            Expected(Status.FLAGGED, says=("accessed a course file (010_history.ipynb)",)),
+        ),
+        Case(
+            "reads-solutions",
+            lambda b: b.wrap_chain(
+                f"try:\n    print(open({str(REPO_ROOT / 'solutions' / 'reference' / 'leaves.py')!r}).read())\nexcept OSError:\n    pass"
+            ),
+            Expected(Status.FLAGGED, says=("accessed a course file (leaves.py)",)),
+        ),
         Case("writes-gradebook", _writes_gradebook, Expected(Status.FLAGGED, says=("opened a SQLite database",))),
-        Case("imports-reference", lambda b: b.wrap_chain(
-            f"import sys\nsys.path.insert(0, {str(REPO_ROOT)!r})\ntry:\n    import solutions.reference.leaves\nexcept Exception:\n    pass"),
-             Expected(Status.FLAGGED, says=("accessed a course file",))),
+        Case(
+            "imports-reference",
+            lambda b: b.wrap_chain(
+                f"import sys\nsys.path.insert(0, {str(REPO_ROOT)!r})\ntry:\n    import solutions.reference.leaves\nexcept Exception:\n    pass"
+            ),
+            Expected(Status.FLAGGED, says=("accessed a course file",)),
+        ),
         # Hostile: hiding a failure by patching IPython's traceback machinery
-        Case("hides-tracebacks", lambda b: b.cheat("get_ipython().showtraceback = lambda *args, **kwargs: None"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("the IPython shell's showtraceback was replaced",))),
+        Case(
+            "hides-tracebacks",
+            lambda b: b.cheat("get_ipython().showtraceback = lambda *args, **kwargs: None"),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("the IPython shell's showtraceback was replaced",)),
+        ),
         # Hostile: attacks on the grade itself, which sealed grading decides outside the kernel
-        Case("forges-kernel-replies", _in_010(WRONG_010, FORGES_REPLIES),
-             Expected(Status.FLAGGED, ALL_OF_010, ("showtraceback was replaced",), attacked="010_history")),
-        Case("toggles-comparisons-around-the-probe", _in_010(WRONG_010, TOGGLES_COMPARISONS),
-             Expected(Status.FLAGGED, ALL_OF_010, attacked="010_history")),
+        Case(
+            "forges-kernel-replies",
+            _in_010(WRONG_010, FORGES_REPLIES),
+            Expected(Status.FLAGGED, ALL_OF_010, ("showtraceback was replaced",), attacked="010_history"),
+        ),
+        Case(
+            "toggles-comparisons-around-the-probe",
+            _in_010(WRONG_010, TOGGLES_COMPARISONS),
+            Expected(Status.FLAGGED, ALL_OF_010, attacked="010_history"),
+        ),
         Case("reads-the-test-from-the-kernel", _in_010(READS_THE_TEST), Expected(Status.GRADED, ALL_OF_010)),
-        Case("replaces-the-answering-function", _in_010(WRONG_010, "import builtins\nbuiltins.__kit_answer__ = lambda: None\n"),
-             Expected(Status.FLAGGED, ALL_OF_010, ("the kernel's answer to test_float64_leaf could not be read",),
-                      attacked="010_history")),
-        Case("compares-loosely", lambda b: b.cell("answer_why_grad_is_none").__setitem__("source", LOOSE_LABEL),
-             Expected(Status.FLAGGED, {f"{TARGET}/test_why_grad_is_none"}, ("answer_why_grad_is_none defines __eq__",))),
-        Case("patches-shell-class", lambda b: b.cheat(
-            "from IPython.core.interactiveshell import InteractiveShell\n"
-            "InteractiveShell.showtraceback = lambda *args, **kwargs: None\n"
-            "InteractiveShell._showtraceback = lambda *args, **kwargs: None"),
-             Expected(Status.FLAGGED, {CHAIN_TEST}, ("InteractiveShell.showtraceback was replaced",))),
+        Case(
+            "replaces-the-answering-function",
+            _in_010(WRONG_010, "import builtins\nbuiltins.__kit_answer__ = lambda: None\n"),
+            Expected(
+                Status.FLAGGED,
+                ALL_OF_010,
+                ("the kernel's answer to test_float64_leaf could not be read",),
+                attacked="010_history",
+            ),
+        ),
+        Case(
+            "compares-loosely",
+            lambda b: b.cell("answer_why_grad_is_none").__setitem__("source", LOOSE_LABEL),
+            Expected(Status.FLAGGED, {f"{TARGET}/test_why_grad_is_none"}, ("answer_why_grad_is_none defines __eq__",)),
+        ),
+        Case(
+            "patches-shell-class",
+            lambda b: b.cheat(
+                "from IPython.core.interactiveshell import InteractiveShell\n"
+                "InteractiveShell.showtraceback = lambda *args, **kwargs: None\n"
+                "InteractiveShell._showtraceback = lambda *args, **kwargs: None"
+            ),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("InteractiveShell.showtraceback was replaced",)),
+        ),
     )
 
 

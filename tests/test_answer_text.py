@@ -17,8 +17,10 @@ def notebook_with(*cells):
 
 def test_only_code_answer_cells_count_in_notebook_order():
     notebook = notebook_with(
-        ("code", "answer_b", True, "b = 2"), ("code", "test_b", False, "assert b"),
-        ("markdown", "written", True, "prose"), ("code", "answer_a", True, "a = 1"),
+        ("code", "answer_b", True, "b = 2"),
+        ("code", "test_b", False, "assert b"),
+        ("markdown", "written", True, "prose"),
+        ("code", "answer_a", True, "a = 1"),
     )
     assert answer_cells(notebook) == [("answer_b", "b = 2"), ("answer_a", "a = 1")]
 

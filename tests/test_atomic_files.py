@@ -1,4 +1,5 @@
 """Files written whole or not at all."""
+
 import pytest
 
 from gradekit.atomic_files import atomic_write

@@ -1,9 +1,9 @@
 """The check helpers the notebooks' test cells share (source/autograd/autograd_checks.py)."""
+
 import warnings
 
 import pytest
 import torch
-
 from conftest import load_checks_module
 
 pytestmark = pytest.mark.unit
@@ -84,7 +84,11 @@ def test_expect_tensor_refuses_subclasses_that_redefine_comparison():
     class Agreeable(torch.Tensor):
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):
-            return True if getattr(func, "__name__", "") == "equal" else super().__torch_function__(func, types, args, kwargs)
+            return (
+                True
+                if getattr(func, "__name__", "") == "equal"
+                else super().__torch_function__(func, types, args, kwargs)
+            )
 
     forged = torch.zeros(()).as_subclass(Agreeable)
     with pytest.raises(checks.Diagnosis, match="plain torch.Tensor, not the subclass Agreeable"):
@@ -124,7 +128,9 @@ def test_in_kernel_and_beside_student_run_here_when_grading_is_not_sealed():
 
 
 def test_an_error_rebuilt_from_the_students_kernel_shows_its_type_and_message_only():
-    error = RuntimeError("one of the variables needed for gradient computation has been modified by an inplace operation")
+    error = RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace operation"
+    )
     error.raised_in_student_process = True
 
     def raises():

@@ -1,4 +1,5 @@
 """The benchmark's per-notebook floor starts its kernels as nbgrader_config.py says nbgrader's start."""
+
 import shutil
 
 import pytest

@@ -3,7 +3,13 @@ import pytest
 
 from gradekit.authoring import cells
 from gradekit.authoring.cells import (
-    BEGIN_SOLUTION, END_SOLUTION, answer_cell, answer_source, cells_by_grade_id, function_source, stub_solutions,
+    BEGIN_SOLUTION,
+    END_SOLUTION,
+    answer_cell,
+    answer_source,
+    cells_by_grade_id,
+    function_source,
+    stub_solutions,
 )
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,5 @@
 """`gradekit check`: the proof's rules hold for every notebook when the checks run in this process."""
+
 import pytest
 
 from gradekit.authoring.check_course import check_course, subject_answers

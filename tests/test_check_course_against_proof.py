@@ -1,4 +1,5 @@
 """Differential: the in-process check gives every proof subject the grades real nbgrader gives it, cell by cell."""
+
 import pytest
 
 pytestmark = pytest.mark.nbgrader

@@ -3,8 +3,8 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-
 from class_report_fixtures import CATALOG, LEFT_OUT_Y, MANIFEST, REORDERED, ROWS, X
+
 from gradekit.report.class_figures import misconception_stats
 from gradekit.report.class_report import write_class_report
 
@@ -66,7 +66,10 @@ def test_the_headline_counts_statuses_and_gives_the_median_of_the_graded(report)
     # graded totals 10, 8, 1, 3: median (3 + 8) / 2 = 5.5 of 11 points
     texts = re.findall(r"<b>([^<]*)</b>([^<]*)", headline)
     assert texts == [
-        ("6", "submissions"), ("4", "graded"), ("1", "flagged for a TA"), ("1", "could not be graded"),
+        ("6", "submissions"),
+        ("4", "graded"),
+        ("1", "flagged for a TA"),
+        ("1", "could not be graded"),
         ("5.5", "median score of 11"),
     ]
 
@@ -75,8 +78,12 @@ def test_the_sections_come_in_the_order_a_ta_reads_them(report):
     _, page = report
     titles = re.findall(r"<h2>([^<]*)</h2>", page)
     assert titles == [
-        "Scores", "Exercises and test cells", "Misconceptions", "Students to reach out to",
-        "What was set aside or repaired before grading", "All students",
+        "Scores",
+        "Exercises and test cells",
+        "Misconceptions",
+        "Students to reach out to",
+        "What was set aside or repaired before grading",
+        "All students",
     ]
 
 
@@ -86,7 +93,12 @@ def test_the_page_is_self_contained(report):
     images = re.findall(r'<img [^>]*src="([^"]*)"', page)
     assert len(images) == 1 and images[0].startswith("data:image/png;base64,")
     assert sorted(p.name for p in path.parent.iterdir()) == [
-        "cells.csv", "exercises.csv", "misconceptions.csv", "notes.csv", "report.html", "students.csv",
+        "cells.csv",
+        "exercises.csv",
+        "misconceptions.csv",
+        "notes.csv",
+        "report.html",
+        "students.csv",
     ]
 
 
@@ -124,7 +136,9 @@ def test_notes_are_grouped_by_kind_with_the_students_folded(report):
     ]
     assert notes.count(LEFT_OUT_Y) == 2 and notes.count(REORDERED) == 1
     assert read_csv(path.parent / "notes.csv")[0] == {
-        "kind": "left out notebooks (they score 0)", "submissions": "2", "students": "dan eve",
+        "kind": "left out notebooks (they score 0)",
+        "submissions": "2",
+        "students": "dan eve",
     }
 
 
@@ -151,6 +165,9 @@ def test_the_top_misconceptions_list_their_students(report):
     assert top.index("first-wrong-idea") < top.index("second-wrong-idea")
     assert "bob, cai" in top and "check the first thing" in top
     assert read_csv(path.parent / "misconceptions.csv")[0] == {
-        "id": "first-wrong-idea", "title": "first", "count": "2", "students": "bob cai",
+        "id": "first-wrong-idea",
+        "title": "first",
+        "count": "2",
+        "students": "bob cai",
     }
     assert [r["status"] for r in read_csv(path.parent / "students.csv")] == ["graded"] * 4 + ["failed", "flagged"]

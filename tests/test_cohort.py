@@ -2,18 +2,18 @@
 
 That its grades equal serial `nbgrader autograde`'s is the oracle's to show (test_proof_oracle.py).
 """
+
 import io
 
 import pytest
+from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT
 
-from gradekit.grading.cohort import grade_cohort
 from gradekit.authoring.release import clone_workspace
+from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor, grade_task
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.progress import Progress
 from gradekit.grading.status import Status
-
-from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT
 
 pytestmark = pytest.mark.nbgrader
 

@@ -2,9 +2,9 @@ import nbformat
 import pytest
 
 from gradekit.authoring import cells
-from gradekit.catalog import Misconception
 from gradekit.authoring.consistency import catalog_problems, notebook_problems, static_problems
 from gradekit.authoring.solutions import NegativeControl
+from gradekit.catalog import Misconception
 from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
 
 pytestmark = pytest.mark.unit
@@ -16,7 +16,10 @@ def test_the_committed_course_is_consistent(course, manifest):
 
 def _fixture(tmp_path, points=2, extra_graded=False, named="m-one-x"):
     test_source = f'expect(False, "bad", "{named}")'
-    notebook_cells = [cells.answer_cell("answer_f", "def f():\n    pass"), cells.test_cell("test_f", points, test_source)]
+    notebook_cells = [
+        cells.answer_cell("answer_f", "def f():\n    pass"),
+        cells.test_cell("test_f", points, test_source),
+    ]
     if extra_graded:
         notebook_cells.append(cells.test_cell("test_unlisted", 1, "pass"))
     nbformat.write(nbformat.v4.new_notebook(cells=notebook_cells), tmp_path / "010_x.ipynb")
@@ -40,7 +43,9 @@ def test_points_unlisted_cells_and_stray_notebooks_are_reported(tmp_path):
 def test_unproven_targets_and_unknown_ids_are_reported(tmp_path):
     manifest = _fixture(tmp_path, named="never-catalogued-id")
     catalog = {"m-one-x": Misconception("m-one-x", "t", "b", "d")}
-    assert "test_f targets 'm-one-x' but no negative control proves it" in catalog_problems(manifest, catalog, (), tmp_path)
+    assert "test_f targets 'm-one-x' but no negative control proves it" in catalog_problems(
+        manifest, catalog, (), tmp_path
+    )
     stray = NegativeControl("010-f__x", "010_x", "f", "m-two-x", ("test_f",), "def f(): pass")
     problems = catalog_problems(manifest, catalog, (stray,), tmp_path)
     assert "control 010-f__x names unknown misconception 'm-two-x'" in problems

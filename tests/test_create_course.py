@@ -2,6 +2,7 @@
 
 What it does to a machine (accounts, modes, owners) is walked by the hub journey.
 """
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -34,7 +35,11 @@ def _roster(tmp_path, text: str) -> Path:
 def test_a_roster_lists_members_with_their_roles(tmp_path):
     path = _roster(tmp_path, "username,role\nlovelace,instructor\nhopper,TA\ns1234,student\n")
     members = create_course.read_roster(path)
-    assert [(m.username, m.role) for m in members] == [("lovelace", "instructor"), ("hopper", "ta"), ("s1234", "student")]
+    assert [(m.username, m.role) for m in members] == [
+        ("lovelace", "instructor"),
+        ("hopper", "ta"),
+        ("s1234", "student"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -53,12 +58,18 @@ def test_a_roster_that_cannot_describe_a_course_is_refused(tmp_path, rows, compl
 
 
 def test_the_plan_puts_the_course_folder_in_the_instructors_home_and_splits_the_groups(tmp_path):
-    members = create_course.read_roster(_roster(tmp_path, "username,role\nhopper,ta\nlovelace,instructor\ns1,student\n"))
+    members = create_course.read_roster(
+        _roster(tmp_path, "username,role\nhopper,ta\nlovelace,instructor\ns1,student\n")
+    )
     plan = create_course.CoursePlan("c1", members, tmp_path / "site", tmp_path / "home", "c1-team", "c1-students")
     assert plan.instructor == "lovelace"
     assert plan.course_dir == tmp_path / "home" / "lovelace" / "c1"
     assert plan.exchange == tmp_path / "site" / "exchange"
-    assert {m.username: plan.group_of(m) for m in members} == {"hopper": "c1-team", "lovelace": "c1-team", "s1": "c1-students"}
+    assert {m.username: plan.group_of(m) for m in members} == {
+        "hopper": "c1-team",
+        "lovelace": "c1-team",
+        "s1": "c1-students",
+    }
 
 
 def test_the_course_id_is_the_one_nbgrader_reads():
@@ -71,7 +82,9 @@ def test_students_lose_the_course_teams_tools_in_lab_and_on_the_server():
     students = REPO_ROOT / "deploy" / "jupyter" / "students"
     disabled = json.loads((students / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
     assert {name for name, off in disabled.items() if off} == {
-        "@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:course-list",
+        "@jupyter/nbgrader:formgrader",
+        "@jupyter/nbgrader:create-assignment",
+        "@jupyter/nbgrader:course-list",
     }
     server = json.loads((students / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
     assert server == {"nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.course_list": False}

@@ -1,4 +1,5 @@
 """The wire between grader and kernel, with both mirrors in this process (no kernel needed)."""
+
 import numpy as np
 import pytest
 import torch
@@ -23,7 +24,9 @@ class Loopback:
 
     def _call(self, target, args, kwargs):
         request = crossing.call_message(self.grader, target, args, kwargs)
-        return crossing.result_of(crossing.checked_reply(self.grader.incoming(respond(self.kernel, request, vars(crossing)))))
+        return crossing.result_of(
+            crossing.checked_reply(self.grader.incoming(respond(self.kernel, request, vars(crossing))))
+        )
 
     def answer(self, name):
         from gradekit.grading.sealed_checks import RemoteAnswer

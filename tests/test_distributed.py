@@ -2,17 +2,18 @@
 
 The local workers are held to serial `nbgrader autograde` by the oracle (test_proof_oracle.py).
 """
+
 import dataclasses
 import os
 
 import pytest
+from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT, twin_course
+from cohort_fixtures import SMALL_COHORT_NOTEBOOK as NOTEBOOK
+from services import dask_cluster, postgres_server
 
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import DaskExecutor
 from gradekit.grading.gradebook_records import read_record
-
-from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT, SMALL_COHORT_NOTEBOOK as NOTEBOOK, twin_course
-from services import dask_cluster, postgres_server
 
 pytestmark = pytest.mark.cluster
 
@@ -21,7 +22,9 @@ pytestmark = pytest.mark.cluster
 def distributed_run(small_cohort, tmp_path_factory):
     """The small cohort's honest students graded again on the cluster; the local workers graded them already."""
     local, _, _ = small_cohort
-    shared = twin_course(local, tmp_path_factory.mktemp("shared-course"), skip={MALFORMED_STUDENT, CRASHING_STUDENT, *CHEATS})
+    shared = twin_course(
+        local, tmp_path_factory.mktemp("shared-course"), skip={MALFORMED_STUDENT, CRASHING_STUDENT, *CHEATS}
+    )
     with postgres_server() as url, dask_cluster(workers=2) as address:
         on_postgres = dataclasses.replace(shared, db_url=url)
         executor = DaskExecutor(address)

@@ -1,4 +1,5 @@
 """A grading worker that dies or raises takes down only the submission that caused it."""
+
 import os
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """The feedback page: one summary line per graded cell, wrapping outputs, math without a CDN."""
+
 import os
 import re
 
@@ -13,13 +14,26 @@ pytestmark = pytest.mark.unit
 
 # Where nbgrader's GenerateFeedback points the page's exporter for bootstrap.min.css.
 BOOTSTRAP_CSS = os.path.join(
-    os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "static", "node_modules", "bootstrap", "dist", "css"
+    os.path.dirname(nbgrader.__file__),
+    "server_extensions",
+    "formgrader",
+    "static",
+    "node_modules",
+    "bootstrap",
+    "dist",
+    "css",
 )
 
 
 def _test_cell(*outputs, score=0.0, points=2.0, grade_id="test_square_sum_grad"):
     cell = nbformat.v4.new_code_cell("check()", outputs=list(outputs))
-    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": grade_id, "points": points, "score": score}
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": False,
+        "grade_id": grade_id,
+        "points": points,
+        "score": score,
+    }
     return cell
 
 
@@ -48,13 +62,15 @@ def test_a_cell_with_full_marks_has_nothing_to_report():
 def _page(cells):
     notebook = nbformat.v4.new_notebook(cells=cells)
     resources = {"nbgrader": {"notebook": "010_history", "score": 0.0, "max_score": 4.0, "late_penalty": 0}}
-    exporter = FeedbackPage(config=Config({"HTMLExporter": {"template_name": "feedback", "extra_template_paths": [BOOTSTRAP_CSS]}}))
+    exporter = FeedbackPage(
+        config=Config({"HTMLExporter": {"template_name": "feedback", "extra_template_paths": [BOOTSTRAP_CSS]}})
+    )
     return exporter.from_notebook_node(notebook, resources=resources)[0]
 
 
 def _summary_lines(html):
     """The summary's items as a reader sees them: tags dropped, spaces collapsed."""
-    summary = html[html.index('<div id="toc">'):html.index("</ol>")]
+    summary = html[html.index('<div id="toc">') : html.index("</ol>")]
     return [" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in summary.split("<li")[1:]]
 
 

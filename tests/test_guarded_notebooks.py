@@ -5,15 +5,16 @@ same engine. nbgrader puts locked cells back from the source before it runs a
 notebook; this proves it for each of our notebooks, with every test cell
 rewritten to fail and its points changed.
 """
+
 import nbformat
 import pytest
 
+from gradekit.authoring.release import new_workspace
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
-from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, answer_sources, fill_answers
-from gradekit.authoring.release import new_workspace
 from gradekit.grading.status import Status
+from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, answer_sources, fill_answers
 
 pytestmark = pytest.mark.nbgrader
 

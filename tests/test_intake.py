@@ -1,4 +1,5 @@
 """What reaches nbgrader from a submission folder, and the notes that say what changed."""
+
 import copy
 
 import nbformat
@@ -30,7 +31,9 @@ def _submit(folder, release, **files):
 
 def test_only_assignment_notebooks_and_the_timestamp_are_kept(tmp_path, release):
     released = (release / f"{NOTEBOOK}.ipynb").read_text()
-    folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released, "torch.py": "", "timestamp.txt": "2026-11-01 10:00:00"})
+    folder = _submit(
+        tmp_path, release, **{f"{NOTEBOOK}.ipynb": released, "torch.py": "", "timestamp.txt": "2026-11-01 10:00:00"}
+    )
     intake = take_in(folder, release)
     assert intake.problem is None
     assert [name for name, _ in intake.notebooks] == [NOTEBOOK]
@@ -71,7 +74,9 @@ def test_nothing_gradable_is_a_problem_not_an_exception(tmp_path, release):
 
 def test_symbolic_links_are_refused_unread(tmp_path, release):
     released = (release / f"{NOTEBOOK}.ipynb").read_text()
-    classmate = _submit(tmp_path / "classmate", release, **{"010_history.ipynb": (release / "010_history.ipynb").read_text()})
+    classmate = _submit(
+        tmp_path / "classmate", release, **{"010_history.ipynb": (release / "010_history.ipynb").read_text()}
+    )
     course_file = _submit(tmp_path / "course", release, **{"gradebook.db": "grades"}) / "gradebook.db"
     folder = _submit(tmp_path / "student" / "autograd", release, **{f"{NOTEBOOK}.ipynb": released})
     (folder / "010_history.ipynb").symlink_to(classmate / "010_history.ipynb")
@@ -80,18 +85,26 @@ def test_symbolic_links_are_refused_unread(tmp_path, release):
     intake = take_in(folder, release)
     assert intake.problem is None and [name for name, _ in intake.notebooks] == [NOTEBOOK]
     assert intake.timestamp is None
-    assert f"010_history.ipynb is a symbolic link to {str(classmate / '010_history.ipynb')!r}: refused, not followed; it scores 0" in intake.notes
+    assert (
+        f"010_history.ipynb is a symbolic link to {str(classmate / '010_history.ipynb')!r}: refused, not followed; it scores 0"
+        in intake.notes
+    )
     assert sum("symbolic link" in note and "refused" in note for note in intake.notes) == 3
     assert not any("not submitted" in note and "010_history" in note for note in intake.notes)
 
 
 def test_a_linked_submission_folder_is_refused(tmp_path, release):
-    real = _submit(tmp_path / "alice" / "autograd", release, **{f"{NOTEBOOK}.ipynb": (release / f"{NOTEBOOK}.ipynb").read_text()})
+    real = _submit(
+        tmp_path / "alice" / "autograd", release, **{f"{NOTEBOOK}.ipynb": (release / f"{NOTEBOOK}.ipynb").read_text()}
+    )
     (tmp_path / "mallory").symlink_to(tmp_path / "alice")
     (tmp_path / "eve").mkdir()
     (tmp_path / "eve" / "autograd").symlink_to(real)
     for student in ("mallory", "eve"):
-        assert take_in(tmp_path / student / "autograd", release).problem == "the submission folder is a symbolic link: refused, not followed"
+        assert (
+            take_in(tmp_path / student / "autograd", release).problem
+            == "the submission folder is a symbolic link: refused, not followed"
+        )
 
 
 def test_an_unreadable_timestamp_is_named(tmp_path):
@@ -136,5 +149,7 @@ def test_special_methods_that_forge_comparisons_are_findings(release):
     student = copy.deepcopy(original)
     answer = cells_by_grade_id(student)["answer_can_require_grad"]
     answer.source = "Agreeable = type('Agreeable', (), {'__eq__': lambda self, other: True})\n"
-    assert forging_methods(student, original) == ["answer_can_require_grad defines __eq__, which can make a wrong value pass a check"]
+    assert forging_methods(student, original) == [
+        "answer_can_require_grad defines __eq__, which can make a wrong value pass a check"
+    ]
     assert forging_methods(original, original) == []

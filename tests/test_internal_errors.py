@@ -1,4 +1,5 @@
 """The grader's own failures: tracebacks land in one log written by the coordinator, rows point to it."""
+
 import pytest
 
 from gradekit.grading.internal_errors import crashed, record_internal_errors

@@ -1,6 +1,6 @@
 """A grading kernel cannot reach the reference solutions, even when it tries."""
-import pytest
 
+import pytest
 from cohort_fixtures import CHEATS, SMALL_COHORT_NOTEBOOK
 
 pytestmark = pytest.mark.nbgrader

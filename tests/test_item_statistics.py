@@ -1,8 +1,8 @@
 import math
 
 import pytest
-
 from class_report_fixtures import MANIFEST, ROWS, X, Y
+
 from gradekit.report.item_statistics import cell_stats, exercise_stats, point_biserial
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,5 @@
 """The grading kernel's guard, exercised directly: its hook is called here, never installed in the test process."""
+
 import json
 import math
 import os
@@ -30,7 +31,11 @@ def course_root(tmp_path):
 def guard(tmp_path, course_root):
     notebook_dir = course_root / "autograded" / "student" / "autograd"
     guard = Guard(
-        str(tmp_path / "guard.jsonl"), (str(course_root),), (os.path.realpath(os.__file__),), str(notebook_dir), seal=False
+        str(tmp_path / "guard.jsonl"),
+        (str(course_root),),
+        (os.path.realpath(os.__file__),),
+        str(notebook_dir),
+        seal=False,
     )
     guard.hook(ARM_EVENT, ())
     return guard
@@ -64,7 +69,14 @@ def test_files_outside_the_course_and_descriptors_pass(guard, tmp_path):
 
 
 def test_processes_databases_network_and_ctypes_are_refused(guard):
-    for event in ("subprocess.Popen", "sqlite3.connect", "socket.connect", "ctypes.string_at", "os.fork", "gc.get_referrers"):
+    for event in (
+        "subprocess.Popen",
+        "sqlite3.connect",
+        "socket.connect",
+        "ctypes.string_at",
+        "os.fork",
+        "gc.get_referrers",
+    ):
         with pytest.raises(PermissionError):
             guard.hook(event, ())
 
@@ -149,7 +161,12 @@ def test_an_armed_kernel_reaches_no_network(tmp_path):
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [
-        "connect:refused", "udp:refused", "udp6:refused", "packet:refused", "unix-datagram:refused", "pair:allowed",
+        "connect:refused",
+        "udp:refused",
+        "udp6:refused",
+        "packet:refused",
+        "unix-datagram:refused",
+        "pair:allowed",
     ]
 
 
@@ -173,6 +190,8 @@ def test_a_kernel_may_signal_its_own_children_only(tmp_path):
         print(allowed(child), allowed(os.getppid()), allowed(os.getpid()), allowed(-1), allowed(0))
         os.kill(child, 9)
     """)
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, start_new_session=True)
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, start_new_session=True
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "False", "False", "False", "False"]

@@ -1,4 +1,5 @@
 """Landlock confinement of a grading kernel, tried on a child process (never on the test process)."""
+
 import os
 import subprocess
 import sys
@@ -108,7 +109,12 @@ def test_a_confined_process_cannot_read_another_processes_environment(tmp_path):
         print(can_read(f"/proc/{{os.getppid()}}/environ"), can_read("/proc/1/cmdline"),
               can_read("/proc/self/status"), can_read("/proc/cpuinfo"))
     """)
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "KIT_TEST_SECRET": "not for kernels"})
+    result = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "KIT_TEST_SECRET": "not for kernels"},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "False", "True", "True"]

@@ -3,6 +3,7 @@
 nbgrader_config.py asks the kernel manager for CurveZMQ keys; this runs one real
 `nbgrader autograde` of one notebook, as the oracle and the benchmark do.
 """
+
 import pytest
 
 from gradekit.authoring.release import new_workspace

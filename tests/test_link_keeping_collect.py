@@ -1,4 +1,5 @@
 """Collect copies a submission's symbolic links as links, so that intake can refuse them."""
+
 import os
 
 import pytest

@@ -12,7 +12,12 @@ CELL = GradeItem("autograd", "010_history", "test_a", 2)
 
 def test_header_is_canvas_identity_columns_then_assignment_with_its_canvas_id():
     assert canvas_header((TOTAL,), {"autograd": "4711"}) == [
-        "Student", "ID", "SIS User ID", "SIS Login ID", "Section", "autograd (4711)",
+        "Student",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        "autograd (4711)",
     ]
 
 

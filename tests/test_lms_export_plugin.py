@@ -1,14 +1,15 @@
 import csv
 
 import pytest
+from lms_fixtures import build_gradebook, write_canvas_roster, write_moodle_roster
 from nbgrader.api import Gradebook
 
 from gradekit.course import load_course
-from gradekit.lms.export_step import EXPORTER
 from gradekit.lms.export_plugin import LmsExportPlugin, unmatched_path
+from gradekit.lms.export_step import EXPORTER
 from gradekit.lms.roster import RosterError
 from gradekit.nbgrader_cli import run_nbgrader
-from lms_fixtures import build_gradebook, write_canvas_roster, write_moodle_roster
+
 
 def export(tmp_path, **traits):
     db_url = f"sqlite:///{tmp_path / 'gradebook.db'}"
@@ -53,7 +54,11 @@ def test_the_real_nbgrader_export_writes_the_canvas_file_through_the_plugin(tmp_
     roster = write_canvas_roster(tmp_path / "roster.csv", ("ann", "eve", "dan"))
     target = tmp_path / "canvas.csv"
     result = run_nbgrader(
-        course, "export", f"--exporter={EXPORTER}", f"--to={target}", f"--LmsExportPlugin.roster={roster}",
+        course,
+        "export",
+        f"--exporter={EXPORTER}",
+        f"--to={target}",
+        f"--LmsExportPlugin.roster={roster}",
         "--LmsExportPlugin.canvas_assignment_ids=autograd=4711",
     )
     with open(target, newline="") as handle:

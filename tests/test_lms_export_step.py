@@ -1,9 +1,9 @@
 import pytest
+from lms_fixtures import build_gradebook, write_canvas_roster
 
 from gradekit.course import load_course
 from gradekit.lms import export_step
 from gradekit.lms.export_step import configured_roster
-from lms_fixtures import build_gradebook, write_canvas_roster
 
 
 @pytest.mark.unit
@@ -18,7 +18,6 @@ def test_a_configured_roster_turns_the_export_on(tmp_path):
     config = tmp_path / "nbgrader_config.py"
     config.write_text("c = get_config()\nc.LmsExportPlugin.roster = '/course/roster.csv'\n")
     assert str(configured_roster(config)) == "/course/roster.csv"
-
 
 
 @pytest.mark.nbgrader

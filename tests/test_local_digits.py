@@ -3,6 +3,7 @@
 These are kit self-tests; the notebooks only use the module. It is loaded from
 source/ by path, as the digits command loads it.
 """
+
 import numpy as np
 import pytest
 

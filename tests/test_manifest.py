@@ -74,7 +74,8 @@ def test_exercises_points_targets_and_written_answers_come_from_the_script(tmp_p
     (exercise,) = manifest.exercises
     assert (exercise.answer_cell, exercise.functions) == ("answer_f", ("float64_leaf", "square_sum_grad"))
     assert [(t.cell, t.points, t.targets) for t in exercise.tests] == [
-        ("test_f", 2.0, ("some-named-mistake",)), ("test_f_more", 1.5, ()),
+        ("test_f", 2.0, ("some-named-mistake",)),
+        ("test_f_more", 1.5, ()),
     ]
     assert manifest.points_of("010_a") == 3.5
     (written,) = manifest.manual

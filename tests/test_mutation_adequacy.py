@@ -4,6 +4,7 @@ Every mutant of every reference function runs in process (as `gradekit check`
 runs the controls); a survivor must be reviewed in
 solutions/equivalent_mutants.toml, and a review must still name a survivor.
 """
+
 import pytest
 
 from gradekit.mutation.adequacy import measure_adequacy

@@ -1,4 +1,5 @@
 """Reviews of survivors and the per-notebook score: what fails the mutation bar."""
+
 import pytest
 
 from gradekit.mutation.equivalents import Review, load_reviews, notebook_scores, problems
@@ -15,7 +16,10 @@ def _result(notebook: str, killed: bool) -> MutantResult:
 
 def test_an_unreviewed_survivor_a_stale_review_and_a_low_score_are_each_reported():
     results = (_result("010_history", True), _result("010_history", False))
-    reviews = {"010-f-k": Review("010-f-k", "equivalent", "was equal once"), "010-gone": Review("010-gone", "tolerated", "old")}
+    reviews = {
+        "010-f-k": Review("010-f-k", "equivalent", "was equal once"),
+        "010-gone": Review("010-gone", "tolerated", "old"),
+    }
     found = problems(results, reviews)
     assert any("010-f-s survives unreviewed" in p for p in found)
     assert any("010-f-k is reviewed as equivalent but is now killed" in p for p in found)

@@ -1,4 +1,5 @@
 """Mutation operators: each writes the mistake it names, and only valid Python."""
+
 import ast
 
 import pytest
@@ -25,25 +26,37 @@ def test_precision_swaps_the_dtype_and_builds_then_casts():
 
 def test_requires_grad_is_flipped_or_its_call_dropped():
     assert changed_lines("def f(v):\n    return torch.ones(2, requires_grad=True)\n", "requires-grad") == {
-        "return torch.ones(2, requires_grad=False)"}
-    assert changed_lines("def f(v):\n    return v.double().requires_grad_()\n", "requires-grad") == {"return v.double()"}
+        "return torch.ones(2, requires_grad=False)"
+    }
+    assert changed_lines("def f(v):\n    return v.double().requires_grad_()\n", "requires-grad") == {
+        "return v.double()"
+    }
 
 
 def test_copies_and_grad_modes_are_dropped():
-    assert changed_lines("def f(x):\n    return x.detach().clone()\n", "copy-dropped") == {"return x.clone()", "return x.detach()"}
+    assert changed_lines("def f(x):\n    return x.detach().clone()\n", "copy-dropped") == {
+        "return x.clone()",
+        "return x.detach()",
+    }
     source = "def f(p, g):\n    with torch.no_grad():\n        p -= g\n"
     assert changed_lines(source, "grad-mode-dropped") == {"p -= g"}
 
 
 def test_a_dtype_conversion_is_left_out():
     assert changed_lines("def f(y):\n    return torch.as_tensor(y).to(torch.int64)\n", "conversion-dropped") == {
-        "return torch.as_tensor(y)"}
+        "return torch.as_tensor(y)"
+    }
 
 
 def test_a_string_is_emptied_and_a_pair_argument_swapped():
-    assert changed_lines("def f(s):\n    return {'a': 'b'}[s]\n", "string") == {"return {'': 'b'}[s]", "return {'a': ''}[s]"}
+    assert changed_lines("def f(s):\n    return {'a': 'b'}[s]\n", "string") == {
+        "return {'': 'b'}[s]",
+        "return {'a': ''}[s]",
+    }
     assert changed_lines("def f(X, W, dX, dW):\n    return jvp(f, (X, W), (dX, dW))\n", "operands") == {
-        "return jvp(f, (W, X), (dX, dW))", "return jvp(f, (X, W), (dW, dX))"}
+        "return jvp(f, (W, X), (dX, dW))",
+        "return jvp(f, (X, W), (dW, dX))",
+    }
 
 
 def test_in_place_and_out_of_place_trade_places():
@@ -58,19 +71,27 @@ def test_grad_reset_trades_none_for_zeroing():
 
 
 def test_products_are_swapped_or_transposed():
-    assert changed_lines("def f(a, b):\n    return a @ b\n", "operands") == {"return b @ a", "return a.T @ b", "return a @ b.T"}
+    assert changed_lines("def f(a, b):\n    return a @ b\n", "operands") == {
+        "return b @ a",
+        "return a.T @ b",
+        "return a @ b.T",
+    }
     assert changed_lines("def f(a, b):\n    return a.T\n", "operands") == {"return a"}
 
 
 def test_identity_becomes_equality_but_none_checks_stay():
-    assert changed_lines("def f(a, b):\n    return a is b\n", "identity") == {"return a == b", "return torch.equal(a, b)"}
+    assert changed_lines("def f(a, b):\n    return a is b\n", "identity") == {
+        "return a == b",
+        "return torch.equal(a, b)",
+    }
     assert changed_lines("def f(a):\n    return a is None\n", "identity") == set()
 
 
 def test_minus_infinity_becomes_a_large_finite_number():
     for spelling in ("-math.inf", "float('-inf')", "-torch.inf", "-float('inf')"):
         assert changed_lines(f"def f(s, m):\n    return s.masked_fill(m, {spelling})\n", "finite-infinity") == {
-            "return s.masked_fill(m, -1000000000.0)"}
+            "return s.masked_fill(m, -1000000000.0)"
+        }
 
 
 def test_loop_bounds_move_by_one_or_to_nothing():
@@ -79,7 +100,7 @@ def test_loop_bounds_move_by_one_or_to_nothing():
 
 
 def test_removed_statements_and_raises_leave_valid_code():
-    source = "def f(x):\n    \"\"\"Doc.\"\"\"\n    if x:\n        raise ValueError(x)\n    x.backward()\n"
+    source = 'def f(x):\n    """Doc."""\n    if x:\n        raise ValueError(x)\n    x.backward()\n'
     mutants = function_mutants("000_x", "f", source, (OPERATORS["statement-removed"],))
     assert len(mutants) == 2
     for mutant in mutants:
@@ -88,7 +109,7 @@ def test_removed_statements_and_raises_leave_valid_code():
 
 
 def test_the_docstring_is_never_mutated():
-    mutants = function_mutants("000_x", "f", "def f():\n    \"\"\"Return 1.\"\"\"\n    return 1\n")
+    mutants = function_mutants("000_x", "f", 'def f():\n    """Return 1."""\n    return 1\n')
     assert {m.change for m in mutants} == {"- return 1 | + return 2", "- return 1 | + return 0"}
 
 

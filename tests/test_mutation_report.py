@@ -1,4 +1,5 @@
 """The mutation report: the terminal table and the HTML page with each survivor."""
+
 import pytest
 
 from gradekit.mutation.equivalents import NotebookScore
@@ -8,7 +9,14 @@ from gradekit.mutation.runner import MutantResult
 
 pytestmark = pytest.mark.unit
 
-SURVIVOR = Mutant("010-f-x", "010_history", "f", "number", "", "--- reference\n+++ mutant\n@@ -1 +1 @@\n-    return 1\n+    return <2>\n")
+SURVIVOR = Mutant(
+    "010-f-x",
+    "010_history",
+    "f",
+    "number",
+    "",
+    "--- reference\n+++ mutant\n@@ -1 +1 @@\n-    return 1\n+    return <2>\n",
+)
 SCORE = NotebookScore("010_history", 20, 18, 1, 0, 1)
 
 

@@ -42,8 +42,12 @@ def test_groups_count_submissions_once_and_the_widest_comes_first():
     rows = (
         row("a", "not submitted (scores 0): n1, n2", "n1: cells were reordered; graded in the submitted order"),
         row("b", "not submitted (scores 0): n1"),
-        row("c", "not submitted (scores 0): n1, n2", "n3: cells were reordered; graded in the submitted order",
-            "n4: cells were reordered; graded in the submitted order"),
+        row(
+            "c",
+            "not submitted (scores 0): n1, n2",
+            "n3: cells were reordered; graded in the submitted order",
+            "n4: cells were reordered; graded in the submitted order",
+        ),
     )
     groups = note_groups(rows)
     assert [g.summary for g in groups] == [

@@ -1,4 +1,5 @@
 """Packing proof subjects into synthetic students: one control per notebook, verdicts kept apart."""
+
 import pytest
 
 from gradekit.authoring.solutions import NegativeControl
@@ -23,7 +24,9 @@ def test_each_student_carries_at_most_one_control_per_notebook():
     students = pack_subjects((reference, *map(subject_of, controls)))
     assert [s.student_id for s in students] == ["reference", "controls-01", "controls-02", "controls-03"]
     assert [[sub.control.name for sub in s.subjects] for s in students[1:]] == [
-        ["010_a-f__one", "020_b-f__one"], ["010_a-f__two"], ["010_a-f__three"],
+        ["010_a-f__one", "020_b-f__one"],
+        ["010_a-f__two"],
+        ["010_a-f__three"],
     ]
     for student in students:
         assert len(student.notebooks) == len(set(student.notebooks))

@@ -1,4 +1,5 @@
 """The course's nbgrader preprocessors, and how nbgrader_config.py finds them."""
+
 import subprocess
 import sys
 
@@ -48,7 +49,9 @@ def test_short_outputs_are_left_alone():
 
 
 def test_feedback_keeps_diagnoses_and_only_the_last_line_of_other_errors():
-    diagnosis = nbformat.v4.new_output("error", ename="Diagnosis", evalue="[misconception: x-y-z]", traceback=["a", "b"])
+    diagnosis = nbformat.v4.new_output(
+        "error", ename="Diagnosis", evalue="[misconception: x-y-z]", traceback=["a", "b"]
+    )
     other = nbformat.v4.new_output("error", ename="KeyError", evalue="'w'", traceback=["grader code", "KeyError: 'w'"])
     cell = _run(DiagnosesOnly(), _cell(diagnosis, other))
     assert cell.outputs[0].traceback == ["a", "b"]
@@ -79,7 +82,9 @@ def test_a_process_without_the_kit_on_its_path_still_loads_them(tmp_path):
         "print(*[step.__name__ for step in config.GenerateFeedback.preprocessors])\n"
         "import gradekit\n"
     )
-    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=grading_environment(), capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", program], cwd=tmp_path, env=grading_environment(), capture_output=True, text=True
+    )
     assert result.stdout.split() == ["ClearHiddenTests", "DiagnosesOnly", "GetGrades", "CSSHTMLHeaderPreprocessor"]
     assert "No module named 'gradekit'" in result.stderr  # so the kit was not importable there
 

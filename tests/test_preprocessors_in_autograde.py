@@ -1,4 +1,5 @@
 """The course's autograde pipeline under real `nbgrader autograde`: what is left for a TA afterwards."""
+
 import nbformat
 import pytest
 
@@ -29,7 +30,10 @@ def test_only_the_free_response_answers_wait_for_a_manual_grade(course, manifest
     run_nbgrader(workspace, "autograde", workspace.assignment_id, "--force")
 
     with open_gradebook(workspace) as gradebook:
-        grades = {grade.name: grade for grade in gradebook.find_submission_notebook(NOTEBOOK, workspace.assignment_id, REFERENCE_ID).grades}
+        grades = {
+            grade.name: grade
+            for grade in gradebook.find_submission_notebook(NOTEBOOK, workspace.assignment_id, REFERENCE_ID).grades
+        }
         waiting = {name for name, grade in grades.items() if grade.needs_manual_grade}
         assert waiting == {answer.answer_cell for answer in answers}
         for answer in answers:  # the mark scheme: graded, 0 of 0, nothing for the TA to type

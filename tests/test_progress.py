@@ -1,4 +1,5 @@
 """The TA's progress lines count failed and flagged rows by their status."""
+
 import io
 
 import pytest

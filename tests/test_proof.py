@@ -1,8 +1,9 @@
 """The grading proof on the real notebooks: reference full, blank zero, every control caught."""
+
 import pytest
 
-from gradekit.report.tables import proof_matrix
 from gradekit.authoring.solutions import load_controls
+from gradekit.report.tables import proof_matrix
 
 pytestmark = pytest.mark.nbgrader
 

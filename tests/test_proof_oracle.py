@@ -6,6 +6,7 @@ submissions again in a twin course: the reference, the blank stubs and the
 first pack of controls, on two notebooks (the first, and the one that compiles
 and times a loop). `python -m gradekit prove --against-nbgrader` compares them all.
 """
+
 import pytest
 
 from gradekit.proof.oracle import disagreements, serial_twin

@@ -1,13 +1,14 @@
 """The proof's rules on synthetic grades: each violation kind is detected (no nbgrader needed)."""
+
 import pytest
 
-from gradekit.grading.gradebook import CellGrade, SubmissionGrades
-from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.authoring.solutions import NegativeControl
 from gradekit.grading.cohort import CohortResult, CohortRow
+from gradekit.grading.gradebook import CellGrade, SubmissionGrades
 from gradekit.grading.status import Status
+from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
 from gradekit.proof.packing import SyntheticStudent
 from gradekit.proof.rules import check_subject, status_violations
-from gradekit.authoring.solutions import NegativeControl
 from gradekit.proof.subjects import Subject
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,5 @@
 """release/ is exactly what nbgrader generate_assignment makes from source/ today."""
+
 import json
 
 import pytest
@@ -15,7 +16,9 @@ def _files(folder):
 def test_committed_release_matches_a_fresh_generate_assignment(course, tmp_path):
     notebooks = tuple(path.stem for path in sorted(course.source_dir.glob("*.ipynb")))
     fresh, committed = new_workspace(course, tmp_path / "course", notebooks).release_dir, course.release_dir
-    assert _files(committed) == _files(fresh), "release/ has other files than source/ generates: run `python -m gradekit release`"
+    assert _files(committed) == _files(fresh), (
+        "release/ has other files than source/ generates: run `python -m gradekit release`"
+    )
     for relative in _files(fresh):
         if relative.suffix == ".ipynb":
             same = json.loads((fresh / relative).read_text()) == json.loads((committed / relative).read_text())

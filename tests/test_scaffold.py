@@ -1,4 +1,5 @@
 """`gradekit new-exercise`: the skeleton lands in every file, and every placeholder fails until written."""
+
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from gradekit.authoring.notebook_script import Role, read_script
 from gradekit.authoring.scaffold import add_exercise, exercise_files, misconception_id
 from gradekit.course import REPO_ROOT
 from gradekit.manifest import load_manifest
+
 
 @pytest.fixture
 def solutions_copy(tmp_path):
@@ -61,7 +63,9 @@ def test_check_reports_the_scaffold_until_it_is_written(tmp_path):
     for changed in ("gradekit", "solutions", "source"):  # the working tree's version, committed or not
         shutil.rmtree(copy / changed)
         shutil.copytree(REPO_ROOT / changed, copy / changed, ignore=shutil.ignore_patterns("__pycache__"))
-    run = lambda *args: subprocess.run([sys.executable, "-m", "gradekit", *args], cwd=copy, capture_output=True, text=True)
+    run = lambda *args: subprocess.run(
+        [sys.executable, "-m", "gradekit", *args], cwd=copy, capture_output=True, text=True
+    )
     scaffolded = run("new-exercise", "010_history", "leaf_count")
     assert scaffolded.returncode == 0, scaffolded.stderr
     assert "answer_leaf_count" in (copy / "source" / "autograd" / "010_history.ipynb").read_text()

@@ -1,10 +1,10 @@
 import itertools
 
 import pytest
+from similarity_fixtures import ASSIGNMENT, BLANK, COPIES, HONEST, NOTEBOOK, planted_cohort
 
 from gradekit.report.answer_text import starter_texts, student_texts
 from gradekit.report.similarity import rank_notebooks
-from similarity_fixtures import ASSIGNMENT, BLANK, COPIES, HONEST, NOTEBOOK, planted_cohort
 
 pytestmark = pytest.mark.unit
 
@@ -46,7 +46,9 @@ def test_one_copied_notebook_shows_even_when_the_rest_of_the_work_differs(ranked
     texts, starters = ranked_texts
     leaves = texts[NOTEBOOK]
     # Two students who wrote everything else on their own: their other "notebook" holds unrelated answers.
-    texts = {NOTEBOOK: {"ann": leaves["honest-ada"], "cat": leaves["copy-renamed"]},
-             "999_other": {"ann": leaves["honest-bo"] * 5, "cat": leaves["honest-dee"] * 5}}
+    texts = {
+        NOTEBOOK: {"ann": leaves["honest-ada"], "cat": leaves["copy-renamed"]},
+        "999_other": {"ann": leaves["honest-bo"] * 5, "cat": leaves["honest-dee"] * 5},
+    }
     top = rank_notebooks(texts, starters)[0]
     assert (top.notebook, top.first, top.second) == (NOTEBOOK, "ann", "cat") and top.score > 0.9

@@ -1,7 +1,7 @@
 import pytest
+from similarity_fixtures import ASSIGNMENT, planted_cohort
 
 from gradekit.report.similarity_page import PAGE_NAME, write_similarity_report
-from similarity_fixtures import ASSIGNMENT, planted_cohort
 
 pytestmark = pytest.mark.unit
 

@@ -3,9 +3,9 @@ import sys
 
 import pytest
 
+from gradekit.authoring.solutions import load_controls, reference_function
 from gradekit.course import REPO_ROOT
 from gradekit.nbgrader_cli import grading_environment
-from gradekit.authoring.solutions import load_controls, reference_function
 
 pytestmark = pytest.mark.unit
 
@@ -44,7 +44,10 @@ def test_reference_refuses_to_import_inside_nbgrader():
     env = dict(grading_environment(), NBGRADER_EXECUTION="autograde")
     result = subprocess.run(
         [sys.executable, "-c", "import solutions.reference.history"],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode != 0
     assert "not available to graded notebooks" in result.stderr

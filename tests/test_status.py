@@ -1,4 +1,5 @@
 """Row statuses are enum members that still read as plain words in CSV files and printed rows."""
+
 import csv
 import io
 

@@ -1,4 +1,5 @@
 """Every broken or hostile submission gets its exact outcome, and the cohort around them is graded whole."""
+
 import dataclasses
 import io
 import os
@@ -7,20 +8,28 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from submission_cases import (
+    CELL_TIMEOUT,
+    HONEST,
+    NOTE_PATHS,
+    NOTEBOOKS,
+    TARGET,
+    Builder,
+    Case,
+    build_case,
+    case_list,
+    full_marks,
+)
 
+from gradekit.authoring.cells import cells_by_grade_id
+from gradekit.authoring.release import new_workspace
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
 from gradekit.grading.gradebook_records import read_record
-from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.grading.progress import Progress
 from gradekit.grading.safe_execute import hidden_test_lines
-from gradekit.authoring.release import new_workspace
 from gradekit.grading.status import Status
-
-from submission_cases import (
-    CELL_TIMEOUT, HONEST, NOTE_PATHS, NOTEBOOKS, TARGET, Builder, Case, build_case, case_list, full_marks,
-)
 
 pytestmark = pytest.mark.nbgrader
 
@@ -96,7 +105,11 @@ def test_no_output_of_any_case_holds_a_line_of_the_hidden_tests(graded):
     for path in sorted(scratch.autograded_dir.glob("*/*/*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
             for output in cell.get("outputs", []):
-                shown = output.get("text", "") + output.get("evalue", "") + "".join(map(str, output.get("data", {}).values()))
+                shown = (
+                    output.get("text", "")
+                    + output.get("evalue", "")
+                    + "".join(map(str, output.get("data", {}).values()))
+                )
                 leaks += [f"{path.parent.parent.name}: {line}" for line in hidden if line in shown]
     assert not leaks
 
@@ -104,7 +117,9 @@ def test_no_output_of_any_case_holds_a_line_of_the_hidden_tests(graded):
 def test_what_the_kernel_prints_during_a_check_never_reaches_the_test_cell(graded):
     """The answer prints what it found, then raises: the test cell shows the diagnosis only."""
     scratch = graded[0]
-    notebook = nbformat.read(scratch.autograded_dir / "reads-the-test-from-the-kernel" / scratch.assignment_id / "010_history.ipynb", 4)
+    notebook = nbformat.read(
+        scratch.autograded_dir / "reads-the-test-from-the-kernel" / scratch.assignment_id / "010_history.ipynb", 4
+    )
     outputs = cells_by_grade_id(notebook)["test_gradient_at"].outputs
     assert [output.output_type for output in outputs] == ["error"]
     assert outputs[0].evalue.startswith("gradient_at raised ValueError: ")
@@ -128,14 +143,18 @@ def test_shadowing_files_never_reach_the_kernel(graded, course):
 def test_files_opened_in_c_code_are_refused_by_the_system(graded):
     """torch.from_file opens files without an audit event: Landlock refuses the course's files."""
     scratch, _, _, _ = graded
-    notebook = nbformat.read(scratch.autograded_dir / "reads-course-files-from-c" / scratch.assignment_id / f"{TARGET}.ipynb", 4)
+    notebook = nbformat.read(
+        scratch.autograded_dir / "reads-course-files-from-c" / scratch.assignment_id / f"{TARGET}.ipynb", 4
+    )
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
     assert "the gradebook stayed out of reach" in printed and "read the gradebook" not in printed
 
 
 def test_no_kernel_reads_another_processes_environment(graded):
     scratch = graded[0]
-    notebook = nbformat.read(scratch.autograded_dir / "reads-the-graders-environment-from-c" / scratch.assignment_id / "010_history.ipynb", 4)
+    notebook = nbformat.read(
+        scratch.autograded_dir / "reads-the-graders-environment-from-c" / scratch.assignment_id / "010_history.ipynb", 4
+    )
     printed = "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
     assert "other processes' environments: refused refused" in printed
 
@@ -143,7 +162,9 @@ def test_no_kernel_reads_another_processes_environment(graded):
 def test_no_kernel_leaves_a_note_for_the_next(graded):
     """Landlock lets a kernel write only to its private folder and /dev/null: the note is never written."""
     scratch, _, _, _ = graded
-    notebook = nbformat.read(scratch.autograded_dir / "writes-a-note-for-the-next-student" / scratch.assignment_id / f"{TARGET}.ipynb", 4)
+    notebook = nbformat.read(
+        scratch.autograded_dir / "writes-a-note-for-the-next-student" / scratch.assignment_id / f"{TARGET}.ipynb", 4
+    )
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
     assert "left a note" not in printed and printed.count("could not leave a note in") == len(NOTE_PATHS)
     assert not any(Path(note).exists() for note in NOTE_PATHS)

@@ -1,4 +1,5 @@
 """The source notebooks are exactly what their scripts render (no hand edits drift from the scripts)."""
+
 import shutil
 
 import pytest

@@ -1,4 +1,5 @@
 """Forked kernels look, from inside a notebook, like kernels started the usual way."""
+
 import json
 import os
 import time
@@ -9,8 +10,8 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
 from gradekit.course import REPO_ROOT
-from gradekit.nbgrader_cli import grading_environment
 from gradekit.grading.warm_kernels import WarmKernelManager, Zygote, without_secrets
+from gradekit.nbgrader_cli import grading_environment
 
 pytestmark = pytest.mark.notebook
 
@@ -32,8 +33,13 @@ print(json.dumps({
 def _probe(manager_class, folder):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
     env = dict(grading_environment(), PROBE_MARKER="from-the-grader")
-    client = NotebookClient(notebook, kernel_name="python3", kernel_manager_class=manager_class,
-                            resources={"metadata": {"path": str(folder)}}, timeout=60)
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=manager_class,
+        resources={"metadata": {"path": str(folder)}},
+        timeout=60,
+    )
     with client.setup_kernel(env=env):
         client.execute_cell(notebook.cells[0], 0)
     return json.loads(notebook.cells[0].outputs[0]["text"])
@@ -69,8 +75,14 @@ def test_a_memory_bomb_fails_its_cell_and_the_kernel_lives_on(tmp_path):
     after = nbformat.v4.new_code_cell("print('still here')")
     notebook = nbformat.v4.new_notebook(cells=[bomb, after])
     env = dict(grading_environment(), KIT_KERNEL_MEMORY_BYTES=str(4 * 2**30))
-    client = NotebookClient(notebook, kernel_name="python3", kernel_manager_class=WarmKernelManager,
-                            resources={"metadata": {"path": str(tmp_path)}}, timeout=60, allow_errors=True)
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=WarmKernelManager,
+        resources={"metadata": {"path": str(tmp_path)}},
+        timeout=60,
+        allow_errors=True,
+    )
     with client.setup_kernel(env=env):
         for index, cell in enumerate(notebook.cells):
             client.execute_cell(cell, index)
@@ -110,8 +122,13 @@ def _running(pid):
 def test_a_kernel_leads_its_own_group_and_takes_its_orphans_down(tmp_path):
     """A process forked without exec (an unguarded kernel may fork) does not outlive its kernel."""
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(LEAVES_AN_ORPHAN)])
-    client = NotebookClient(notebook, kernel_name="python3", kernel_manager_class=WarmKernelManager,
-                            resources={"metadata": {"path": str(tmp_path)}}, timeout=60)
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=WarmKernelManager,
+        resources={"metadata": {"path": str(tmp_path)}},
+        timeout=60,
+    )
     with client.setup_kernel(env=grading_environment()):
         client.execute_cell(notebook.cells[0], 0)
     seen = json.loads(notebook.cells[0].outputs[0]["text"])

@@ -1,4 +1,5 @@
 """Notebook cells: nbgrader's cell metadata and answer cells rendered from reference functions."""
+
 from __future__ import annotations
 
 import ast
@@ -59,22 +60,16 @@ def _nbgrader(
 
 def markdown_cell(grade_id: str, source: str):
     """A read-only lesson text cell."""
-    return nbformat.v4.new_markdown_cell(
-        source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True)
-    )
+    return nbformat.v4.new_markdown_cell(source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True))
 
 
 def setup_cell(grade_id: str, source: str):
     """A read-only code cell (imports, helpers) that nbgrader restores before grading."""
-    return nbformat.v4.new_code_cell(
-        source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True)
-    )
+    return nbformat.v4.new_code_cell(source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True))
 
 
 def answer_cell(grade_id: str, source: str):
-    return nbformat.v4.new_code_cell(
-        source, metadata=_nbgrader(grade_id, grade=False, solution=True, locked=False)
-    )
+    return nbformat.v4.new_code_cell(source, metadata=_nbgrader(grade_id, grade=False, solution=True, locked=False))
 
 
 def test_cell(grade_id: str, points: float, source: str):
@@ -106,7 +101,8 @@ def cells_by_grade_id(notebook) -> dict:
 
 
 _SOLUTION_REGION = re.compile(
-    rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}\n.*?^[ \t]*{re.escape(END_SOLUTION)}[ \t]*$", re.MULTILINE | re.DOTALL
+    rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}\n.*?^[ \t]*{re.escape(END_SOLUTION)}[ \t]*$",
+    re.MULTILINE | re.DOTALL,
 )
 
 

@@ -4,6 +4,7 @@ The same subjects as the proof (the reference, the blank stubs, every negative
 control) run each notebook script in this process (checks_in_process), their
 outcomes become grades, and the proof's own `check_subject` judges them.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,7 +36,9 @@ class CheckResult:
         return not self.violations
 
 
-def check_course(course: Course, manifest: Manifest, scripts_dir: Path = SCRIPTS_DIR, complete: bool = True) -> CheckResult:
+def check_course(
+    course: Course, manifest: Manifest, scripts_dir: Path = SCRIPTS_DIR, complete: bool = True
+) -> CheckResult:
     """Run every subject of the proof in this process and apply the proof's rules to the results."""
     started = time.monotonic()
     load_support_modules(course.source_dir)
@@ -60,7 +63,9 @@ def subject_grades(course: Course, manifest: Manifest, scripts: dict, subject: S
     return SubmissionGrades(subject.student_id, tuple(cells))
 
 
-def subject_answers(course: Course, manifest: Manifest, script: tuple[ScriptCell, ...], subject: Subject, notebook: str) -> dict[str, str]:
+def subject_answers(
+    course: Course, manifest: Manifest, script: tuple[ScriptCell, ...], subject: Subject, notebook: str
+) -> dict[str, str]:
     """What the subject puts in each answer cell: the proof's own answer text, or the release's stubs."""
     if subject.student_id == BLANK_ID:
         return {c.grade_id: stub_solutions(answer_text(c), course.code_stub) for c in script if c.role is Role.ANSWER}

@@ -27,6 +27,7 @@ subject the same grades, tests/test_check_course_against_proof.py):
   answer changes would leak into the next run, and the support modules
   (autograd_checks, local_digits) are loaded once, not once per notebook.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -72,7 +73,9 @@ def load_support_modules(source_dir: Path) -> None:
         spec.loader.exec_module(module)
 
 
-def run_checks(script: tuple[ScriptCell, ...], answers: dict[str, str], label: str = "notebook") -> tuple[TestOutcome, ...]:
+def run_checks(
+    script: tuple[ScriptCell, ...], answers: dict[str, str], label: str = "notebook"
+) -> tuple[TestOutcome, ...]:
     """Run the script with `answers` (answer cell -> its text); one outcome per test cell, in order."""
     outcomes = []
     with _notebook_module() as namespace, _fresh_torch_state(), warnings.catch_warnings(record=True) as shown:

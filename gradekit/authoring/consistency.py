@@ -3,6 +3,7 @@
 Each function returns a list of problems (empty when all agree), so the proof
 harness can report them all at once and tests can assert on them.
 """
+
 from __future__ import annotations
 
 import ast
@@ -88,7 +89,9 @@ def static_problems(course: Course, manifest: Manifest, complete: bool = True) -
     return problems + catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir)
 
 
-def catalog_problems(manifest: Manifest, catalog: dict, controls: tuple[NegativeControl, ...], source_dir: Path) -> list[str]:
+def catalog_problems(
+    manifest: Manifest, catalog: dict, controls: tuple[NegativeControl, ...], source_dir: Path
+) -> list[str]:
     """Ids resolve in the catalog; every declared target is proven by a control that fails that cell."""
     problems = []
     targets = {t.cell: set(t.targets) for e in manifest.exercises for t in e.tests}
@@ -102,7 +105,9 @@ def catalog_problems(manifest: Manifest, catalog: dict, controls: tuple[Negative
                 problems.append(f"control {control.name} fails {cell}, which does not target {control.misconception!r}")
     proven = {(cell, c.misconception) for c in controls for cell in c.fails}
     for cell, ids in targets.items():
-        problems += [f"{cell} targets {m!r} but no negative control proves it" for m in sorted(ids) if (cell, m) not in proven]
+        problems += [
+            f"{cell} targets {m!r} but no negative control proves it" for m in sorted(ids) if (cell, m) not in proven
+        ]
     for entry in manifest.notebooks:
         named = set(_named_in_tests(source_notebook(source_dir, entry.name)))
         problems += [f"{entry.name} names {m!r}, which is not in the catalog" for m in sorted(named - catalog.keys())]
@@ -132,7 +137,9 @@ def _ids_in(node) -> list[str]:
         name = getattr(node.func, "id", getattr(node.func, "attr", None))
         if name in _NAMING_CALLS:
             position = _NAMING_CALLS[name]
-            candidates = node.args[position : position + 1] + [k.value for k in node.keywords if k.arg == "misconception"]
+            candidates = node.args[position : position + 1] + [
+                k.value for k in node.keywords if k.arg == "misconception"
+            ]
             return [c.value for c in candidates if isinstance(c, ast.Constant) and isinstance(c.value, str)]
     # Error tables: (substring, misconception, message) triples whose middle is shaped like an id.
     if isinstance(node, ast.Tuple) and len(node.elts) == 3:

@@ -19,6 +19,7 @@ an empty line. An answer cell's body is the import of its reference functions
 (`from solutions.reference.history import float64_leaf`), so the script runs
 top to bottom against the reference and the answer text lives only there.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -107,7 +108,7 @@ def _cell(header: str, body: list[str], where: str) -> ScriptCell:
 
 
 def _parse_header(header: str, where: str) -> tuple[Role, str, dict[str, str]]:
-    words = header[len(HEADER_PREFIX):].split()
+    words = header[len(HEADER_PREFIX) :].split()
     markdown = bool(words) and words[0] == MARKDOWN_TAG
     words = words[1:] if markdown else words
     plain = [w for w in words if "=" not in w]

@@ -1,4 +1,5 @@
 """A course directory of its own for a grading run, built from the committed source."""
+
 from __future__ import annotations
 
 import shutil
@@ -45,7 +46,9 @@ def copy_source(course: Course, root: Path, notebooks: tuple[str, ...]) -> Cours
     shutil.copytree(
         course.source_dir,
         moved.source_dir,
-        ignore=lambda folder, names: _generated_files(folder, names) | {n for n in names if n.endswith(".ipynb") and n not in keep},
+        ignore=lambda folder, names: (
+            _generated_files(folder, names) | {n for n in names if n.endswith(".ipynb") and n not in keep}
+        ),
     )
     return moved
 

@@ -4,6 +4,7 @@ Each cell gets its grade id as its cell id, so rendering the same script twice
 gives the same file. Answer cells are rendered from the reference functions
 that their script body imports, with the body between solution markers.
 """
+
 from __future__ import annotations
 
 import ast
@@ -62,7 +63,9 @@ def answer_import(cell: ScriptCell) -> tuple[str, tuple[str, ...]]:
     """The reference module and function names an answer cell's body imports."""
     statements = ast.parse(cell.body).body
     if len(statements) != 1 or not isinstance(statements[0], ast.ImportFrom):
-        raise ScriptError(f"answer cell {cell.grade_id}: the body must be one `from {REFERENCE_PACKAGE}.<module> import ...`")
+        raise ScriptError(
+            f"answer cell {cell.grade_id}: the body must be one `from {REFERENCE_PACKAGE}.<module> import ...`"
+        )
     statement = statements[0]
     if not (statement.module or "").startswith(REFERENCE_PACKAGE + ".") or any(a.asname for a in statement.names):
         raise ScriptError(f"answer cell {cell.grade_id}: import reference functions by name from {REFERENCE_PACKAGE}")

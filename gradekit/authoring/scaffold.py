@@ -6,6 +6,7 @@ and a negative control. Every placeholder fails on purpose: the reference
 raises, the hidden test cannot pass, the control names nothing, so `gradekit
 check` reports the exercise until the course lead has written all of it.
 """
+
 from __future__ import annotations
 
 import keyword

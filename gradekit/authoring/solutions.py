@@ -1,4 +1,5 @@
 """Access to the reference solutions, the negative controls and the correct alternatives in solutions/."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -62,7 +63,7 @@ def load_controls(manifest: Manifest) -> tuple[NegativeControl, ...]:
 
 
 def _alternatives_module(controls_module: str) -> ModuleType | None:
-    name = ALTERNATIVES_PACKAGE + controls_module[controls_module.rindex("."):]
+    name = ALTERNATIVES_PACKAGE + controls_module[controls_module.rindex(".") :]
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as missing:
@@ -73,7 +74,8 @@ def _alternatives_module(controls_module: str) -> ModuleType | None:
 
 def _controls_in(module: ModuleType, notebook: str, mark: str) -> list[NegativeControl]:
     marked = [
-        f for f in vars(module).values()
+        f
+        for f in vars(module).values()
         if inspect.isfunction(f) and hasattr(f, mark) and f.__module__ == module.__name__
     ]
     marked.sort(key=lambda f: f.__code__.co_firstlineno)

@@ -1,4 +1,5 @@
 """Write the source notebooks from their scripts (solutions/notebooks/) and the reference solutions."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,7 +43,8 @@ def notebook_drift(source_dir: Path, scripts_dir: Path = SCRIPTS_DIR) -> list[st
         if not target.exists() or target.read_text() != rendered_text(script):
             problems.append(f"{script.stem}.ipynb differs from its script; run `python -m gradekit sync`")
     problems += [
-        f"{path.name} has no script in solutions/notebooks/" for path in sorted(Path(source_dir).glob("*.ipynb"))
+        f"{path.name} has no script in solutions/notebooks/"
+        for path in sorted(Path(source_dir).glob("*.ipynb"))
         if path.stem not in stems
     ]
     return problems

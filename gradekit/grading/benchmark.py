@@ -5,6 +5,7 @@ checks that the two gradebooks hold identical grades and prints submissions
 per minute for each, their ratio, and the per-notebook floor (the time to run
 a notebook's cells in an already started kernel).
 """
+
 from __future__ import annotations
 
 import io
@@ -17,16 +18,23 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.grading.cohort import grade_cohort, submitted_students
+from gradekit.authoring.release import clone_workspace, new_workspace
+from gradekit.authoring.solutions import load_controls
 from gradekit.course import CONFIG_FILE, Course
+from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook_records import read_record
+from gradekit.grading.progress import Progress
 from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import grading_environment, run_nbgrader
-from gradekit.grading.progress import Progress
-from gradekit.authoring.solutions import load_controls
-from gradekit.proof.subjects import Subject, answer_sources, fill_answers, first_controls, proof_subjects, write_submission
-from gradekit.authoring.release import clone_workspace, new_workspace
+from gradekit.proof.subjects import (
+    Subject,
+    answer_sources,
+    fill_answers,
+    first_controls,
+    proof_subjects,
+    write_submission,
+)
 
 
 def benchmark_subjects(manifest: Manifest, controls_per_notebook: int) -> tuple[Subject, ...]:
@@ -77,8 +85,14 @@ def notebook_floors(course: Course, manifest: Manifest) -> dict[str, float]:
     kernel_settings = course_kernel_settings()
     for entry in manifest.notebooks:
         notebook = fill_answers(course.release_dir / f"{entry.name}.ipynb", answer_sources(manifest, entry.name, None))
-        client = NotebookClient(notebook, timeout=course.cell_timeout, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(folder)}}, config=kernel_settings)
+        client = NotebookClient(
+            notebook,
+            timeout=course.cell_timeout,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(folder)}},
+            config=kernel_settings,
+        )
         with client.setup_kernel(env=grading_environment()):
             started = time.monotonic()
             for index, cell in enumerate(notebook.cells):

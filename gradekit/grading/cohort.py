@@ -4,16 +4,18 @@ Workers grade in private directories; the coordinator alone writes to the
 course: the graded files under autograded/ and the grades in the gradebook.
 Rows come out ordered by student id, whatever order the workers finish in.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import shutil
 import time
 from pathlib import Path
-from typing import Protocol, Iterable, Iterator
+from typing import Iterable, Iterator, Protocol
 
 from nbgrader.api import MissingEntry
 
+from gradekit.authoring.release import build_release, copy_source, new_workspace
 from gradekit.course import Course
 from gradekit.grading.gradebook import SubmissionGrades, open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
@@ -21,7 +23,6 @@ from gradekit.grading.internal_errors import LOG_NAME, record_internal_errors
 from gradekit.grading.progress import Progress
 from gradekit.grading.status import Status
 from gradekit.grading.submission_grader import GradedSubmission, write_settings
-from gradekit.authoring.release import build_release, copy_source, new_workspace
 
 TEMPLATE_DIR = ".grading-template"
 
@@ -84,8 +85,12 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def grade_cohort(
-    course: Course, executor: Executor, notebooks: tuple[str, ...], progress: Progress | None = None,
-    cell_timeout: int | None = None, error_log: Path | None = None,
+    course: Course,
+    executor: Executor,
+    notebooks: tuple[str, ...],
+    progress: Progress | None = None,
+    cell_timeout: int | None = None,
+    error_log: Path | None = None,
 ) -> CohortResult:
     """Grade every submission; `cell_timeout` (seconds) overrides the course's limit for this run.
 
@@ -155,4 +160,6 @@ def _store(course: Course, graded: GradedSubmission) -> None:
 
 
 def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow:
-    return CohortRow(graded.student_id, graded.status, graded.message, grades, graded.worker, graded.notes, graded.findings)
+    return CohortRow(
+        graded.student_id, graded.status, graded.message, grades, graded.worker, graded.notes, graded.findings
+    )

@@ -3,6 +3,7 @@
 Both run the same `ScratchGrader` and yield `GradedSubmission`s as they finish;
 a worker keeps its grader (and so its loaded nbgrader) for all its tasks.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -15,9 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from gradekit.nbgrader_cli import grading_environment
 from gradekit.grading.internal_errors import crashed
 from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader
+from gradekit.nbgrader_cli import grading_environment
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
@@ -85,7 +86,10 @@ class LocalExecutor:
         # Forked workers start with what this process has imported (nbgrader above all).
         context = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
-            futures = {pool.submit(self.task, str(template_root), str(folder), student): (folder, student) for folder, student in tasks}
+            futures = {
+                pool.submit(self.task, str(template_root), str(folder), student): (folder, student)
+                for folder, student in tasks
+            }
             for future in concurrent.futures.as_completed(futures):
                 try:
                     yield futures[future], future.result()
@@ -107,7 +111,9 @@ class DaskExecutor:
         from distributed import as_completed
 
         futures = {
-            self.client.submit(grade_task, str(template_root), str(folder), student, key=f"grade-{student}", pure=False): student
+            self.client.submit(
+                grade_task, str(template_root), str(folder), student, key=f"grade-{student}", pure=False
+            ): student
             for folder, student in tasks
         }
         for future in as_completed(futures):

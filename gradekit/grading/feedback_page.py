@@ -4,6 +4,7 @@ per graded cell naming what its check found, and math typeset without the networ
 nbgrader_config.py makes this nbgrader's feedback exporter. Like preprocessors.py, the module
 imports nothing of the kit: the configuration loads it by its path.
 """
+
 import os
 import re
 
@@ -37,7 +38,7 @@ def _error_finding(error) -> str:
     message = error.get("evalue", "")
     tag = MISCONCEPTION_TAG.match(message)
     if tag:
-        return f"{tag.group(1)}: {message[tag.end():]}"
+        return f"{tag.group(1)}: {message[tag.end() :]}"
     return f"{error.get('ename', 'Error')}: {message}"
 
 

@@ -4,6 +4,7 @@ The course's page (formgrader_templates/formgrade/) only swaps the MathJax addre
 one the TA's Jupyter server serves, so grading works without the network. nbgrader_config.py
 loads this module by its path; like preprocessors.py it imports nothing of the kit.
 """
+
 import os
 
 import nbgrader

@@ -1,4 +1,5 @@
 """Scores as nbgrader's gradebook holds them, joined with the diagnoses from the graded notebooks."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,8 +9,8 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from gradekit.course import Course
-from gradekit.report.diagnoses import diagnoses_by_cell
 from gradekit.nbgrader_cli import with_tools_first
+from gradekit.report.diagnoses import diagnoses_by_cell
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,6 +4,7 @@ A worker grades in a private course directory; its records are copied into the
 course's own gradebook afterwards, so the gradebook ends up exactly as a serial
 `nbgrader autograde` leaves it, whatever order or machine the work ran on.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -61,8 +62,7 @@ def _notebook_record(notebook) -> NotebookRecord:
         for g in sorted(notebook.grades, key=lambda g: g.name)
     )
     comments = tuple(
-        CommentRecord(c.name, c.auto_comment, c.manual_comment)
-        for c in sorted(notebook.comments, key=lambda c: c.name)
+        CommentRecord(c.name, c.auto_comment, c.manual_comment) for c in sorted(notebook.comments, key=lambda c: c.name)
     )
     return NotebookRecord(notebook.name, bool(notebook.flagged), notebook.late_submission_penalty, grades, comments)
 

@@ -22,6 +22,7 @@ the student wrote is also read for special methods that let a value pass a
 comparison it should fail (`__eq__`, `__bool__`, `__torch_function__`, ...):
 no exercise needs them, so naming one is a finding that flags the submission.
 """
+
 from __future__ import annotations
 
 import ast
@@ -42,8 +43,20 @@ SECRET = "submission_secret.txt"
 SECRET_CHARACTERS = set("0123456789abcdef")
 # Special methods that change what comparing, testing or type-checking a value means.
 FORGING_METHODS = {
-    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__hash__",
-    "__instancecheck__", "__subclasscheck__", "__torch_function__", "__torch_dispatch__", "__array_function__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__bool__",
+    "__len__",
+    "__hash__",
+    "__instancecheck__",
+    "__subclasscheck__",
+    "__torch_function__",
+    "__torch_dispatch__",
+    "__array_function__",
     "__array_ufunc__",
 }
 QUIET_NAMES = {".ipynb_checkpoints", ".DS_Store", "__pycache__"}
@@ -86,7 +99,11 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     if problem:
         return Intake((), None, (), problem)
     secret = submission_secret(submission) if SECRET in present else None
-    extras = [n for n in present if n not in (TIMESTAMP, SECRET) and not (n.endswith(".ipynb") and n[: -len(".ipynb")] in expected)]
+    extras = [
+        n
+        for n in present
+        if n not in (TIMESTAMP, SECRET) and not (n.endswith(".ipynb") and n[: -len(".ipynb")] in expected)
+    ]
     if extras:
         notes.append(f"not graded (not part of the assignment): {', '.join(extras)}")
     notebooks = []
@@ -102,12 +119,16 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         release = nbformat.read(release_dir / f"{name}.ipynb", as_version=4)
         findings.extend(f"{name}: {finding}" for finding in forging_methods(student, release))
         notebooks.append((name, repair(student, release, name, notes)))
-    missing = [name for name in expected if not (submission / f"{name}.ipynb").is_file() and f"{name}.ipynb" not in links]
+    missing = [
+        name for name in expected if not (submission / f"{name}.ipynb").is_file() and f"{name}.ipynb" not in links
+    ]
     if missing and notebooks:
         notes.append(f"not submitted (scores 0): {', '.join(missing)}")
     if not notebooks:
         found = ", ".join(entries)
-        return Intake((), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})")
+        return Intake(
+            (), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})"
+        )
     timestamp = (submission / TIMESTAMP).read_text() if TIMESTAMP in present else None
     return Intake(tuple(notebooks), timestamp, tuple(notes), None, tuple(findings), secret)
 
@@ -135,7 +156,9 @@ def _refused_link_note(path: Path, expected: list[str]) -> str:
     except OSError:
         target = os.path.realpath(path)
     graded = path.suffix == ".ipynb" and path.stem in expected
-    return f"{path.name} is a symbolic link to {target[:120]!r}: refused, not followed" + ("; it scores 0" if graded else "")
+    return f"{path.name} is a symbolic link to {target[:120]!r}: refused, not followed" + (
+        "; it scores 0" if graded else ""
+    )
 
 
 def _read_notebook(path: Path):
@@ -171,7 +194,9 @@ def repair(student, release, name: str, notes: list[str]):
             original = by_cell_id.get(cell.get("id"))
             if original is not None and grade_id_of(original) and grade_id_of(original) not in seen:
                 cell.metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])
-                notes.append(f"{name}: cell {grade_id!r} had its grade id changed; restored to {grade_id_of(original)!r}")
+                notes.append(
+                    f"{name}: cell {grade_id!r} had its grade id changed; restored to {grade_id_of(original)!r}"
+                )
             else:
                 del cell.metadata["nbgrader"]
                 notes.append(f"{name}: unknown graded cell {grade_id!r} is run as ordinary code")

@@ -3,6 +3,7 @@
 Workers only format the traceback and send it back with the row; the coordinator
 alone writes the log, so a run on a cluster keeps its tracebacks too.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,8 +21,14 @@ LOG_NAME = "internal-errors.log"
 def crashed(student_id: str, error: BaseException, worker: str = "") -> GradedSubmission:
     """A failed row for a submission our own code could not grade, carrying the formatted traceback."""
     return GradedSubmission(
-        student_id, Status.FAILED, f"internal error of the grader: {type(error).__name__}: {error}", None, (), 0.0,
-        worker, internal_error="".join(traceback.format_exception(error)),
+        student_id,
+        Status.FAILED,
+        f"internal error of the grader: {type(error).__name__}: {error}",
+        None,
+        (),
+        0.0,
+        worker,
+        internal_error="".join(traceback.format_exception(error)),
     )
 
 

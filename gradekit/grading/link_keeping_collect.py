@@ -8,6 +8,7 @@ that whole folder. Kept as a link, intake refuses it when the submission is
 graded. Like preprocessors.py, this module imports nothing of the kit: the
 configuration loads it by its path.
 """
+
 import os
 import shutil
 
@@ -20,10 +21,14 @@ class LinkKeepingCollect(ExchangeCollect):
         size = self.get_size(src)
         if size > 1000 * self.coursedir.max_dir_size:
             self.log.error("Directory size is too big")
-            raise RuntimeError(f"Directory size is too big. Size is {size}, maximum size is {1000 * self.coursedir.max_dir_size}")
+            raise RuntimeError(
+                f"Directory size is too big. Size is {size}, maximum size is {1000 * self.coursedir.max_dir_size}"
+            )
         ignore = ignore_patterns(
-            exclude=self.coursedir.ignore, include=self.coursedir.include,
-            max_file_size=self.coursedir.max_file_size, log=self.log,
+            exclude=self.coursedir.ignore,
+            include=self.coursedir.include,
+            max_file_size=self.coursedir.max_file_size,
+            log=self.log,
         )
         shutil.copytree(src, dest, symlinks=True, ignore=ignore)
         if self.coursedir.groupshared:

@@ -1,23 +1,28 @@
 """The TA's one command: collect, autograde the cohort, generate feedback, export grades, write the class report."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from gradekit.catalog import load_catalog
-from gradekit.report.class_report import write_class_report
-from gradekit.report.similarity_page import write_similarity_report
+from gradekit.course import Course
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.status import Status
 from gradekit.lms.export_step import export_for_lms
-from gradekit.course import Course
 from gradekit.manifest import Manifest
 from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.report.class_report import write_class_report
+from gradekit.report.similarity_page import write_similarity_report
 from gradekit.report.tables import student_table
 
 
 def grade_and_report(
-    course: Course, manifest: Manifest, executor: Executor, collect: bool = False, cell_timeout: int | None = None,
+    course: Course,
+    manifest: Manifest,
+    executor: Executor,
+    collect: bool = False,
+    cell_timeout: int | None = None,
 ) -> CohortResult:
     if collect:
         run_nbgrader(course, "collect", course.assignment_id)
@@ -29,9 +34,16 @@ def grade_and_report(
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
     lms_file = export_for_lms(course)
     # Written before the class report, which links the page when it is there.
-    similarity = write_similarity_report(course.submitted_dir, course.release_dir, course.assignment_id, report_dir(course))
+    similarity = write_similarity_report(
+        course.submitted_dir, course.release_dir, course.assignment_id, report_dir(course)
+    )
     report = write_class_report(
-        report_dir(course), manifest, result.rows, load_catalog(), course.feedback_dir, course.assignment_id,
+        report_dir(course),
+        manifest,
+        result.rows,
+        load_catalog(),
+        course.feedback_dir,
+        course.assignment_id,
     )
     statuses = {row.student_id: row.status for row in result.rows}
     graded = [row.grades for row in result.rows if row.grades]

@@ -3,6 +3,7 @@
 This module imports nothing of the kit: the configuration loads it by its path,
 so that plain nbgrader can use it without the kit on its import path.
 """
+
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
@@ -31,7 +32,10 @@ class LimitOutputSize(NbGraderPreprocessor):
     def _cut(self, text):
         if len(text) <= self.max_characters:
             return text
-        return text[: self.max_characters] + f"\n... [{len(text) - self.max_characters} more characters cut by the grader]\n"
+        return (
+            text[: self.max_characters]
+            + f"\n... [{len(text) - self.max_characters} more characters cut by the grader]\n"
+        )
 
 
 class DiagnosesOnly(NbGraderPreprocessor):

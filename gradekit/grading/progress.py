@@ -1,12 +1,13 @@
 """Progress of a cohort run for the TA: done, failed, flagged, and an estimate of the time left."""
+
 from __future__ import annotations
 
 import sys
 import time
 from typing import TextIO
 
-from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.status import Status
+from gradekit.grading.submission_grader import GradedSubmission
 
 
 class Progress:

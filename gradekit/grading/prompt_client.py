@@ -7,6 +7,7 @@ a kernel_info request on the shell channel and reported itself idle after that
 request on IOPub. The second condition proves IOPub is subscribed, so no
 output of the first cell can be missed.
 """
+
 from __future__ import annotations
 
 import time

@@ -15,6 +15,7 @@ On top of the warm, forked kernels (warm_kernels.py):
 Each notebook's outcome is appended to `REPORTS`, which the scratch grader
 reads and clears per submission (grading runs in this same process).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -279,7 +280,9 @@ class SafeExecute(WarmExecute):
         if not self._stopped:
             for nonce, cell in self._probes.items():
                 if nonce not in answered:
-                    findings[f"the integrity check got no answer after {cell} (the audit machinery was replaced)"] = None
+                    findings[f"the integrity check got no answer after {cell} (the audit machinery was replaced)"] = (
+                        None
+                    )
         log.unlink(missing_ok=True)
         return tuple(f"{self._notebook}: {finding}" for finding in findings)
 
@@ -326,7 +329,9 @@ def _read_reply(path: Path) -> bytes:
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
-        raise CrossingError("the kernel gave no answer (its answering function failed, or was removed or replaced)") from None
+        raise CrossingError(
+            "the kernel gave no answer (its answering function failed, or was removed or replaced)"
+        ) from None
     with os.fdopen(handle, "rb") as reply:
         info = os.fstat(reply.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REPLY_BYTES:

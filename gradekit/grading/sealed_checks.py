@@ -14,6 +14,7 @@ What the kernel reports about its own objects (leafness, `grad_fn`, `.grad`,
 `_version`, storage sharing, hooks that fired) is still the kernel's word:
 tamper-evident through the guard's probes, not tamper-proof.
 """
+
 from __future__ import annotations
 
 import ast

@@ -1,4 +1,5 @@
 """The status of one submission's row in a cohort run."""
+
 import enum
 
 

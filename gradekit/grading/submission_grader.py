@@ -5,6 +5,7 @@ configuration are loaded once per worker instead of once per submission.
 Whatever nbgrader writes stays in the scratch directory; the results travel
 back as plain values (the gradebook record and the graded files).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,11 +26,10 @@ from traitlets.config.loader import PyFileConfigLoader
 from gradekit.course import CONFIG_FILE, Course, load_course
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.intake import Intake, take_in
-from gradekit.grading.status import Status
-from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
-
+from gradekit.grading.status import Status
+from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -68,7 +68,10 @@ def write_settings(template_root: Path, cell_timeout: int, protected_roots: tupl
     `protected_roots` are folders of the course being graded (its root, its
     exchange) that no kernel may read, wherever they lie.
     """
-    settings = {"cell_timeout": int(cell_timeout), "protected_roots": [str(Path(root).resolve()) for root in protected_roots]}
+    settings = {
+        "cell_timeout": int(cell_timeout),
+        "protected_roots": [str(Path(root).resolve()) for root in protected_roots],
+    }
     (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
 
 
@@ -89,8 +92,10 @@ def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = 
 
         from gradekit.grading.safe_execute import SafeExecute
 
-        steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else (
-            Autograde.class_traits()["autograde_preprocessors"].default()
+        steps = (
+            config.Autograde.autograde_preprocessors
+            if "autograde_preprocessors" in config.Autograde
+            else (Autograde.class_traits()["autograde_preprocessors"].default())
         )
         config.Autograde.autograde_preprocessors = [SafeExecute if step is Execute else step for step in steps]
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
@@ -104,7 +109,9 @@ class ScratchGrader:
             shutil.rmtree(scratch_root)
         # Kept in memory and written afresh for every submission: nothing one student's
         # code might change in the scratch course can reach the next student.
-        self.pristine = _files(template_root / "source", template_root) + _files(template_root / "gradebook.db", template_root)
+        self.pristine = _files(template_root / "source", template_root) + _files(
+            template_root / "gradebook.db", template_root
+        )
         for relative, content in self.pristine:
             if relative.endswith(".ipynb"):
                 notebook = nbformat.reads(content.decode(), as_version=4)
@@ -113,7 +120,9 @@ class ScratchGrader:
                     SEALED_SOURCES[Path(relative).stem] = notebook
         if warm_kernels:
             folder = template_root / "source" / self.course.assignment_id
-            SEALED_HELPERS.update({name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()})
+            SEALED_HELPERS.update(
+                {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
+            )
         settings_file = template_root / SETTINGS_FILE
         settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
         self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
@@ -145,9 +154,15 @@ class ScratchGrader:
                 record = withhold(record, flagged)
             graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
             return GradedSubmission(
-                student_id, Status.FLAGGED if findings else Status.GRADED,
+                student_id,
+                Status.FLAGGED if findings else Status.GRADED,
                 ("grade withheld for a TA: " + "; ".join(findings)) if findings else "",
-                record, _files(graded_dir), time.monotonic() - started, WORKER_ID, intake.notes + notes, findings,
+                record,
+                _files(graded_dir),
+                time.monotonic() - started,
+                WORKER_ID,
+                intake.notes + notes,
+                findings,
             )
         except Exception as error:  # our own failure: it must not take the worker down, and its traceback is kept
             message = f"internal error of the grader: {type(error).__name__}: {error}"
@@ -203,14 +218,22 @@ class ScratchGrader:
             path.write_bytes(content)
 
     def _failed(
-        self, student_id: str, message: str, started: float, notes: tuple[str, ...] = (), internal_error: str = "",
+        self,
+        student_id: str,
+        message: str,
+        started: float,
+        notes: tuple[str, ...] = (),
+        internal_error: str = "",
     ) -> GradedSubmission:
         seconds = time.monotonic() - started
-        return GradedSubmission(student_id, Status.FAILED, message, None, (), seconds, WORKER_ID, notes, internal_error=internal_error)
+        return GradedSubmission(
+            student_id, Status.FAILED, message, None, (), seconds, WORKER_ID, notes, internal_error=internal_error
+        )
 
 
 def withhold(record: SubmissionRecord, notebooks: set[str]) -> SubmissionRecord:
     """The record with `notebooks` flagged and every one of their grades waiting for a TA."""
+
     def held(notebook: NotebookRecord) -> NotebookRecord:
         if notebook.name not in notebooks:
             return notebook

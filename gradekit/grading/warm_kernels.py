@@ -9,6 +9,7 @@ Anything other than a plain `python -m ipykernel_launcher` kernel is started
 the usual way. Either way the kernel leads its own process group, and
 whatever is left in that group is killed when the kernel is cleaned up.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -48,11 +49,17 @@ class Zygote:
         self.lock = threading.Lock()
         self.process = subprocess.Popen(
             [sys.executable, "-c", ZYGOTE_SOURCE],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/", env=env, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd="/",
+            env=env,
+            text=True,
         )
         self._reply()  # {"ready": true} once the imports are done
 
-    def spawn(self, argv: list[str], cwd: str, env: dict[str, str], guard: str | None = None, private_tmp: str | None = None) -> int:
+    def spawn(
+        self, argv: list[str], cwd: str, env: dict[str, str], guard: str | None = None, private_tmp: str | None = None
+    ) -> int:
         request = {"argv": argv, "cwd": cwd, "env": env, "guard": guard}
         if private_tmp:
             request.update(answer_server=str(ANSWER_SERVER_FILE), private_tmp=private_tmp)

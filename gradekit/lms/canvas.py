@@ -5,6 +5,7 @@ grades in the Gradebook?"): the five columns that identify a student, then one c
 assignment headed "Assignment Name (canvas assignment id)". A column without an id makes Canvas
 create a new assignment; a blank cell leaves that grade as Canvas has it.
 """
+
 from __future__ import annotations
 
 from gradekit.lms.roster import RosterEntry

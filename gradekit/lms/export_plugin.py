@@ -5,6 +5,7 @@
 Gradebook students the roster does not list are not dropped: they are logged and written to a
 second file beside the import file (see `unmatched_path`), with their scores.
 """
+
 from __future__ import annotations
 
 import csv
@@ -16,8 +17,10 @@ from nbgrader.plugins import ExportPlugin
 from traitlets import Bool, Dict, Enum, Unicode, default
 
 from gradekit.atomic_files import atomic_write
-from gradekit.lms.canvas import IDENTITY_COLUMNS as CANVAS_COLUMNS, canvas_rows
-from gradekit.lms.moodle import IDENTITY_COLUMNS as MOODLE_COLUMNS, moodle_rows
+from gradekit.lms.canvas import IDENTITY_COLUMNS as CANVAS_COLUMNS
+from gradekit.lms.canvas import canvas_rows
+from gradekit.lms.moodle import IDENTITY_COLUMNS as MOODLE_COLUMNS
+from gradekit.lms.moodle import moodle_rows
 from gradekit.lms.roster import RosterError, load_roster
 from gradekit.lms.scores import ScoreTable, format_score, read_scores
 
@@ -63,7 +66,9 @@ class LmsExportPlugin(ExportPlugin):
         write_csv(path, [header, *([s, *map(format_score, table.scores[s])] for s in unmatched)])
         self.log.warning(
             "%d gradebook student(s) are not in the roster, so not in the import file: %s (listed in %s)",
-            len(unmatched), ", ".join(unmatched), path,
+            len(unmatched),
+            ", ".join(unmatched),
+            path,
         )
 
 

@@ -1,4 +1,5 @@
 """The grade command's LMS step: when nbgrader_config.py names a roster, write the LMS import file."""
+
 from __future__ import annotations
 
 import csv

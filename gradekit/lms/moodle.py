@@ -4,6 +4,7 @@ Moodle asks, while importing, which column identifies users and which grade item
 column fills. We write the identifier first, "Email address" (map it to the user's email),
 then one column per grade item named as in nbgrader. A blank cell imports no grade for that user.
 """
+
 from __future__ import annotations
 
 from gradekit.lms.roster import RosterEntry

@@ -1,4 +1,5 @@
 """The roster: one CSV row per enrolled student, mapping nbgrader's student id to the LMS's own columns."""
+
 from __future__ import annotations
 
 import csv

@@ -1,4 +1,5 @@
 """Scores read from nbgrader's gradebook: one total per assignment and, when asked, one score per graded cell."""
+
 from __future__ import annotations
 
 import dataclasses

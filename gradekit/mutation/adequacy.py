@@ -1,4 +1,5 @@
 """One mutation run from end to end: generate the mutants, grade them, apply the reviews, judge."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,12 +27,18 @@ class Adequacy:
 
 
 def measure_adequacy(
-    course: Course, manifest: Manifest, complete: bool = True, progress: Callable[[int, int], None] | None = None,
+    course: Course,
+    manifest: Manifest,
+    complete: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Adequacy:
     started = time.monotonic()
     results = grade_mutants(course, manifest, course_mutants(manifest), progress)
     reviews = load_reviews()
     return Adequacy(
-        results, reviews, notebook_scores(results, reviews), tuple(problems(results, reviews, complete)),
+        results,
+        reviews,
+        notebook_scores(results, reviews),
+        tuple(problems(results, reviews, complete)),
         time.monotonic() - started,
     )

@@ -9,6 +9,7 @@ A survivor is reviewed once, by id, with one of two verdicts and a reason:
 An unreviewed survivor, a reviewed id that no longer exists or is now killed,
 and a notebook under the bar are all problems: the mutation test fails on them.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -69,8 +70,12 @@ def _score(notebook: str, results: list[MutantResult], reviews: dict[str, Review
     survivors = [r.mutant.id for r in results if not r.killed]
     verdicts = [reviews[s].verdict if s in reviews else "unreviewed" for s in survivors]
     return NotebookScore(
-        notebook, len(results), len(results) - len(survivors),
-        verdicts.count("equivalent"), verdicts.count("tolerated"), verdicts.count("unreviewed"),
+        notebook,
+        len(results),
+        len(results) - len(survivors),
+        verdicts.count("equivalent"),
+        verdicts.count("tolerated"),
+        verdicts.count("unreviewed"),
     )
 
 
@@ -79,8 +84,11 @@ def problems(results: tuple[MutantResult, ...], reviews: dict[str, Review], comp
 
     `complete` is False when only some notebooks ran: reviews of the others are not stale then.
     """
-    found = [f"{r.mutant.id} survives unreviewed ({r.mutant.operator}: {r.mutant.change})" for r in results
-             if not r.killed and r.mutant.id not in reviews]
+    found = [
+        f"{r.mutant.id} survives unreviewed ({r.mutant.operator}: {r.mutant.change})"
+        for r in results
+        if not r.killed and r.mutant.id not in reviews
+    ]
     by_id = {r.mutant.id: r for r in results}
     ran = {r.mutant.notebook.split("_")[0] for r in results}
     for review in reviews.values():
@@ -88,8 +96,12 @@ def problems(results: tuple[MutantResult, ...], reviews: dict[str, Review], comp
         if result is None and (complete or review.id.split("-")[0] in ran):
             found.append(f"{review.id} is reviewed but no longer a mutant of the reference: remove its review")
         elif result is not None and result.killed:
-            found.append(f"{review.id} is reviewed as {review.verdict} but is now killed by {', '.join(result.killed_by) or 'the time limit'}: remove its review")
+            found.append(
+                f"{review.id} is reviewed as {review.verdict} but is now killed by {', '.join(result.killed_by) or 'the time limit'}: remove its review"
+            )
     for score in notebook_scores(results, reviews):
         if score.score < REQUIRED_SCORE:
-            found.append(f"{score.notebook}: {score.score:.1%} of non-equivalent mutants killed, below {REQUIRED_SCORE:.0%}")
+            found.append(
+                f"{score.notebook}: {score.score:.1%} of non-equivalent mutants killed, below {REQUIRED_SCORE:.0%}"
+            )
     return found

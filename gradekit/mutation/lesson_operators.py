@@ -7,6 +7,7 @@ used for the tensor, a product's operands swapped or transposed, `sum` for
 `mean`, a graph kept or freed by mistake, `==` where identity was meant, a
 large finite number for minus infinity.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,7 +16,9 @@ import copy
 from gradekit.mutation.operators import DELETE, Operator, with_fields
 
 # Out-of-place tensor methods that have an in-place twin with a trailing underscore.
-IN_PLACE_TWINS = frozenset({"add", "sub", "mul", "div", "neg", "exp", "relu", "clamp", "zero", "fill", "copy", "abs", "pow"})
+IN_PLACE_TWINS = frozenset(
+    {"add", "sub", "mul", "div", "neg", "exp", "relu", "clamp", "zero", "fill", "copy", "abs", "pow"}
+)
 COPIES = frozenset({"clone", "detach", "copy"})
 CONVERSIONS = frozenset({"to", "long", "int", "float", "double", "item", "tolist"})
 TRANSPOSES = frozenset({"T", "mT", "t"})
@@ -31,7 +34,12 @@ def _attribute_call(node, names) -> bool:
 
 
 def _torch_attribute(node, name) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) and node.value.id == "torch"
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "torch"
+    )
 
 
 def _method_call(receiver: ast.expr, name: str, args=()) -> ast.Call:
@@ -50,7 +58,9 @@ def _requires_grad(node):
         flag = _keyword(node, "requires_grad")
         if flag is not None and isinstance(flag.value, ast.Constant) and isinstance(flag.value.value, bool):
             kept = [k for k in node.keywords if k is not flag]
-            return [with_fields(node, keywords=kept + [ast.keyword("requires_grad", ast.Constant(not flag.value.value))])]
+            return [
+                with_fields(node, keywords=kept + [ast.keyword("requires_grad", ast.Constant(not flag.value.value))])
+            ]
     return []
 
 
@@ -81,7 +91,12 @@ def _grad_reset(node):
     """`x.grad = None` written as zeroing in place, or a zeroing written as dropping the gradient."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         target = node.targets[0]
-        if isinstance(target, ast.Attribute) and target.attr == "grad" and isinstance(node.value, ast.Constant) and node.value.value is None:
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "grad"
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is None
+        ):
             return [ast.Expr(_method_call(target, "zero_"))]
     if isinstance(node, ast.Expr) and _attribute_call(node.value, {"zero_"}):
         receiver = node.value.func.value
@@ -108,7 +123,11 @@ def _in_place(node):
     """In place written out of place and back: `a -= b` as `a = a - b`, `x.add_(y)` as `x.add(y)`."""
     if isinstance(node, ast.AugAssign):
         target = with_fields(node.target, ctx=ast.Load())
-        return [ast.Assign([copy.deepcopy(node.target)], ast.BinOp(target, copy.deepcopy(node.op), copy.deepcopy(node.value)))]
+        return [
+            ast.Assign(
+                [copy.deepcopy(node.target)], ast.BinOp(target, copy.deepcopy(node.op), copy.deepcopy(node.value))
+            )
+        ]
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp):
         target, value = node.targets[0], node.value
         if isinstance(target, ast.Name) and isinstance(value.left, ast.Name) and value.left.id == target.id:
@@ -151,8 +170,11 @@ def _operands(node):
     if _attribute_call(node, {"t"}) and not node.args:
         return [copy.deepcopy(node.func.value)]
     if isinstance(node, ast.Call):  # a pair of arguments (inputs, tangents) given in the wrong order
-        return [with_fields(node, args=node.args[:i] + [_swapped(a)] + node.args[i + 1:])
-                for i, a in enumerate(node.args) if isinstance(a, ast.Tuple) and len(a.elts) == 2]
+        return [
+            with_fields(node, args=node.args[:i] + [_swapped(a)] + node.args[i + 1 :])
+            for i, a in enumerate(node.args)
+            if isinstance(a, ast.Tuple) and len(a.elts) == 2
+        ]
     return []
 
 
@@ -170,7 +192,9 @@ def _reduction(node):
 
 def _graph_kept(node):
     """A backward that keeps its graph flipped to free it, or the reverse."""
-    if not _attribute_call(node, {"backward"}) and not (isinstance(node, ast.Call) and _torch_attribute(node.func, "grad")):
+    if not _attribute_call(node, {"backward"}) and not (
+        isinstance(node, ast.Call) and _torch_attribute(node.func, "grad")
+    ):
         return []
     found = []
     for flag in node.keywords:
@@ -188,7 +212,11 @@ def _identity(node):
     if isinstance(right, ast.Constant) and right.value is None:
         return []
     negated = isinstance(node.ops[0], ast.IsNot)
-    equal = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "equal", ast.Load()), [copy.deepcopy(left), copy.deepcopy(right)], [])
+    equal = ast.Call(
+        ast.Attribute(ast.Name("torch", ast.Load()), "equal", ast.Load()),
+        [copy.deepcopy(left), copy.deepcopy(right)],
+        [],
+    )
     return [
         with_fields(node, ops=[ast.NotEq() if negated else ast.Eq()]),
         ast.UnaryOp(ast.Not(), equal) if negated else equal,
@@ -196,14 +224,25 @@ def _identity(node):
 
 
 def _is_minus_infinity(node) -> bool:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and len(node.args) == 1:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "float"
+        and len(node.args) == 1
+    ):
         argument = node.args[0]
         return isinstance(argument, ast.Constant) and str(argument.value).strip().lower() in ("-inf", "-infinity")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = node.operand
         named_inf = isinstance(inner, ast.Attribute) and inner.attr == "inf"
-        float_inf = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "float" \
-            and len(inner.args) == 1 and isinstance(inner.args[0], ast.Constant) and str(inner.args[0].value).lower() == "inf"
+        float_inf = (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id == "float"
+            and len(inner.args) == 1
+            and isinstance(inner.args[0], ast.Constant)
+            and str(inner.args[0].value).lower() == "inf"
+        )
         return named_inf or float_inf
     return False
 
@@ -216,13 +255,19 @@ def _finite_infinity(node):
 LESSON_OPERATORS = (
     Operator("requires-grad", "tracking left off: requires_grad flipped or requires_grad_() dropped", _requires_grad),
     Operator("copy-dropped", ".clone(), .detach() or .copy() left out", _copy_dropped),
-    Operator("conversion-dropped", "a conversion (.to(...), .long(), .double(), .item(), ...) left out", _conversion_dropped),
+    Operator(
+        "conversion-dropped", "a conversion (.to(...), .long(), .double(), .item(), ...) left out", _conversion_dropped
+    ),
     Operator("grad-mode-dropped", "with torch.no_grad() (or another grad mode) left out", _grad_mode_dropped),
     Operator("grad-reset", "grad = None written as zero_() and back", _grad_reset),
     Operator("precision", "float64 as float32, or built in float32 and cast to float64 after", _precision),
     Operator("in-place", "in place written out of place and back", _in_place),
     Operator("data-instead", ".data used for the tensor or for detach()", _data_instead),
-    Operator("operands", "a product's operands swapped or transposed, a transpose left out, a pair argument swapped", _operands),
+    Operator(
+        "operands",
+        "a product's operands swapped or transposed, a transpose left out, a pair argument swapped",
+        _operands,
+    ),
     Operator("reduction", "sum for mean and back", _reduction),
     Operator("graph-kept", "retain_graph or create_graph flipped", _graph_kept),
     Operator("identity", "is written as == or torch.equal", _identity),

@@ -5,6 +5,7 @@ operator. Its id hashes the notebook, the function and the mutated text, so it
 stays the same from run to run until the reference function itself changes:
 the equivalence file can name it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -50,7 +51,9 @@ def course_mutants(manifest: Manifest, operators: tuple[Operator, ...] = OPERATO
     return tuple(found)
 
 
-def function_mutants(notebook: str, function: str, source: str, operators: tuple[Operator, ...] = OPERATORS) -> list[Mutant]:
+def function_mutants(
+    notebook: str, function: str, source: str, operators: tuple[Operator, ...] = OPERATORS
+) -> list[Mutant]:
     """The distinct mutants of one function; a change that writes the same code twice counts once."""
     tree = ast.parse(source)
     original = ast.unparse(tree)
@@ -71,9 +74,15 @@ def function_mutants(notebook: str, function: str, source: str, operators: tuple
 
 def _mutant(notebook: str, function: str, operator: str, original: str, text: str) -> Mutant:
     digest = hashlib.sha256(f"{notebook}/{function}\n{text}".encode()).hexdigest()[:10]
-    diff = "".join(difflib.unified_diff(
-        (original + "\n").splitlines(keepends=True), (text + "\n").splitlines(keepends=True), "reference", "mutant", n=1,
-    ))
+    diff = "".join(
+        difflib.unified_diff(
+            (original + "\n").splitlines(keepends=True),
+            (text + "\n").splitlines(keepends=True),
+            "reference",
+            "mutant",
+            n=1,
+        )
+    )
     return Mutant(f"{notebook.split('_')[0]}-{function}-{digest}", notebook, function, operator, text + "\n", diff)
 
 
@@ -112,7 +121,7 @@ def _mutated_text(tree: ast.AST, path: tuple, replacement) -> str | None:
     else:
         siblings = getattr(parent, field)
         spliced = [] if replacement is DELETE else replacement if isinstance(replacement, list) else [replacement]
-        siblings[index:index + 1] = spliced
+        siblings[index : index + 1] = spliced
         if not siblings:
             siblings.append(ast.Pass())
     try:

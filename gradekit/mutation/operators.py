@@ -6,6 +6,7 @@ zero times, a statement or a `raise` removed, a call's argument left out);
 the code is ours. Each operator maps one syntax node to the nodes that may
 replace it: an empty list leaves it alone, `DELETE` removes a statement.
 """
+
 from __future__ import annotations
 
 import ast
@@ -24,13 +25,26 @@ class Operator:
 
 
 ARITHMETIC_SWAPS = {
-    ast.Add: (ast.Sub,), ast.Sub: (ast.Add,), ast.Mult: (ast.Div,), ast.Div: (ast.Mult,),
-    ast.Pow: (ast.Mult,), ast.FloorDiv: (ast.Div,), ast.MatMult: (ast.Mult,), ast.Mod: (ast.FloorDiv,),
+    ast.Add: (ast.Sub,),
+    ast.Sub: (ast.Add,),
+    ast.Mult: (ast.Div,),
+    ast.Div: (ast.Mult,),
+    ast.Pow: (ast.Mult,),
+    ast.FloorDiv: (ast.Div,),
+    ast.MatMult: (ast.Mult,),
+    ast.Mod: (ast.FloorDiv,),
 }
 COMPARISON_SWAPS = {
-    ast.Lt: (ast.LtE, ast.Gt), ast.LtE: (ast.Lt, ast.GtE), ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE),
-    ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,), ast.Is: (ast.IsNot,), ast.IsNot: (ast.Is,),
-    ast.In: (ast.NotIn,), ast.NotIn: (ast.In,),
+    ast.Lt: (ast.LtE, ast.Gt),
+    ast.LtE: (ast.Lt, ast.GtE),
+    ast.Gt: (ast.GtE, ast.Lt),
+    ast.GtE: (ast.Gt, ast.LtE),
+    ast.Eq: (ast.NotEq,),
+    ast.NotEq: (ast.Eq,),
+    ast.Is: (ast.IsNot,),
+    ast.IsNot: (ast.Is,),
+    ast.In: (ast.NotIn,),
+    ast.NotIn: (ast.In,),
 }
 
 
@@ -101,7 +115,7 @@ def _statement_removed(node):
 def _argument_removed(node):
     if not isinstance(node, ast.Call):
         return []
-    return [with_fields(node, keywords=node.keywords[:i] + node.keywords[i + 1:]) for i in range(len(node.keywords))]
+    return [with_fields(node, keywords=node.keywords[:i] + node.keywords[i + 1 :]) for i in range(len(node.keywords))]
 
 
 def _is_range(node) -> bool:
@@ -130,12 +144,22 @@ def _loop_bound(node):
 
 
 GENERAL_OPERATORS = (
-    Operator("arithmetic", "an arithmetic operator replaced (+ -, * /, ** *, @ *) or a minus sign dropped", _arithmetic),
-    Operator("comparison", "a comparison moved across its boundary or negated (< <=, == !=, is / is not, in / not in)", _comparison),
+    Operator(
+        "arithmetic", "an arithmetic operator replaced (+ -, * /, ** *, @ *) or a minus sign dropped", _arithmetic
+    ),
+    Operator(
+        "comparison",
+        "a comparison moved across its boundary or negated (< <=, == !=, is / is not, in / not in)",
+        _comparison,
+    ),
     Operator("boolean", "and / or swapped, a not dropped, True / False flipped", _boolean),
     Operator("number", "an integer moved by one, a float scaled by ten", _number),
     Operator("string", "a string constant emptied", _string),
-    Operator("statement-removed", "a call made for its effect, a raise, break, continue or attribute assignment left out", _statement_removed),
+    Operator(
+        "statement-removed",
+        "a call made for its effect, a raise, break, continue or attribute assignment left out",
+        _statement_removed,
+    ),
     Operator("argument-removed", "one keyword argument of a call left out", _argument_removed),
     Operator("loop-bound", "a range one step short or long at either end, or a loop that runs zero times", _loop_bound),
 )

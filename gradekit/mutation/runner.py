@@ -5,6 +5,7 @@ function, exactly like a negative control in `gradekit check`. A mutant that
 runs past the time limit counts as killed (real grading would stop it at the
 cell timeout and score the cell zero).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -39,8 +40,11 @@ class MutantResult:
 
 
 def grade_mutants(
-    course: Course, manifest: Manifest, mutants: tuple[Mutant, ...],
-    progress: Callable[[int, int], None] | None = None, time_limit: float = TIME_LIMIT_SECONDS,
+    course: Course,
+    manifest: Manifest,
+    mutants: tuple[Mutant, ...],
+    progress: Callable[[int, int], None] | None = None,
+    time_limit: float = TIME_LIMIT_SECONDS,
 ) -> tuple[MutantResult, ...]:
     load_support_modules(course.source_dir)
     scripts = {entry.name: read_script(SCRIPTS_DIR / f"{entry.name}.py") for entry in manifest.notebooks}

@@ -7,6 +7,7 @@ flags, comments, cell by cell) must be equal. `python -m gradekit prove
 --against-nbgrader` compares all the proof's submissions; the oracle test
 compares a sample in CI.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -19,7 +20,9 @@ from gradekit.grading.gradebook_records import read_record
 from gradekit.nbgrader_cli import run_nbgrader
 
 
-def serial_twin(workspace: Course, root: Path, students: tuple[str, ...], notebooks: tuple[str, ...] | None = None) -> Course:
+def serial_twin(
+    workspace: Course, root: Path, students: tuple[str, ...], notebooks: tuple[str, ...] | None = None
+) -> Course:
     """A twin of the graded `workspace` holding `students` only (and `notebooks`, when given), graded by serial nbgrader."""
     twin = clone_workspace(workspace, root)
     for student in students:
@@ -49,7 +52,10 @@ def disagreements(engine: Course, twin: Course, students: tuple[str, ...], noteb
             elif ours[name] != theirs[name]:
                 differing = [
                     f"{a.cell}: {a.score} vs {b.score}"
-                    for a, b in zip(ours[name].grades, theirs[name].grades) if a != b
+                    for a, b in zip(ours[name].grades, theirs[name].grades)
+                    if a != b
                 ]
-                found.append(f"{student} {name}: sealed and plain differ ({'; '.join(differing) or 'flags or comments'})")
+                found.append(
+                    f"{student} {name}: sealed and plain differ ({'; '.join(differing) or 'flags or comments'})"
+                )
     return found

@@ -6,6 +6,7 @@ students: one synthetic student carries at most one control per notebook. Each
 notebook still runs in a kernel of its own and the rules are checked per
 notebook, so every control keeps a verdict of its own.
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -9,6 +9,7 @@ on the gradebook and the graded notebooks:
 - a negative control loses points on each cell it declares, names its
   misconception there, and keeps full marks on the other cells of its notebook.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,16 +18,16 @@ from pathlib import Path
 from typing import TextIO
 
 from gradekit.authoring.consistency import static_problems
+from gradekit.authoring.release import new_workspace
+from gradekit.authoring.solutions import load_controls
 from gradekit.course import Course
 from gradekit.grading.cohort import CohortResult, CohortRow, grade_cohort
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import SubmissionGrades
 from gradekit.grading.progress import Progress
 from gradekit.manifest import Manifest
-from gradekit.authoring.solutions import load_controls
 from gradekit.proof.packing import SyntheticStudent, pack_subjects, subject_grades
 from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, proof_subjects, write_student
-from gradekit.authoring.release import new_workspace
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,7 +56,12 @@ class ProofResult:
 
 
 def run_proof(
-    course: Course, manifest: Manifest, root: Path, jobs: int, complete: bool = True, progress: TextIO | None = None,
+    course: Course,
+    manifest: Manifest,
+    root: Path,
+    jobs: int,
+    complete: bool = True,
+    progress: TextIO | None = None,
 ) -> ProofResult:
     """Build the release and the synthetic cohort in `root`, grade it with `jobs` workers, and check every rule.
 
@@ -127,9 +133,13 @@ def _check_every_cell(manifest, subject, grades, rule, reason) -> list[Violation
             if grade is None:
                 violations.append(Violation(subject.student_id, where, "not graded"))
             elif grade.max_score != test.points:
-                violations.append(Violation(subject.student_id, where, f"worth {grade.max_score}, manifest says {test.points}"))
+                violations.append(
+                    Violation(subject.student_id, where, f"worth {grade.max_score}, manifest says {test.points}")
+                )
             elif not rule(grade):
-                violations.append(Violation(subject.student_id, where, f"{reason}, got {grade.score}/{grade.max_score}"))
+                violations.append(
+                    Violation(subject.student_id, where, f"{reason}, got {grade.score}/{grade.max_score}")
+                )
     return violations
 
 
@@ -143,12 +153,30 @@ def _check_control(manifest, subject, grades) -> list[Violation]:
             violations.append(Violation(subject.student_id, where, "not graded"))
         elif test.cell in control.fails:
             if grade.full:
-                violations.append(Violation(subject.student_id, where, f"must lose points for {control.misconception}, got full marks"))
+                violations.append(
+                    Violation(
+                        subject.student_id, where, f"must lose points for {control.misconception}, got full marks"
+                    )
+                )
             if control.misconception not in grade.diagnosed:
                 named = ", ".join(grade.diagnosed) or "nothing"
-                violations.append(Violation(subject.student_id, where, f"must name {control.misconception}, named {named}"))
+                violations.append(
+                    Violation(subject.student_id, where, f"must name {control.misconception}, named {named}")
+                )
         elif not grade.full and control.is_alternative:
-            violations.append(Violation(subject.student_id, where, f"a correct alternative must earn full marks, got {grade.score}/{grade.max_score}"))
+            violations.append(
+                Violation(
+                    subject.student_id,
+                    where,
+                    f"a correct alternative must earn full marks, got {grade.score}/{grade.max_score}",
+                )
+            )
         elif not grade.full:
-            violations.append(Violation(subject.student_id, where, f"lost points outside its declared cells ({grade.score}/{grade.max_score})"))
+            violations.append(
+                Violation(
+                    subject.student_id,
+                    where,
+                    f"lost points outside its declared cells ({grade.score}/{grade.max_score})",
+                )
+            )
     return violations

@@ -1,4 +1,5 @@
 """Synthetic submissions built from the release notebooks: reference, blank stubs, negative controls."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,9 +9,9 @@ from pathlib import Path
 import nbformat
 
 from gradekit.authoring.cells import cells_by_grade_id, function_source, join_functions
+from gradekit.authoring.solutions import NegativeControl, reference_function
 from gradekit.course import Course
 from gradekit.manifest import Manifest
-from gradekit.authoring.solutions import NegativeControl, reference_function
 
 REFERENCE_ID = "reference"
 BLANK_ID = "blank"
@@ -69,7 +70,11 @@ def answer_sources(manifest: Manifest, notebook: str, control: NegativeControl |
 def written_answer_sources(manifest: Manifest, notebook: str, source_notebook: Path) -> dict[str, str]:
     """The model text of every free-response answer of `notebook`, as its source notebook holds it."""
     cells = cells_by_grade_id(nbformat.read(source_notebook, as_version=4))
-    return {answer.answer_cell: cells[answer.answer_cell].source for answer in manifest.manual if answer.notebook == notebook}
+    return {
+        answer.answer_cell: cells[answer.answer_cell].source
+        for answer in manifest.manual
+        if answer.notebook == notebook
+    }
 
 
 def fill_answers(release_notebook: Path, sources: dict[str, str]):

@@ -1,4 +1,5 @@
 """The code a student wrote: the answer cells (nbgrader solution cells) of each notebook, as one text per notebook."""
+
 from __future__ import annotations
 
 import ast

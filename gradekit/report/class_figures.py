@@ -1,4 +1,5 @@
 """The figures of the class report, computed once for the page and the CSV files alike."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -82,7 +83,9 @@ class ClassReport:
         return tuple(r.score / self.max_points * 100 for r in graded) if self.max_points else ()
 
 
-def misconception_stats(rows: tuple[CohortRow, ...], catalog: dict[str, Misconception]) -> tuple[MisconceptionStats, ...]:
+def misconception_stats(
+    rows: tuple[CohortRow, ...], catalog: dict[str, Misconception]
+) -> tuple[MisconceptionStats, ...]:
     """Each diagnosed misconception with the students who showed it, most frequent first."""
     students: dict[str, list[str]] = {}
     for row in rows:
@@ -101,8 +104,12 @@ def misconception_stats(rows: tuple[CohortRow, ...], catalog: dict[str, Misconce
 
 
 def class_report(
-    folder: Path, manifest: Manifest, rows: tuple[CohortRow, ...], catalog: dict[str, Misconception],
-    feedback_dir: Path | None = None, assignment_id: str = "",
+    folder: Path,
+    manifest: Manifest,
+    rows: tuple[CohortRow, ...],
+    catalog: dict[str, Misconception],
+    feedback_dir: Path | None = None,
+    assignment_id: str = "",
 ) -> ClassReport:
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     return ClassReport(
@@ -138,8 +145,9 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
         if reasons:
             found.append((row, tuple(reasons)))
     order = {Status.FAILED: 0, Status.FLAGGED: 1, Status.GRADED: 2}
-    return tuple(sorted(found, key=lambda pair: (order[pair[0].status], pair[0].student_id not in lowest, pair[0].score)))
-
+    return tuple(
+        sorted(found, key=lambda pair: (order[pair[0].status], pair[0].student_id not in lowest, pair[0].score))
+    )
 
 
 def decimal(value: float | None) -> str:

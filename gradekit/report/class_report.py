@@ -5,6 +5,7 @@ students.csv, exercises.csv, cells.csv (difficulty and discrimination, see
 item_statistics.py), misconceptions.csv and notes.csv (class_report_files.py).
 Each file is replaced atomically, so a reader never sees half a report.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,8 +18,12 @@ from gradekit.report.class_report_files import write_csv_files, write_page
 
 
 def write_class_report(
-    folder: Path, manifest: Manifest, rows: tuple[CohortRow, ...], catalog: dict[str, Misconception],
-    feedback_dir: Path | None = None, assignment_id: str = "",
+    folder: Path,
+    manifest: Manifest,
+    rows: tuple[CohortRow, ...],
+    catalog: dict[str, Misconception],
+    feedback_dir: Path | None = None,
+    assignment_id: str = "",
 ) -> Path:
     """Write report.html and its CSV files into `folder`; returns report.html.
 

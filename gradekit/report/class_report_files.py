@@ -1,4 +1,5 @@
 """Writing the class report's files: the page and the CSV files with the same figures."""
+
 from __future__ import annotations
 
 import csv
@@ -11,7 +12,17 @@ from gradekit.report.class_report_page import report_page
 from gradekit.report.item_statistics import ItemStats
 
 PAGE = "report.html"
-ITEM_HEADER = ["notebook", "exercise", "cell", "points", "submitted", "full_marks", "difficulty", "discrimination", "remark"]
+ITEM_HEADER = [
+    "notebook",
+    "exercise",
+    "cell",
+    "points",
+    "submitted",
+    "full_marks",
+    "difficulty",
+    "discrimination",
+    "remark",
+]
 
 
 def csv_bytes(header: list[str], lines: list[list]) -> bytes:
@@ -41,19 +52,41 @@ def write_csv_files(folder: Path, report: ClassReport) -> None:
 
 def item_line(item: ItemStats) -> list:
     return [
-        item.notebook, item.exercise, item.cell, f"{item.points:g}", item.submitted, item.full_marks,
-        decimal(item.difficulty), decimal(item.discrimination.value), item.remark,
+        item.notebook,
+        item.exercise,
+        item.cell,
+        f"{item.points:g}",
+        item.submitted,
+        item.full_marks,
+        decimal(item.difficulty),
+        decimal(item.discrimination.value),
+        item.remark,
     ]
 
 
 def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
-    header = ["student_id", "status", "score", "max_score", "misconceptions", "unsubmitted", "message", "notes", "feedback"]
+    header = [
+        "student_id",
+        "status",
+        "score",
+        "max_score",
+        "misconceptions",
+        "unsubmitted",
+        "message",
+        "notes",
+        "feedback",
+    ]
     lines = [
         [
-            r.student_id, r.status, f"{r.score:g}", f"{report.max_points:g}",
+            r.student_id,
+            r.status,
+            f"{r.score:g}",
+            f"{report.max_points:g}",
             " ".join(r.grades.diagnosed) if r.grades else "",
             " ".join(r.grades.unsubmitted) if r.grades else "",
-            r.message, " | ".join(r.notes), report.feedback.first(r.student_id),
+            r.message,
+            " | ".join(r.notes),
+            report.feedback.first(r.student_id),
         ]
         for r in report.rows
     ]
@@ -67,6 +100,4 @@ def misconception_lines(report: ClassReport) -> tuple[list[str], list[list]]:
 
 
 def note_lines(report: ClassReport) -> tuple[list[str], list[list]]:
-    return ["kind", "submissions", "students"], [
-        [g.kind, len(g.students), " ".join(g.students)] for g in report.notes
-    ]
+    return ["kind", "submissions", "students"], [[g.kind, len(g.students), " ".join(g.students)] for g in report.notes]

@@ -4,6 +4,7 @@
 per exercise and test cell; 4. the commonest misconceptions; 5. the students to
 reach out to; 6. what was set aside or repaired, grouped by kind.
 """
+
 from __future__ import annotations
 
 from gradekit.grading.status import Status
@@ -18,8 +19,12 @@ REACH_OUT_SHOWN = 12
 
 def report_page(report: ClassReport) -> str:
     sections = (
-        headline(report), score_section(report), items_section(report),
-        misconceptions_section(report), reach_out_section(report), notes_section(report),
+        headline(report),
+        score_section(report),
+        items_section(report),
+        misconceptions_section(report),
+        reach_out_section(report),
+        notes_section(report),
         students_section(report),
     )
     return page("Class report", join(sections))
@@ -60,24 +65,40 @@ def score_section(report: ClassReport) -> Html:
     scores = report.score_percentages
     if not scores:
         return join([element("h2", "Scores"), element("p", "No submission was graded.")])
-    caption = element("p", "Graded submissions only: flagged ones wait for a TA, failed ones have no score.", class_="muted")
+    caption = element(
+        "p", "Graded submissions only: flagged ones wait for a TA, failed ones have no score.", class_="muted"
+    )
     image = png_image(histogram_png(scores), "histogram of the graded scores")
     return join([element("h2", "Scores"), element("div", image, id="histogram"), caption])
 
 
 def items_section(report: ClassReport) -> Html:
     flagged = [i for i in report.cells if i.flagged]
-    intro = element("p", (
-        "Among the students who submitted each notebook (graded ones only). Difficulty: the mean share of the "
-        "points earned (1.000: everyone passed). Discrimination: correlation of the item's score with the rest "
-        f"of the student's total; below {LOW_DISCRIMINATION} the item does not follow the rest of the assignment."
-    ), class_="muted")
+    intro = element(
+        "p",
+        (
+            "Among the students who submitted each notebook (graded ones only). Difficulty: the mean share of the "
+            "points earned (1.000: everyone passed). Discrimination: correlation of the item's score with the rest "
+            f"of the student's total; below {LOW_DISCRIMINATION} the item does not follow the rest of the assignment."
+        ),
+        class_="muted",
+    )
     summary = element("p", "No test cell has low or negative discrimination.")
     if flagged:
-        summary = join([
-            element("p", f"{len(flagged)} test cell(s) to look at:"),
-            bullets(join([element("b", f"{i.notebook} / {i.cell}"), f": {i.remark} (r = {decimal(i.discrimination.value)})"]) for i in flagged),
-        ])
+        summary = join(
+            [
+                element("p", f"{len(flagged)} test cell(s) to look at:"),
+                bullets(
+                    join(
+                        [
+                            element("b", f"{i.notebook} / {i.cell}"),
+                            f": {i.remark} (r = {decimal(i.discrimination.value)})",
+                        ]
+                    )
+                    for i in flagged
+                ),
+            ]
+        )
     return join([element("h2", "Exercises and test cells"), intro, summary, item_table(report)])
 
 
@@ -99,8 +120,12 @@ def item_table(report: ClassReport) -> Html:
 
 def item_row(item: ItemStats, name: str) -> list:
     return [
-        name, points(item.points), item.submitted, item.full_marks,
-        decimal(item.difficulty) or "–", decimal(item.discrimination.value) or "–",
+        name,
+        points(item.points),
+        item.submitted,
+        item.full_marks,
+        decimal(item.difficulty) or "–",
+        decimal(item.discrimination.value) or "–",
         element("span", item.remark, class_="note"),
     ]
 
@@ -112,18 +137,26 @@ def misconceptions_section(report: ClassReport) -> Html:
     top, rest = report.misconceptions[:TOP_MISCONCEPTIONS], report.misconceptions[TOP_MISCONCEPTIONS:]
     most = max(m.count for m in top)
     items = [
-        join([
-            element("span", "", class_="bar", style=f"width:{m.count / most * 8:.2f}em"), " ",
-            element("b", m.title), f" ({m.id}): {m.count} student(s): ",
-            students_linked(report, m.students),
-            element("div", m.diagnosis, class_="muted note"),
-        ])
+        join(
+            [
+                element("span", "", class_="bar", style=f"width:{m.count / most * 8:.2f}em"),
+                " ",
+                element("b", m.title),
+                f" ({m.id}): {m.count} student(s): ",
+                students_linked(report, m.students),
+                element("div", m.diagnosis, class_="muted note"),
+            ]
+        )
         for m in top
     ]
     listing = element("ol", join(element("li", item) for item in items), id="top-misconceptions")
     if not rest:
         return join([title, listing])
-    others = table(["misconception", "students", "who"], [[f"{m.title} ({m.id})", m.count, students_linked(report, m.students)] for m in rest], numeric={1})
+    others = table(
+        ["misconception", "students", "who"],
+        [[f"{m.title} ({m.id})", m.count, students_linked(report, m.students)] for m in rest],
+        numeric={1},
+    )
     return join([title, listing, folded(f"{len(rest)} more misconception(s), each shown by fewer students", others)])
 
 
@@ -132,12 +165,21 @@ def reach_out_section(report: ClassReport) -> Html:
     found = reasons_to_reach_out(report)
     if not found:
         return join([title, element("p", "Nobody: every submission was graded and complete.")])
-    rows = [[student_link(report, row.student_id), row.status, points(row.score), "; ".join(reasons)] for row, reasons in found]
+    rows = [
+        [student_link(report, row.student_id), row.status, points(row.score), "; ".join(reasons)]
+        for row, reasons in found
+    ]
     header = ["student", "status", "score", "why"]
     shown = table(header, rows[:REACH_OUT_SHOWN], numeric={2})
     if len(rows) <= REACH_OUT_SHOWN:
         return join([title, shown])
-    return join([title, shown, folded(f"{len(rows) - REACH_OUT_SHOWN} more", table(header, rows[REACH_OUT_SHOWN:], numeric={2}))])
+    return join(
+        [
+            title,
+            shown,
+            folded(f"{len(rows) - REACH_OUT_SHOWN} more", table(header, rows[REACH_OUT_SHOWN:], numeric={2})),
+        ]
+    )
 
 
 def notes_section(report: ClassReport) -> Html:
@@ -154,9 +196,14 @@ def notes_section(report: ClassReport) -> Html:
 def students_section(report: ClassReport) -> Html:
     rows = [
         [
-            student_link(report, r.student_id), r.status, points(r.score),
+            student_link(report, r.student_id),
+            r.status,
+            points(r.score),
             ", ".join(r.grades.diagnosed) if r.grades else "",
-            join(join([" " if i else "", link(notebook.split("_")[0], href)]) for i, (notebook, href) in enumerate(report.feedback.pages(r.student_id))),
+            join(
+                join([" " if i else "", link(notebook.split("_")[0], href)])
+                for i, (notebook, href) in enumerate(report.feedback.pages(r.student_id))
+            ),
         ]
         for r in report.rows
     ]

@@ -1,4 +1,5 @@
 """Misconceptions named in graded notebooks: the `[misconception: <id>]` tags of failed checks."""
+
 from __future__ import annotations
 
 import re

@@ -2,6 +2,7 @@
 
 Every builder escapes the text it is given; pieces already built (`Html`) pass through as they are.
 """
+
 from __future__ import annotations
 
 import base64
@@ -59,8 +60,11 @@ def folded(summary: object, content: object, open_: bool = False) -> Html:
     return Html(f"<details{attribute}>{element('summary', summary)}{escape(content)}</details>\n")
 
 
-def table(header: list[str], rows: list[list[object]], numeric: set[int] = frozenset(), row_classes: list[str] | None = None) -> Html:
+def table(
+    header: list[str], rows: list[list[object]], numeric: set[int] = frozenset(), row_classes: list[str] | None = None
+) -> Html:
     """A table; columns listed in `numeric` align right, `row_classes` styles rows (flagged, group)."""
+
     def cells(tag, values):
         return join(element(tag, v, class_="number" if i in numeric else "") for i, v in enumerate(values))
 
@@ -76,7 +80,7 @@ def png_image(png: bytes, alt: str) -> Html:
 
 def page(title: str, body: object) -> str:
     return (
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style></head>\n"
         f"<body><main>\n{escape(body)}\n</main></body></html>\n"
     )

@@ -11,6 +11,7 @@ for a TA and failed ones have no scores, so both stay out.
   is not correlated with itself. Near zero or negative, the item does not follow
   what the rest of the assignment measures: worth a look.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -90,7 +91,9 @@ def _same_item_score(item: Sequence[float]) -> str:
     return "every submitter scored the same"
 
 
-def item_stats(notebook: str, exercise: str, cell: str, tests: tuple[TestCell, ...], rows: tuple[CohortRow, ...]) -> ItemStats:
+def item_stats(
+    notebook: str, exercise: str, cell: str, tests: tuple[TestCell, ...], rows: tuple[CohortRow, ...]
+) -> ItemStats:
     """The figures of the item made of `tests` (one test cell, or all of an exercise's)."""
     takers = [r.grades for r in rows if r.status is Status.GRADED and r.grades and r.grades.submitted(notebook)]
     points = sum(t.points for t in tests)
@@ -116,13 +119,9 @@ def _score(grades, notebook: str, cell: str) -> float:
 
 def exercise_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[ItemStats, ...]:
     """Every exercise in manifest order, named by its answer cell."""
-    return tuple(
-        item_stats(e.notebook, e.answer_cell, "", e.tests, rows) for e in manifest.exercises
-    )
+    return tuple(item_stats(e.notebook, e.answer_cell, "", e.tests, rows) for e in manifest.exercises)
 
 
 def cell_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[ItemStats, ...]:
     """Every test cell in manifest order."""
-    return tuple(
-        item_stats(e.notebook, e.answer_cell, t.cell, (t,), rows) for e in manifest.exercises for t in e.tests
-    )
+    return tuple(item_stats(e.notebook, e.answer_cell, t.cell, (t,), rows) for e in manifest.exercises for t in e.tests)

@@ -5,6 +5,7 @@ safe_execute.py, submission_grader.py). A note's kind is read back from its
 wording here; a note no rule knows still groups, under its own text with the
 quoted names taken out.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,7 +16,10 @@ from gradekit.grading.cohort import CohortRow
 # (pattern, what the submissions did, as in "12 submissions <kind>"); a `items` group lists names.
 RULES = (
     (r"^not submitted \(scores 0\): (?P<items>.+)$", "left out notebooks (they score 0)"),
-    (r"^not graded \(not part of the assignment\): (?P<items>.+)$", "handed in files that are not part of the assignment (set aside)"),
+    (
+        r"^not graded \(not part of the assignment\): (?P<items>.+)$",
+        "handed in files that are not part of the assignment (set aside)",
+    ),
     (r"\.ipynb cannot be read as a notebook", "handed in a notebook that cannot be read (it scores 0)"),
     (r" is a symbolic link to .*: refused, not followed", "handed in a symbolic link (refused, not followed)"),
     (r"^[^:]+: cell .* had its grade id changed", "changed a graded cell's grade id (restored)"),
@@ -47,7 +51,7 @@ class NoteGroup:
 
     @property
     def summary(self) -> str:
-        """"110 submissions left out notebooks (they score 0): 10 each"."""
+        """ "110 submissions left out notebooks (they score 0): 10 each"."""
         count = len(self.students)
         line = f"{count} submission{'s' if count != 1 else ''} {self.kind}"
         if self.item_counts:

@@ -1,4 +1,5 @@
 """The histogram of the cohort's scores, drawn as PNG bytes for the page to embed."""
+
 from __future__ import annotations
 
 import io

@@ -3,6 +3,7 @@
 The release's answer cells (signatures, docstrings, stubs) are the starter code: their fingerprints
 are dropped as boilerplate, so what every student was given never counts as copying.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -34,7 +35,11 @@ class SimilarPair:
 @contextlib.contextmanager
 def quiet():
     """copydetect may print, warn or log; none of that belongs on the TA's terminal."""
-    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with (
+        warnings.catch_warnings(),
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+    ):
         warnings.simplefilter("ignore")
         yield
 
@@ -46,7 +51,9 @@ def fingerprint(text: str, boilerplate: list[int]) -> CodeFingerprint:
 
 def rank_notebooks(texts: dict[str, dict[str, str]], starters: dict[str, str]) -> list[SimilarPair]:
     """Every pair of students on every notebook, most alike first: copying one notebook shows even in a long assignment."""
-    pairs = [pair for notebook in sorted(texts) for pair in rank_pairs(texts[notebook], starters.get(notebook, ""), notebook)]
+    pairs = [
+        pair for notebook in sorted(texts) for pair in rank_pairs(texts[notebook], starters.get(notebook, ""), notebook)
+    ]
     return sorted(pairs, key=lambda pair: (-pair.score, pair.notebook, pair.first, pair.second))
 
 

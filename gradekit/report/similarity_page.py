@@ -1,4 +1,5 @@
 """similarity.html: the pairs of submissions whose answers are most alike, matched code side by side."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -44,8 +45,13 @@ def _ranking(shown: list[SimilarPair]) -> Html:
     if not shown:
         return element("p", "No pair of submissions is suspiciously alike.")
     rows = [
-        [rank, element("a", f"{pair.first} and {pair.second}", href=f"#pair-{rank}"), pair.notebook, f"{pair.score:.0%}",
-         f"{pair.shares[0]:.0%} / {pair.shares[1]:.0%}"]
+        [
+            rank,
+            element("a", f"{pair.first} and {pair.second}", href=f"#pair-{rank}"),
+            pair.notebook,
+            f"{pair.score:.0%}",
+            f"{pair.shares[0]:.0%} / {pair.shares[1]:.0%}",
+        ]
         for rank, pair in enumerate(shown, start=1)
     ]
     return table(["rank", "pair", "notebook", "score", "share of each side"], rows, numeric={0, 3})
@@ -53,8 +59,12 @@ def _ranking(shown: list[SimilarPair]) -> Html:
 
 def _pair_section(rank: int, pair: SimilarPair, texts: dict[str, dict[str, str]]) -> Html:
     notebook = texts[pair.notebook]
-    sides = [_side(student, notebook[student], slices) for student, slices in zip((pair.first, pair.second), pair.slices)]
-    heading = element("h2", f"{rank}. {pair.first} and {pair.second}, {pair.notebook}: {pair.score:.0%}", id=f"pair-{rank}")
+    sides = [
+        _side(student, notebook[student], slices) for student, slices in zip((pair.first, pair.second), pair.slices)
+    ]
+    heading = element(
+        "h2", f"{rank}. {pair.first} and {pair.second}, {pair.notebook}: {pair.score:.0%}", id=f"pair-{rank}"
+    )
     return join([heading, element("div", join(sides), class_="sides")])
 
 

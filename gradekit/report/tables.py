@@ -1,4 +1,5 @@
 """Plain-text tables for the terminal: the proof matrix and the per-student summary."""
+
 from __future__ import annotations
 
 from gradekit.catalog import Misconception
@@ -37,17 +38,19 @@ def proof_matrix(manifest: Manifest, subjects: tuple[Subject, ...], grades: dict
     return "\n\n".join(blocks)
 
 
-def student_table(grades: list[SubmissionGrades], catalog: dict[str, Misconception], statuses: dict[str, Status]) -> str:
+def student_table(
+    grades: list[SubmissionGrades], catalog: dict[str, Misconception], statuses: dict[str, Status]
+) -> str:
     """Each student's total and the misconceptions their feedback names."""
     rows = []
     for submission in grades:
-        named = "; ".join(
-            f"{m} ({catalog[m].title})" if m in catalog else m for m in submission.diagnosed
+        named = "; ".join(f"{m} ({catalog[m].title})" if m in catalog else m for m in submission.diagnosed)
+        rows.append(
+            [
+                submission.student_id,
+                statuses.get(submission.student_id, Status.GRADED),
+                f"{submission.score:g}/{submission.max_score:g}",
+                named or "-",
+            ]
         )
-        rows.append([
-            submission.student_id,
-            statuses.get(submission.student_id, Status.GRADED),
-            f"{submission.score:g}/{submission.max_score:g}",
-            named or "-",
-        ])
     return _table(["student", "status", "score", "misconceptions diagnosed"], rows)

@@ -9,6 +9,7 @@ its reply beside it. Both messages are made by `crossing.py`. The student can
 replace any of this; that only changes what their own answers report, which
 the grader then judges like any other answer.
 """
+
 import builtins
 import os
 import runpy

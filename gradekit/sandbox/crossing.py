@@ -19,6 +19,7 @@ runs in the grader.
 This file is loaded by path inside kernels (it imports only torch, numpy and
 the standard library) and imported as part of gradekit in the grader.
 """
+
 import builtins
 import dis
 import functools
@@ -79,8 +80,10 @@ def call_message(mirror, target, args, kwargs):
 def checked_reply(reply):
     """The kernel's decoded reply, if it has one of the three shapes `answer_server.respond` makes."""
     kind = reply[0] if isinstance(reply, tuple) and reply else None
-    if (kind == "returned" and len(reply) == 2) or (kind == "failed" and len(reply) == 2) or (
-        kind == "raised" and len(reply) == 4 and all(isinstance(part, str) for part in reply[1:])
+    if (
+        (kind == "returned" and len(reply) == 2)
+        or (kind == "failed" and len(reply) == 2)
+        or (kind == "raised" and len(reply) == 4 and all(isinstance(part, str) for part in reply[1:]))
     ):
         return reply
     raise CrossingError("the kernel's reply has the wrong shape")
@@ -134,8 +137,14 @@ def _tensor_facts(tensor):
     """What a test may read of a tensor besides its values."""
     grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
     return (
-        tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
-        tensor.requires_grad, tensor.is_leaf, id(grad) if grad is not None else None, tensor._version,
+        tensor.untyped_storage().data_ptr(),
+        tensor.storage_offset(),
+        tuple(tensor.shape),
+        tuple(tensor.stride()),
+        tensor.requires_grad,
+        tensor.is_leaf,
+        id(grad) if grad is not None else None,
+        tensor._version,
         not tensor.is_leaf and tensor.retains_grad,
     )
 
@@ -311,7 +320,9 @@ class _Encoder:
         mirror = self.mirror
         updates = []
         self.seen_digests = {sh: mirror.digest(sh) for sh in mirror.storages}
-        self.changed_storages = {sh for sh, digest in self.seen_digests.items() if mirror.storage_digests.get(sh) != digest}
+        self.changed_storages = {
+            sh for sh, digest in self.seen_digests.items() if mirror.storage_digests.get(sh) != digest
+        }
         for handle in list(mirror.objects):
             state = self.seen_state[handle] = mirror.state_of(handle)
             obj = mirror.array_tensors.get(handle, mirror.objects[handle])
@@ -395,11 +406,16 @@ class _Encoder:
         mirror.tensor_storage[handle] = storage[0]
         grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
         facts = {
-            "storage": storage, "offset": offset, "size": list(tensor.shape),
-            "stride": list(tensor.stride()), "dtype": str(tensor.dtype).removeprefix("torch."),
-            "requires_grad": tensor.requires_grad, "leaf": tensor.is_leaf,
+            "storage": storage,
+            "offset": offset,
+            "size": list(tensor.shape),
+            "stride": list(tensor.stride()),
+            "dtype": str(tensor.dtype).removeprefix("torch."),
+            "requires_grad": tensor.requires_grad,
+            "leaf": tensor.is_leaf,
             "grad_fn": type(tensor.grad_fn).__name__ if tensor.grad_fn is not None else None,
-            "version": tensor._version, "kind": _tensor_kind(tensor),
+            "version": tensor._version,
+            "kind": _tensor_kind(tensor),
             "retains_grad": bool(not tensor.is_leaf and tensor.retains_grad),
         }
         facts["grad"] = self.encode(grad) if grad is not None else ("v", None)
@@ -439,7 +455,9 @@ class _Encoder:
     def _other(self, value):
         mirror = self.mirror
         if mirror.side != "kernel":
-            raise CrossingError(f"a {type(value).__name__} cannot reach the student's kernel; build it there with in_kernel(...)")
+            raise CrossingError(
+                f"a {type(value).__name__} cannot reach the student's kernel; build it there with in_kernel(...)"
+            )
         handle = mirror.handle_of(value)
         if handle is None:
             handle = mirror._new_handle()
@@ -459,9 +477,11 @@ class _Encoder:
             return ("module", value.__name__)
         if isinstance(value, types.MethodType) and self.mirror.handle_of(value.__self__) is not None:
             return ("method", self.encode(value.__self__), value.__func__.__name__)
-        if isinstance(value, (types.BuiltinFunctionType, types.BuiltinMethodType)) and isinstance(
-            getattr(value, "__self__", None), (torch.Tensor,)
-        ) and self.mirror.handle_of(value.__self__) is not None:
+        if (
+            isinstance(value, (types.BuiltinFunctionType, types.BuiltinMethodType))
+            and isinstance(getattr(value, "__self__", None), (torch.Tensor,))
+            and self.mirror.handle_of(value.__self__) is not None
+        ):
             return ("method", self.encode(value.__self__), value.__name__)
         if getattr(value, "__module__", None) == "autograd_checks" and hasattr(value, "__qualname__"):
             return ("global", "autograd_checks", value.__qualname__)
@@ -471,7 +491,12 @@ class _Encoder:
         if isinstance(value, types.FunctionType):
             return self._function(value)
         if isinstance(value, functools.partial):
-            return ("partial", self.encode(value.func), self.encode(tuple(value.args)), self.encode(dict(value.keywords)))
+            return (
+                "partial",
+                self.encode(value.func),
+                self.encode(tuple(value.args)),
+                self.encode(dict(value.keywords)),
+            )
         return self._other(value)  # refused: the grader sends no other object
 
     def _function(self, function):
@@ -486,8 +511,13 @@ class _Encoder:
                 except CrossingError:
                     pass  # the kernel says NameError if the function really needed it
         return (
-            "code", marshal.dumps(code), function.__name__, self.encode(function.__defaults__),
-            self.encode(function.__kwdefaults__), closure, shipped,
+            "code",
+            marshal.dumps(code),
+            function.__name__,
+            self.encode(function.__defaults__),
+            self.encode(function.__kwdefaults__),
+            closure,
+            shipped,
         )
 
 
@@ -522,7 +552,9 @@ def _import_path(value):
 
 def _global_names(code):
     """Names `code` (and the functions inside it) read as globals; attribute names are not globals."""
-    names = {op.argval for op in dis.get_instructions(code) if op.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL")}
+    names = {
+        op.argval for op in dis.get_instructions(code) if op.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL")
+    }
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _global_names(const)
@@ -631,9 +663,10 @@ class _Decoder:
         self.touched_storages.add(sh)
         storage = mirror.storages.get(sh)
         data = self.storage_data[index] if index >= 0 else None
-        if ((storage is None or storage.nbytes() != int(nbytes)) and data is None) or (data is not None and not (
-            isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.numel() == int(nbytes)
-        )):
+        if ((storage is None or storage.nbytes() != int(nbytes)) and data is None) or (
+            data is not None
+            and not (isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.numel() == int(nbytes))
+        ):
             raise CrossingError("a storage's bytes do not match its size")
         if storage is None:
             storage = torch.UntypedStorage(int(nbytes))
@@ -678,12 +711,16 @@ class _Decoder:
             tensor.requires_grad_()
         if kind.startswith("subclass:"):
             name = _identifier(kind.removeprefix("subclass:"), "TensorSubclass")
-            tensor = torch.Tensor._make_subclass(type(name, (torch.Tensor,), {"__module__": "student"}), tensor, requires_grad)
+            tensor = torch.Tensor._make_subclass(
+                type(name, (torch.Tensor,), {"__module__": "student"}), tensor, requires_grad
+            )
         return tensor
 
     def _update(self, tensor, storage, dtype, size, stride, offset, facts):
         moved = tensor.untyped_storage().data_ptr() != storage.data_ptr()  # `p.data = ...` swaps the storage
-        if tensor.dtype == dtype and (moved or (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset)):
+        if tensor.dtype == dtype and (
+            moved or (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset)
+        ):
             with torch.no_grad():
                 try:
                     tensor.set_(storage, offset, size, stride)
@@ -754,6 +791,7 @@ _GRAPH_STAND_INS = {}
 def _graph_stand_in(name):
     """An autograd function whose node is named like the kernel's `grad_fn` and whose backward refuses."""
     if name not in _GRAPH_STAND_INS:
+
         class GraphInTheKernel(torch.autograd.Function):
             @staticmethod
             def forward(ctx, tensor):

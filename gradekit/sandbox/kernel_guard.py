@@ -23,6 +23,7 @@ The log is a file the grader reads after the notebook; a probe without an
 answer is itself a finding. A determined attacker with arbitrary memory
 access can defeat any in-process guard; the README says what to do then.
 """
+
 import builtins
 import functools
 import json
@@ -63,15 +64,38 @@ REFUSED_PREFIXES = {"ctypes.": "used ctypes (raw memory access)"}
 
 # Audit events whose first argument is a path: refused inside the protected roots.
 PATH_EVENTS = {
-    "open", "os.listdir", "os.scandir", "glob.glob", "os.remove", "os.rename", "os.rmdir",
-    "os.mkdir", "os.chmod", "os.chown", "os.link", "os.symlink", "os.utime", "shutil.copyfile",
-    "shutil.copymode", "shutil.copystat", "shutil.copytree", "shutil.move", "shutil.rmtree",
+    "open",
+    "os.listdir",
+    "os.scandir",
+    "glob.glob",
+    "os.remove",
+    "os.rename",
+    "os.rmdir",
+    "os.mkdir",
+    "os.chmod",
+    "os.chown",
+    "os.link",
+    "os.symlink",
+    "os.utime",
+    "shutil.copyfile",
+    "shutil.copymode",
+    "shutil.copystat",
+    "shutil.copytree",
+    "shutil.move",
+    "shutil.rmtree",
 }
 
 # Names the checks depend on; replacing any of them is tampering.
 WATCHED_MODULES = (
-    "torch", "torch.testing", "torch.autograd", "torch.nn.functional", "numpy", "numpy.testing", "math",
-    "warnings", "traceback",
+    "torch",
+    "torch.testing",
+    "torch.autograd",
+    "torch.nn.functional",
+    "numpy",
+    "numpy.testing",
+    "math",
+    "warnings",
+    "traceback",
 )
 # Whole packages whose every loaded module is watched: the comparison machinery behind the checks.
 WATCHED_PACKAGES = ("torch.testing", "numpy.testing", "torch.autograd")
@@ -90,8 +114,17 @@ BUILTINS_IPYTHON_OWNS = {"_", "__", "___", "exit", "quit", "display", "get_ipyth
 SHELL_TRANSFORMERS = ("ast_transformers", "input_transformers_cleanup", "input_transformers_post")
 # Methods a cheat rebinds on the shell or kernel instance to hide a failure.
 INSTANCE_METHODS = (
-    "showtraceback", "_showtraceback", "showsyntaxerror", "run_cell", "run_cell_async", "run_code",
-    "run_ast_nodes", "_run_cell", "get_exception_only", "do_execute", "execute_request",
+    "showtraceback",
+    "_showtraceback",
+    "showsyntaxerror",
+    "run_cell",
+    "run_cell_async",
+    "run_code",
+    "run_ast_nodes",
+    "_run_cell",
+    "get_exception_only",
+    "do_execute",
+    "execute_request",
 )
 
 
@@ -174,11 +207,16 @@ class Guard:
             pass  # a closed or redirected log: the grader sees answers or records missing
 
     def integrity_findings(self):
-        findings = [f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original]
+        findings = [
+            f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original
+        ]
         findings.extend(added_to_classes(self.snapshot))
         now = instance_methods()
-        findings.extend(f"{name} was replaced" for name in sorted(set(now) | set(self.instance_methods))
-                        if now.get(name) is not self.instance_methods.get(name))
+        findings.extend(
+            f"{name} was replaced"
+            for name in sorted(set(now) | set(self.instance_methods))
+            if now.get(name) is not self.instance_methods.get(name)
+        )
         findings.extend(self.namespace_findings())
         findings.extend(changed_hooks(self.shell_hooks, shell_hooks()))
         findings.extend(active_torch_modes())
@@ -224,8 +262,7 @@ def take_snapshot():
 
 def watched_module_names():
     packaged = (
-        name for name in list(sys.modules)
-        if any(name.startswith(package + ".") for package in WATCHED_PACKAGES)
+        name for name in list(sys.modules) if any(name.startswith(package + ".") for package in WATCHED_PACKAGES)
     )
     return tuple(dict.fromkeys((*WATCHED_MODULES, *CHECK_MODULES, *sorted(packaged))))
 
@@ -235,7 +272,7 @@ def added_to_classes(snapshot):
     found = []
     for module_name, class_name in WATCHED_CLASSES:
         cls = getattr(sys.modules.get(module_name), class_name, None)
-        for name, value in (vars(cls).items() if cls is not None else ()):
+        for name, value in vars(cls).items() if cls is not None else ():
             if callable(value) and f"{module_name}.{class_name}.{name}" not in snapshot:
                 found.append(f"{module_name}.{class_name}.{name} was added")
     return found
@@ -246,14 +283,14 @@ _MISSING = object()
 
 def _current(name):
     if name.startswith("sys.modules["):
-        return sys.modules.get(name[len("sys.modules['"):-2], _MISSING)
+        return sys.modules.get(name[len("sys.modules['") : -2], _MISSING)
     if name.startswith("builtins."):
-        return vars(builtins).get(name[len("builtins."):], _MISSING)
+        return vars(builtins).get(name[len("builtins.") :], _MISSING)
     for module_name, class_name in WATCHED_CLASSES:
         prefix = f"{module_name}.{class_name}."
         if name.startswith(prefix):
             cls = getattr(sys.modules.get(module_name), class_name, None)
-            return vars(cls).get(name[len(prefix):], _MISSING) if cls is not None else _MISSING
+            return vars(cls).get(name[len(prefix) :], _MISSING) if cls is not None else _MISSING
     module_name, _, attribute = name.rpartition(".")
     return vars(sys.modules.get(module_name, sys)).get(attribute, _MISSING)
 
@@ -390,17 +427,24 @@ def seccomp_steps(arch, refused, socket_call):
     allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
     domain, kind = 16, 24  # offsets of the call's first two arguments in seccomp_data (low words)
     steps = [
-        (load, "", "", 4), (equal, "", "allow", arch),  # the audit arch; another one passes
+        (load, "", "", 4),
+        (equal, "", "allow", arch),  # the audit arch; another one passes
         (load, "", "", 0),  # the call number
         *[(equal, "refuse", "", number) for number in refused],
         (equal, "socket", "allow", socket_call),
         ("socket",),
-        (load_arg, "", "", domain), (equal, "stream", "", AF_UNIX),
-        (equal, "stream", "", AF_INET), (equal, "stream", "refuse", AF_INET6),
+        (load_arg, "", "", domain),
+        (equal, "stream", "", AF_UNIX),
+        (equal, "stream", "", AF_INET),
+        (equal, "stream", "refuse", AF_INET6),
         ("stream",),
-        (load_arg, "", "", kind), (mask, "", "", 0xF), (equal, "allow", "refuse", SOCK_STREAM),
-        ("allow",), (ret, "", "", allow),
-        ("refuse",), (ret, "", "", refuse),
+        (load_arg, "", "", kind),
+        (mask, "", "", 0xF),
+        (equal, "allow", "refuse", SOCK_STREAM),
+        ("allow",),
+        (ret, "", "", allow),
+        ("refuse",),
+        (ret, "", "", refuse),
     ]
     return _assemble(steps)
 

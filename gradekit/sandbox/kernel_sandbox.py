@@ -10,6 +10,7 @@ to a private temporary folder (removed after the notebook) and /dev/null. It
 is applied once, in the freshly forked kernel while it is still
 single-threaded, so every thread it starts inherits it. Standard library only: the kernel loads this file by path.
 """
+
 import ctypes
 import os
 import struct

@@ -12,6 +12,7 @@ limit; with "guard", the kernel installs that guard (kernel_guard.py) before
 any cell runs; with "answer_server", it answers the grader's calls
 (answer_server.py) through files in "private_tmp".
 """
+
 import contextlib
 import io
 import json
@@ -25,17 +26,18 @@ import sys
 # (Not ipykernel.kernelapp: its defaults read the environment at import time,
 # so each kernel imports that small module itself, after its environment is set.)
 import ipykernel.ipkernel  # noqa: F401
+
+# What a first torch.compile(backend="aot_eager") imports: about 0.9 s per notebook that compiles.
+import networkx  # noqa: F401
 import numpy  # noqa: F401
 import numpy.testing  # noqa: F401  (the grading guard watches it)
 import torch  # noqa: F401
 import torch._dynamo  # noqa: F401  (torch.testing.assert_close pulls it in on first use: about 0.5 s)
-import torch.nn.functional  # noqa: F401
-import torch.testing  # noqa: F401
-# What a first torch.compile(backend="aot_eager") imports: about 0.9 s per notebook that compiles.
-import networkx  # noqa: F401
 import torch._dynamo.backends.debugging  # noqa: F401
 import torch._functorch.aot_autograd  # noqa: F401
 import torch._inductor.fx_passes.joint_graph  # noqa: F401
+import torch.nn.functional  # noqa: F401
+import torch.testing  # noqa: F401
 
 # Every kernel builds its debugger at start, importing debugpy: about 0.1 s per
 # notebook. Importing it here starts no thread and sets no trace; its one-time

@@ -1,7 +1,6 @@
 """Reference answers for notebook 021_cotangents (lesson section 2.1)."""
 import math
 
-import torch
 
 
 def vjp(f, x, v):

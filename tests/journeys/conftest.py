@@ -7,6 +7,7 @@ refused and recorded, and a test during which any page asked for one fails
 (MathJax, for one, must come from the server's jupyter-server-mathjax).
 Screenshots and server logs are kept under test-artifacts/journeys/<test>/.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -18,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from gradekit.authoring.release import clone_workspace, new_workspace
 from gradekit.course import REPO_ROOT
 from journeys.lab_server import LOOPBACK, running_lab
-from gradekit.authoring.release import clone_workspace, new_workspace
 
 HISTORY = "010_history"
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "journeys"
@@ -77,7 +78,9 @@ def browser(tmp_path_factory):
         # A regular expression is matched inside the browser; a Python predicate would hold every
         # request until the test's thread next talks to Playwright.
         context.off_machine_requests = []
-        context.route(re.compile(rf"^(?!http://{re.escape(LOOPBACK)}:)"), functools.partial(_refuse, context.off_machine_requests))
+        context.route(
+            re.compile(rf"^(?!http://{re.escape(LOOPBACK)}:)"), functools.partial(_refuse, context.off_machine_requests)
+        )
         try:
             yield context
         finally:
@@ -101,7 +104,9 @@ def pytest_runtest_call(item):
     context.off_machine_requests.clear()
     outcome = yield
     context.cookies()  # a round trip to the browser, so every refusal still queued is recorded
-    assert context.off_machine_requests == [], f"pages asked for addresses off the machine: {context.off_machine_requests}"
+    assert context.off_machine_requests == [], (
+        f"pages asked for addresses off the machine: {context.off_machine_requests}"
+    )
     return outcome
 
 

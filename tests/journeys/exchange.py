@@ -4,6 +4,7 @@ Every step is the real nbgrader command, run against a course directory with
 the exchange folder given explicitly, so a scratch course never touches the
 exchange that nbgrader_config.py would pick by default.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -19,7 +20,9 @@ def exchange_options(course: Course, exchange_root: Path) -> tuple[str, ...]:
 
 def release_assignment(course: Course, exchange_root: Path) -> subprocess.CompletedProcess:
     """`nbgrader release_assignment`: copy release/<assignment>/ to the exchange's outbound folder."""
-    return run_nbgrader(course, "release_assignment", course.assignment_id, "--force", *exchange_options(course, exchange_root))
+    return run_nbgrader(
+        course, "release_assignment", course.assignment_id, "--force", *exchange_options(course, exchange_root)
+    )
 
 
 def collect(course: Course, exchange_root: Path) -> subprocess.CompletedProcess:

@@ -7,6 +7,7 @@ Python must be runnable by every account: where a folder above the interpreter
 is closed to others (a Python built in root's home), the journey opens it for
 searching only, for its duration, and restores its mode afterwards.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -132,9 +133,18 @@ def created_course(log_dir: Path) -> Iterator[HubCourse]:
     passwords = {name: f"Kit-{name}-{os.urandom(6).hex()}" for name in (INSTRUCTOR, *STUDENTS)}
     try:
         setup = subprocess.run(
-            [sys.executable, str(CREATE_COURSE), str(roster), f"--site={scratch / 'site'}", f"--homes={scratch / 'home'}",
-             f"--team-group={TEAM_GROUP}", f"--student-group={STUDENT_GROUP}"],
-            capture_output=True, text=True, timeout=120,
+            [
+                sys.executable,
+                str(CREATE_COURSE),
+                str(roster),
+                f"--site={scratch / 'site'}",
+                f"--homes={scratch / 'home'}",
+                f"--team-group={TEAM_GROUP}",
+                f"--student-group={STUDENT_GROUP}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         (log_dir / "create_course.log").write_text(setup.stdout + setup.stderr)
         if setup.returncode != 0:
@@ -198,7 +208,11 @@ def running_hub(course: HubCourse, log_dir: Path, timeout: float = 90) -> Iterat
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(HUB_CONFIG)],
-            cwd=course.settings["state_dir"], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            cwd=course.settings["state_dir"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     hub = Hub(int(ports["KIT_HUB_PORT"]), process, log_path)

@@ -1,4 +1,5 @@
 """What a person does on JupyterHub's own pages, as Playwright steps: log in, wait for their server, log out."""
+
 from __future__ import annotations
 
 from journeys import lab_ui

@@ -6,6 +6,7 @@ own, so a failing journey can show the log and no run inherits another's
 layout. Settings silence JupyterLab's news prompt and update check, which
 would otherwise reach for the network and cover part of the page.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -4,6 +4,7 @@ Locators follow what is on screen (menu labels, button names, cell prompts);
 ids are used only where nbgrader's own pages give them (the assignment lists,
 the formgrader tables and score inputs).
 """
+
 from __future__ import annotations
 
 import re
@@ -117,7 +118,9 @@ def open_assignments(page) -> None:
 
 
 def fetch(page, assignment: str) -> None:
-    page.locator("#released_assignments_list .list_item", has_text=assignment).get_by_role("button", name="Fetch").click()
+    page.locator("#released_assignments_list .list_item", has_text=assignment).get_by_role(
+        "button", name="Fetch"
+    ).click()
     page.locator("#fetched_assignments_list .list_item", has_text=assignment).first.wait_for(timeout=STEP_TIMEOUT_MS)
 
 
@@ -134,7 +137,9 @@ def open_fetched_notebook(page, assignment: str, notebook_name: str) -> None:
 
 def submit(page, assignment: str) -> str:
     """Press Submit on the fetched assignment; return the text of the new row under Submitted assignments."""
-    page.locator("#fetched_assignments_list .list_item", has_text=assignment).get_by_role("button", name="Submit").first.click()
+    page.locator("#fetched_assignments_list .list_item", has_text=assignment).get_by_role(
+        "button", name="Submit"
+    ).first.click()
     row = page.locator("#submitted_assignments_list .list_item", has_text=assignment).first
     row.wait_for(timeout=STEP_TIMEOUT_MS)
     return row.inner_text()

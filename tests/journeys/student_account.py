@@ -7,6 +7,7 @@ a home folder with an nbgrader_config.py naming its student id, its own
 exchange cache (where `submit` keeps the secret `fetch_feedback` needs) and
 its own Jupyter folders. JupyterLab started in that home reads the same file.
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -6,23 +6,24 @@ real nbgrader command. Three simulated student accounts (own home folder, own
 nbgrader configuration and cache) share one scratch exchange: ada types the
 reference answers, bob submits the stubs untouched, cy holds one misconception.
 """
+
 import concurrent.futures
 import csv
 
 import nbformat
 import pytest
 
-from journeys import exchange
+from gradekit.authoring.solutions import load_controls
 from gradekit.manifest import load_manifest
 from gradekit.nbgrader_cli import run_nbgrader
-from gradekit.authoring.solutions import load_controls
+from gradekit.proof.subjects import answer_sources, fill_answers
+from journeys import exchange
 from journeys.student_account import (
     create_student_account,
     fetch_assignment,
     fetch_feedback,
     submit_assignment,
 )
-from gradekit.proof.subjects import answer_sources, fill_answers
 
 pytestmark = pytest.mark.nbgrader
 
@@ -81,5 +82,9 @@ def test_release_to_feedback_through_the_exchange(history_course, tmp_path):
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     full = manifest.points_of(NOTEBOOK)
     lost = sum(t.points for t in manifest.test_cells_of(NOTEBOOK) if t.cell in control.fails)
-    assert {student: float(row["score"]) for student, row in rows.items()} == {"ada": full, "bob": 0.0, "cy": full - lost}
+    assert {student: float(row["score"]) for student, row in rows.items()} == {
+        "ada": full,
+        "bob": 0.0,
+        "cy": full - lost,
+    }
     assert {float(row["max_score"]) for row in rows.values()} == {full}

@@ -1,6 +1,6 @@
 """journeys.exchange without running nbgrader: options, the TA's configuration and environment."""
-import pytest
 
+import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
 from journeys.exchange import exchange_options, install_course_config, instructor_environment
@@ -9,7 +9,10 @@ pytestmark = pytest.mark.unit
 
 
 def test_every_exchange_step_names_the_course_and_the_exchange(course, tmp_path):
-    assert exchange_options(course, tmp_path) == (f"--course={course.course_id}", f"--Exchange.root={tmp_path.resolve()}")
+    assert exchange_options(course, tmp_path) == (
+        f"--course={course.course_id}",
+        f"--Exchange.root={tmp_path.resolve()}",
+    )
 
 
 def test_a_scratch_course_serves_its_own_root_exchange_and_gradebook(course, tmp_path, monkeypatch):

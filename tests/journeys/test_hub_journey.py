@@ -10,6 +10,7 @@ and releases feedback; each student fetches their own feedback. Along the way,
 each student's uid tries to read what belongs to the other or to the course.
 Screenshots go to test-artifacts/hub/.
 """
+
 import csv
 import os
 import pwd
@@ -25,7 +26,13 @@ from gradekit.proof.subjects import answer_sources, fill_answers
 from journeys import hub_ui, lab_ui
 from journeys.conftest import Screenshots
 from journeys.hub import (
-    INSTRUCTOR, STUDENTS, created_course, one_journey_at_a_time, run_as, running_hub, searchable_interpreter,
+    INSTRUCTOR,
+    STUDENTS,
+    created_course,
+    one_journey_at_a_time,
+    run_as,
+    running_hub,
+    searchable_interpreter,
 )
 
 pytestmark = pytest.mark.browser

@@ -1,4 +1,5 @@
 """journeys.lab_server without a browser: the command line, the settings, failing fast, stopping."""
+
 import json
 import socket
 import subprocess
@@ -41,7 +42,9 @@ def test_kernels_get_transport_encryption_so_ipykernel_does_not_warn(tmp_path):
 
 def test_quiet_settings_turn_off_news_and_update_checks(tmp_path):
     write_quiet_settings(tmp_path)
-    written = json.loads((tmp_path / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").read_text())
+    written = json.loads(
+        (tmp_path / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").read_text()
+    )
     assert written == {"fetchNews": "false", "checkForUpdates": False}
 
 

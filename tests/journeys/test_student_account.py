@@ -1,4 +1,5 @@
 """journeys.student_account: each simulated student has a home, a configuration naming them and a cache."""
+
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 

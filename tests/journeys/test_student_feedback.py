@@ -6,6 +6,7 @@ The diagnosis must wrap inside its box, the summary must say which check failed
 and why, and the lesson's math must be typeset by the MathJax the server itself
 serves, with no request leaving the machine.
 """
+
 import pytest
 
 from gradekit.authoring.solutions import load_controls

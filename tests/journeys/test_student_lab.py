@@ -4,17 +4,17 @@ The course lead releases 010_history into a scratch exchange; student `ada`
 (her own home folder and nbgrader configuration) runs `jupyter lab` there and
 does everything through the browser.
 """
+
 import time
 
 import nbformat
 import pytest
 
-from journeys import exchange
 from gradekit.authoring.cells import cells_by_grade_id, function_source
-from gradekit.manifest import load_manifest
 from gradekit.authoring.solutions import load_controls, reference_function
+from gradekit.manifest import load_manifest
+from journeys import exchange, lab_ui
 from journeys.student_account import create_student_account, student_environment
-from journeys import lab_ui
 
 pytestmark = pytest.mark.browser
 

@@ -1,7 +1,8 @@
 """The TA opens the class report straight from disk: no server, nothing fetched from anywhere."""
-import pytest
 
+import pytest
 from class_report_fixtures import CATALOG, MANIFEST, ROWS
+
 from gradekit.course import REPO_ROOT
 from gradekit.report.class_report import write_class_report
 

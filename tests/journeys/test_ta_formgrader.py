@@ -7,6 +7,7 @@ browser, offline: the grading page typesets the lesson's math with the MathJax
 of the TA's own server, the TA scores both of ada's written answers and comments
 on one, and the test reads them back from nbgrader's gradebook.
 """
+
 import nbformat
 import pytest
 
