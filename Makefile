@@ -29,10 +29,15 @@ test: system-packages $(VENV)/installed.stamp
 system-packages:
 	.ci/system-packages
 
-# The fast tier: the unit tests (no kernel, no nbgrader run, no system package), then every
+# The fast tier: the house's rules (formatting, lint, the import contract between stages, the
+# type checker), the unit tests (no kernel, no nbgrader run, no system package), then every
 # check of every notebook against the reference, blank stubs and controls, in process.
 # About a minute in all.
 check: $(VENV)/installed.stamp
+	$(BIN)/ruff format --check --quiet .
+	$(BIN)/ruff check --quiet .
+	$(BIN)/lint-imports --no-cache --config .importlinter
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -m unit
 	$(BIN)/python -m gradekit check
 

@@ -15,11 +15,11 @@ in the item statistics.
 
 from __future__ import annotations
 
-from gradekit.catalog import Misconception
-from gradekit.grading.cohort import CohortRow
-from gradekit.grading.gradebook import CellGrade, SubmissionGrades
-from gradekit.grading.status import Status
-from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.core.catalog import Misconception
+from gradekit.core.grades import CellGrade, SubmissionGrades
+from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.core.rows import CohortRow
+from gradekit.core.status import Status
 
 X, Y = "010_x", "020_y"
 MANIFEST = Manifest(

@@ -10,11 +10,11 @@ import nbformat
 
 from gradekit.authoring.release import clone_workspace, new_workspace
 from gradekit.authoring.solutions import load_controls
-from gradekit.course import REPO_ROOT, Course
+from gradekit.core.course import REPO_ROOT, Course
+from gradekit.core.manifest import Manifest
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.progress import Progress
-from gradekit.manifest import Manifest
 from gradekit.proof.subjects import answer_sources, fill_answers, proof_subjects, write_submission
 
 MALFORMED_STUDENT = "broken-json"

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.course import load_course
+from gradekit.core.course import load_course
+from gradekit.core.manifest import load_manifest
 from gradekit.grading.executors import default_jobs
-from gradekit.manifest import load_manifest
 from gradekit.proof.rules import run_proof
 
 
@@ -37,7 +37,7 @@ def small_cohort(course, manifest, tmp_path_factory):
 @pytest.fixture(scope="session")
 def checked_in_process(course, manifest):
     """`gradekit check` over the whole course: every subject's checks run in this process."""
-    from gradekit.authoring.check_course import check_course
+    from gradekit.proof.check_course import check_course
 
     return check_course(course, manifest)
 

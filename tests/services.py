@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gradekit.course import REPO_ROOT
+from gradekit.core.course import REPO_ROOT
 
 
 def free_port() -> int:

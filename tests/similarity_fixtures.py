@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.course import REPO_ROOT
+from gradekit.core.course import REPO_ROOT
 from gradekit.proof.subjects import fill_answers
 from gradekit.report.answer_text import answer_cells
 

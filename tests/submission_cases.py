@@ -16,10 +16,10 @@ from typing import Callable
 
 import nbformat
 
-from gradekit.authoring.cells import cells_by_grade_id
-from gradekit.course import REPO_ROOT, Course
-from gradekit.grading.status import Status
-from gradekit.manifest import Manifest
+from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.course import REPO_ROOT, Course
+from gradekit.core.manifest import Manifest
+from gradekit.core.status import Status
 from gradekit.proof.subjects import answer_sources, fill_answers
 
 NOTEBOOKS = ("010_history", "020_leaves")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gradekit.atomic_files import atomic_write
+from gradekit.core.atomic_files import atomic_write
 
 pytestmark = pytest.mark.unit
 

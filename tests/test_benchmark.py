@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from gradekit.authoring.release import copy_source
-from gradekit.grading.benchmark import notebook_floors
+from gradekit.commands.benchmark import notebook_floors
 
 pytestmark = pytest.mark.notebook
 

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from gradekit.catalog import load_catalog
+from gradekit.core.catalog import load_catalog
 
 pytestmark = pytest.mark.unit
 

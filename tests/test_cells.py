@@ -7,10 +7,10 @@ from gradekit.authoring.cells import (
     END_SOLUTION,
     answer_cell,
     answer_source,
-    cells_by_grade_id,
     function_source,
     stub_solutions,
 )
+from gradekit.core.cell_ids import cells_by_grade_id
 
 pytestmark = pytest.mark.unit
 

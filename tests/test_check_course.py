@@ -2,8 +2,8 @@
 
 import pytest
 
-from gradekit.authoring.check_course import check_course, subject_answers
-from gradekit.grading.gradebook import CellGrade
+from gradekit.core.grades import CellGrade
+from gradekit.proof.check_course import check_course, subject_answers
 
 pytestmark = pytest.mark.notebook
 
@@ -15,7 +15,7 @@ def test_every_notebook_passes_the_proof_rules_in_process(checked_in_process):
 
 
 def test_a_control_that_stops_failing_is_a_violation(course, manifest, monkeypatch):
-    import gradekit.authoring.check_course as module
+    import gradekit.proof.check_course as module
 
     real = module.run_checks
 
@@ -33,9 +33,9 @@ def test_a_control_that_stops_failing_is_a_violation(course, manifest, monkeypat
 def test_blank_answers_are_exactly_the_release_stubs(course, manifest):
     import nbformat
 
-    from gradekit.authoring.cells import cells_by_grade_id
-    from gradekit.authoring.notebook_script import read_script
-    from gradekit.manifest import SCRIPTS_DIR
+    from gradekit.core.cell_ids import cells_by_grade_id
+    from gradekit.core.manifest import SCRIPTS_DIR
+    from gradekit.core.notebook_script import read_script
     from gradekit.proof.subjects import BLANK_ID, Subject
 
     for entry in manifest.notebooks:

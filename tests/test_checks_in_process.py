@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from gradekit.authoring.checks_in_process import load_support_modules, run_checks
-from gradekit.authoring.notebook_script import parse_script
+from gradekit.core.notebook_script import parse_script
 
 pytestmark = pytest.mark.unit
 

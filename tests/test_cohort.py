@@ -9,11 +9,11 @@ import pytest
 from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT
 
 from gradekit.authoring.release import clone_workspace
+from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor, grade_task
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.progress import Progress
-from gradekit.grading.status import Status
 
 pytestmark = pytest.mark.nbgrader
 

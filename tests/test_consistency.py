@@ -4,8 +4,8 @@ import pytest
 from gradekit.authoring import cells
 from gradekit.authoring.consistency import catalog_problems, notebook_problems, static_problems
 from gradekit.authoring.solutions import NegativeControl
-from gradekit.catalog import Misconception
-from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.core.catalog import Misconception
+from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
 
 pytestmark = pytest.mark.unit
 

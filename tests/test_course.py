@@ -1,6 +1,6 @@
 import pytest
 
-from gradekit.course import CONFIG_FILE, REPO_ROOT, load_course
+from gradekit.core.course import CONFIG_FILE, REPO_ROOT, load_course
 
 pytestmark = pytest.mark.unit
 

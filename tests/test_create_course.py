@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.course import REPO_ROOT, load_course
+from gradekit.core.course import REPO_ROOT, load_course
 
 pytestmark = pytest.mark.unit
 

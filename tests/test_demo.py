@@ -5,7 +5,7 @@ import csv
 import pytest
 
 from gradekit.authoring.solutions import load_controls
-from gradekit.demo import demo_course, demo_subjects, run_demo
+from gradekit.commands.demo import demo_course, demo_subjects, run_demo
 
 pytestmark = pytest.mark.nbgrader
 

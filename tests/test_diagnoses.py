@@ -2,7 +2,7 @@ import nbformat
 import pytest
 
 from gradekit.authoring import cells
-from gradekit.report.diagnoses import diagnoses_by_cell, failure_text, named_misconceptions
+from gradekit.core.diagnoses import diagnoses_by_cell, failure_text, named_misconceptions
 
 pytestmark = pytest.mark.unit
 

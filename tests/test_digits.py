@@ -2,7 +2,7 @@
 
 import pytest
 
-from gradekit.digits import train_on_digits
+from gradekit.commands.digits import train_on_digits
 
 pytestmark = pytest.mark.unit
 

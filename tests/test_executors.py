@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from gradekit.core.status import Status
 from gradekit.grading.executors import LocalExecutor
-from gradekit.grading.status import Status
 from gradekit.grading.submission_grader import GradedSubmission
 
 pytestmark = pytest.mark.unit

@@ -95,7 +95,7 @@ def test_outputs_wrap_and_math_comes_from_the_jupyter_server_not_a_cdn():
 def test_the_course_configuration_makes_it_nbgraders_feedback_exporter():
     from traitlets.config.loader import PyFileConfigLoader
 
-    from gradekit.course import CONFIG_FILE
+    from gradekit.core.course import CONFIG_FILE
 
     config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     assert config.GenerateFeedback.exporter_class.__name__ == FeedbackPage.__name__

@@ -1,7 +1,8 @@
 import pytest
 
-from gradekit.course import load_course
-from gradekit.grading.gradebook import CellGrade, SubmissionGrades, open_gradebook, read_grades
+from gradekit.core.course import load_course
+from gradekit.core.grades import CellGrade, SubmissionGrades
+from gradekit.grading.gradebook import open_gradebook, read_grades
 
 pytestmark = pytest.mark.unit
 

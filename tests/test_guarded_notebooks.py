@@ -10,10 +10,10 @@ import nbformat
 import pytest
 
 from gradekit.authoring.release import new_workspace
+from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
-from gradekit.grading.status import Status
 from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, answer_sources, fill_answers
 
 pytestmark = pytest.mark.nbgrader

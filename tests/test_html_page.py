@@ -1,6 +1,6 @@
 import pytest
 
-from gradekit.report.html_page import Html, element, folded, link, page, png_image, table
+from gradekit.core.html_page import Html, element, folded, link, page, png_image, table
 
 pytestmark = pytest.mark.unit
 

@@ -5,7 +5,7 @@ import copy
 import nbformat
 import pytest
 
-from gradekit.authoring.cells import cells_by_grade_id, grade_id
+from gradekit.core.cell_ids import cells_by_grade_id, grade_id
 from gradekit.grading.intake import forging_methods, repair, take_in, timestamp_problem
 
 pytestmark = pytest.mark.unit

@@ -2,8 +2,8 @@
 
 import pytest
 
+from gradekit.core.status import Status
 from gradekit.grading.internal_errors import crashed, record_internal_errors
-from gradekit.grading.status import Status
 from gradekit.grading.submission_grader import GradedSubmission
 
 pytestmark = pytest.mark.unit

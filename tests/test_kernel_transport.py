@@ -7,9 +7,9 @@ nbgrader_config.py asks the kernel manager for CurveZMQ keys; this runs one real
 import pytest
 
 from gradekit.authoring.release import new_workspace
+from gradekit.core.manifest import load_manifest
+from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.grading.gradebook import open_gradebook
-from gradekit.manifest import load_manifest
-from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.proof.subjects import REFERENCE_ID, Subject, write_submission
 
 pytestmark = pytest.mark.nbgrader

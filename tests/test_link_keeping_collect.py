@@ -6,7 +6,7 @@ import pytest
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.course import CONFIG_FILE
+from gradekit.core.course import CONFIG_FILE
 from gradekit.grading.link_keeping_collect import LinkKeepingCollect
 
 pytestmark = pytest.mark.unit

@@ -4,11 +4,11 @@ import pytest
 from lms_fixtures import build_gradebook, write_canvas_roster, write_moodle_roster
 from nbgrader.api import Gradebook
 
-from gradekit.course import load_course
+from gradekit.core.course import load_course
+from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.lms.export_plugin import LmsExportPlugin, unmatched_path
 from gradekit.lms.export_step import EXPORTER
 from gradekit.lms.roster import RosterError
-from gradekit.nbgrader_cli import run_nbgrader
 
 
 def export(tmp_path, **traits):

@@ -1,7 +1,7 @@
 import pytest
 from lms_fixtures import build_gradebook, write_canvas_roster
 
-from gradekit.course import load_course
+from gradekit.core.course import load_course
 from gradekit.lms import export_step
 from gradekit.lms.export_step import configured_roster
 

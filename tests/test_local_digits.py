@@ -7,8 +7,8 @@ source/ by path, as the digits command loads it.
 import numpy as np
 import pytest
 
-from gradekit.course import load_course
-from gradekit.digits import load_loader
+from gradekit.commands.digits import load_loader
+from gradekit.core.course import load_course
 
 pytestmark = pytest.mark.unit
 

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.authoring.notebook_script import ScriptError
-from gradekit.manifest import load_manifest
+from gradekit.core.manifest import load_manifest
+from gradekit.core.notebook_script import ScriptError
 
 pytestmark = pytest.mark.unit
 

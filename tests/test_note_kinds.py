@@ -1,7 +1,7 @@
 import pytest
 
-from gradekit.grading.cohort import CohortRow
-from gradekit.grading.status import Status
+from gradekit.core.rows import CohortRow
+from gradekit.core.status import Status
 from gradekit.report.note_kinds import note_groups, note_kind
 
 pytestmark = pytest.mark.unit

@@ -1,6 +1,6 @@
 import pytest
 
-from gradekit.authoring.notebook_script import Role, ScriptError, parse_script
+from gradekit.core.notebook_script import Role, ScriptError, parse_script
 
 pytestmark = pytest.mark.unit
 

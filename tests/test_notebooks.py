@@ -3,8 +3,9 @@
 import nbformat
 import pytest
 
-from gradekit.authoring.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, cells_by_grade_id, grade_id, stub_solutions
-from gradekit.manifest import load_manifest
+from gradekit.authoring.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, stub_solutions
+from gradekit.core.cell_ids import cells_by_grade_id, grade_id
+from gradekit.core.manifest import load_manifest
 from gradekit.proof.subjects import REFERENCE_ID
 
 NOTEBOOKS = [entry.name for entry in load_manifest().notebooks]

@@ -3,7 +3,7 @@
 import pytest
 
 from gradekit.authoring.solutions import NegativeControl
-from gradekit.grading.gradebook import CellGrade, SubmissionGrades
+from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.proof.packing import pack_subjects, subject_grades
 from gradekit.proof.subjects import Subject
 

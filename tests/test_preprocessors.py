@@ -8,9 +8,9 @@ import pytest
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.course import CONFIG_FILE
+from gradekit.core.course import CONFIG_FILE
+from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.preprocessors import DiagnosesOnly, GradeMarkSchemes, LimitOutputSize, is_mark_scheme
-from gradekit.nbgrader_cli import grading_environment
 
 pytestmark = pytest.mark.unit
 

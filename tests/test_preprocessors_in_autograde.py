@@ -4,8 +4,8 @@ import nbformat
 import pytest
 
 from gradekit.authoring.release import new_workspace
+from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.grading.gradebook import open_gradebook
-from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.proof.subjects import REFERENCE_ID, answer_sources, fill_answers, written_answer_sources
 
 pytestmark = pytest.mark.nbgrader

@@ -4,8 +4,8 @@ import io
 
 import pytest
 
+from gradekit.core.status import Status
 from gradekit.grading.progress import Progress
-from gradekit.grading.status import Status
 from gradekit.grading.submission_grader import GradedSubmission
 
 pytestmark = pytest.mark.unit

@@ -3,7 +3,7 @@
 import pytest
 
 from gradekit.authoring.solutions import load_controls
-from gradekit.report.tables import proof_matrix
+from gradekit.proof.matrix import proof_matrix
 
 pytestmark = pytest.mark.nbgrader
 

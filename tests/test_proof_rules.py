@@ -3,10 +3,11 @@
 import pytest
 
 from gradekit.authoring.solutions import NegativeControl
-from gradekit.grading.cohort import CohortResult, CohortRow
-from gradekit.grading.gradebook import CellGrade, SubmissionGrades
-from gradekit.grading.status import Status
-from gradekit.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.core.grades import CellGrade, SubmissionGrades
+from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.core.rows import CohortRow
+from gradekit.core.status import Status
+from gradekit.grading.cohort import CohortResult
 from gradekit.proof.packing import SyntheticStudent
 from gradekit.proof.rules import check_subject, status_violations
 from gradekit.proof.subjects import Subject

@@ -1,8 +1,9 @@
 import pytest
 
-from gradekit.authoring.cells import BEGIN_SOLUTION, cells_by_grade_id
-from gradekit.authoring.notebook_script import ScriptError, parse_script
+from gradekit.authoring.cells import BEGIN_SOLUTION
 from gradekit.authoring.render import render_cells
+from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.notebook_script import ScriptError, parse_script
 
 pytestmark = pytest.mark.unit
 

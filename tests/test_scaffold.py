@@ -7,10 +7,10 @@ import tomllib
 
 import pytest
 
-from gradekit.authoring.notebook_script import Role, read_script
 from gradekit.authoring.scaffold import add_exercise, exercise_files, misconception_id
-from gradekit.course import REPO_ROOT
-from gradekit.manifest import load_manifest
+from gradekit.core.course import REPO_ROOT
+from gradekit.core.manifest import load_manifest
+from gradekit.core.notebook_script import Role, read_script
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ import sys
 import pytest
 
 from gradekit.authoring.solutions import load_controls, reference_function
-from gradekit.course import REPO_ROOT
-from gradekit.nbgrader_cli import grading_environment
+from gradekit.core.course import REPO_ROOT
+from gradekit.core.nbgrader_cli import grading_environment
 
 pytestmark = pytest.mark.unit
 

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from gradekit.grading.status import Status
+from gradekit.core.status import Status
 
 pytestmark = pytest.mark.unit
 

@@ -21,15 +21,15 @@ from submission_cases import (
     full_marks,
 )
 
-from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.authoring.release import new_workspace
+from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
 from gradekit.grading.gradebook_records import read_record
 from gradekit.grading.progress import Progress
 from gradekit.grading.safe_execute import hidden_test_lines
-from gradekit.grading.status import Status
 
 pytestmark = pytest.mark.nbgrader
 

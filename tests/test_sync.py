@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from gradekit.authoring.sync import notebook_drift, sync_notebooks
-from gradekit.manifest import SCRIPTS_DIR
+from gradekit.core.manifest import SCRIPTS_DIR
 
 pytestmark = pytest.mark.unit
 

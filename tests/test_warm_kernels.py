@@ -9,9 +9,9 @@ import pytest
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
-from gradekit.course import REPO_ROOT
+from gradekit.core.course import REPO_ROOT
+from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.warm_kernels import WarmKernelManager, Zygote, without_secrets
-from gradekit.nbgrader_cli import grading_environment
 
 pytestmark = pytest.mark.notebook
 

@@ -92,14 +92,6 @@ def task_cell(grade_id: str, points: float, source: str):
     )
 
 
-def grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-
-
-def cells_by_grade_id(notebook) -> dict:
-    return {grade_id(cell): cell for cell in notebook.cells if grade_id(cell)}
-
-
 _SOLUTION_REGION = re.compile(
     rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}\n.*?^[ \t]*{re.escape(END_SOLUTION)}[ \t]*$",
     re.MULTILINE | re.DOTALL,

@@ -40,8 +40,8 @@ import types
 import warnings
 from pathlib import Path
 
-from gradekit.authoring.notebook_script import Role, ScriptCell
-from gradekit.report.diagnoses import named_misconceptions
+from gradekit.core.diagnoses import named_misconceptions
+from gradekit.core.notebook_script import Role, ScriptCell
 
 # Modules the notebooks import by bare name, found beside them in the source folder.
 SUPPORT_MODULES = ("autograd_checks", "local_digits")

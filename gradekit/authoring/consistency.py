@@ -12,11 +12,11 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.authoring.cells import cells_by_grade_id
 from gradekit.authoring.solutions import NegativeControl, load_controls
-from gradekit.catalog import load_catalog
-from gradekit.course import Course
-from gradekit.manifest import Manifest
+from gradekit.core.catalog import load_catalog
+from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
 
 
 def source_notebook(source_dir: Path, name: str):

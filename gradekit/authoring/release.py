@@ -6,8 +6,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from gradekit.course import Course
-from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.core.course import Course
+from gradekit.core.nbgrader_cli import run_nbgrader
 
 
 def build_release(course: Course) -> Path:

@@ -7,16 +7,14 @@ that their script body imports, with the body between solution markers.
 
 from __future__ import annotations
 
-import ast
 import importlib
 from pathlib import Path
 
 import nbformat
 
 from gradekit.authoring import cells
-from gradekit.authoring.notebook_script import Role, ScriptCell, ScriptError, read_script
+from gradekit.core.notebook_script import Role, ScriptCell, answer_import, read_script
 
-REFERENCE_PACKAGE = "solutions.reference"
 NOTEBOOK_METADATA = {
     "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
     "language_info": {"name": "python"},
@@ -57,16 +55,3 @@ def answer_text(cell: ScriptCell) -> str:
     module, names = answer_import(cell)
     reference = importlib.import_module(module)
     return cells.join_functions(cells.answer_source(getattr(reference, name)) for name in names)
-
-
-def answer_import(cell: ScriptCell) -> tuple[str, tuple[str, ...]]:
-    """The reference module and function names an answer cell's body imports."""
-    statements = ast.parse(cell.body).body
-    if len(statements) != 1 or not isinstance(statements[0], ast.ImportFrom):
-        raise ScriptError(
-            f"answer cell {cell.grade_id}: the body must be one `from {REFERENCE_PACKAGE}.<module> import ...`"
-        )
-    statement = statements[0]
-    if not (statement.module or "").startswith(REFERENCE_PACKAGE + ".") or any(a.asname for a in statement.names):
-        raise ScriptError(f"answer cell {cell.grade_id}: import reference functions by name from {REFERENCE_PACKAGE}")
-    return statement.module, tuple(alias.name for alias in statement.names)

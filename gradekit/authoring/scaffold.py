@@ -13,7 +13,7 @@ import keyword
 import re
 from pathlib import Path
 
-from gradekit.manifest import Manifest
+from gradekit.core.manifest import Manifest
 
 HEADER = re.compile(r"^# %%")
 TEST_HEADER = re.compile(r"^# %% test ")

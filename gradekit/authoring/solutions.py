@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Callable
 
 from gradekit.authoring.cells import function_source
-from gradekit.manifest import Manifest
+from gradekit.core.manifest import Manifest
 
 CONTROL_SEPARATOR = "__"
 ALTERNATIVES_PACKAGE = "solutions.alternatives"

@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 
 from gradekit.authoring.render import render_script
-from gradekit.course import Course
-from gradekit.manifest import SCRIPTS_DIR
+from gradekit.core.course import Course
+from gradekit.core.manifest import SCRIPTS_DIR
 
 
 def scripts(scripts_dir: Path = SCRIPTS_DIR) -> list[Path]:

@@ -16,12 +16,14 @@ from typing import Iterable, Iterator, Protocol
 from nbgrader.api import MissingEntry
 
 from gradekit.authoring.release import build_release, copy_source, new_workspace
-from gradekit.course import Course
-from gradekit.grading.gradebook import SubmissionGrades, open_gradebook, read_grades
+from gradekit.core.course import Course
+from gradekit.core.grades import SubmissionGrades
+from gradekit.core.rows import CohortRow
+from gradekit.core.status import Status
+from gradekit.grading.gradebook import open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
 from gradekit.grading.internal_errors import LOG_NAME, record_internal_errors
 from gradekit.grading.progress import Progress
-from gradekit.grading.status import Status
 from gradekit.grading.submission_grader import GradedSubmission, write_settings
 
 TEMPLATE_DIR = ".grading-template"
@@ -29,21 +31,6 @@ TEMPLATE_DIR = ".grading-template"
 
 class Executor(Protocol):
     def grade_all(self, template_root: Path, tasks: Iterable[tuple[Path, str]]) -> Iterator[GradedSubmission]: ...
-
-
-@dataclasses.dataclass(frozen=True)
-class CohortRow:
-    student_id: str
-    status: Status
-    message: str
-    grades: SubmissionGrades | None
-    worker: str = ""
-    notes: tuple[str, ...] = ()
-    findings: tuple[str, ...] = ()
-
-    @property
-    def score(self) -> float:
-        return self.grades.score if self.grades else 0.0
 
 
 @dataclasses.dataclass(frozen=True)

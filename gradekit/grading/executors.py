@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.internal_errors import crashed
 from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader
-from gradekit.nbgrader_cli import grading_environment
 
 Task = tuple[Path, str]  # (submission folder, student id)
 

@@ -12,7 +12,7 @@ import datetime
 
 from nbgrader.api import Gradebook
 
-from gradekit.course import Course
+from gradekit.core.course import Course
 from gradekit.grading.gradebook import open_gradebook
 
 

@@ -34,8 +34,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import parse_utc
 
-from gradekit.authoring.cells import cells_by_grade_id
-from gradekit.authoring.cells import grade_id as grade_id_of
+from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.cell_ids import grade_id as grade_id_of
 
 TIMESTAMP = "timestamp.txt"
 # nbgrader's submit writes it; release_feedback needs it to name the student's feedback, so it travels with the notebooks.

@@ -12,7 +12,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from gradekit.grading.status import Status
+from gradekit.core.status import Status
 from gradekit.grading.submission_grader import GradedSubmission
 
 LOG_NAME = "internal-errors.log"

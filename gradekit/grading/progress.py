@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from gradekit.grading.status import Status
+from gradekit.core.status import Status
 from gradekit.grading.submission_grader import GradedSubmission
 
 

@@ -33,7 +33,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
-from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN, grade_id
+from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
+from gradekit.core.cell_ids import grade_id
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute
 from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from gradekit.authoring.cells import grade_id
+from gradekit.core.cell_ids import grade_id
 from gradekit.sandbox.crossing import CrossingError, Mirror, call_message, checked_reply, result_of
 
 HELPER_MODULES = ("autograd_checks", "local_digits")  # the course's own modules beside the notebooks

@@ -23,12 +23,12 @@ from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.course import CONFIG_FILE, Course, load_course
+from gradekit.core.course import CONFIG_FILE, Course, load_course
+from gradekit.core.status import Status
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
-from gradekit.grading.status import Status
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"

@@ -16,7 +16,7 @@ from nbgrader.api import Gradebook
 from nbgrader.plugins import ExportPlugin
 from traitlets import Bool, Dict, Enum, Unicode, default
 
-from gradekit.atomic_files import atomic_write
+from gradekit.core.atomic_files import atomic_write
 from gradekit.lms.canvas import IDENTITY_COLUMNS as CANVAS_COLUMNS
 from gradekit.lms.canvas import canvas_rows
 from gradekit.lms.moodle import IDENTITY_COLUMNS as MOODLE_COLUMNS

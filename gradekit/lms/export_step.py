@@ -7,8 +7,8 @@ from pathlib import Path
 
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.course import CONFIG_FILE, Course
-from gradekit.nbgrader_cli import NbgraderError, run_nbgrader
+from gradekit.core.course import CONFIG_FILE, Course
+from gradekit.core.nbgrader_cli import NbgraderError, run_nbgrader
 
 EXPORTER = "gradekit.lms.export_plugin.LmsExportPlugin"
 

@@ -6,8 +6,8 @@ import dataclasses
 import time
 from typing import Callable
 
-from gradekit.course import Course
-from gradekit.manifest import Manifest
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
 from gradekit.mutation.equivalents import NotebookScore, Review, load_reviews, notebook_scores, problems
 from gradekit.mutation.mutants import course_mutants
 from gradekit.mutation.runner import MutantResult, grade_mutants

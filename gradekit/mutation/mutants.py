@@ -17,7 +17,7 @@ from typing import Iterator
 
 from gradekit.authoring.cells import function_source
 from gradekit.authoring.solutions import reference_function
-from gradekit.manifest import Manifest
+from gradekit.core.manifest import Manifest
 from gradekit.mutation.lesson_operators import LESSON_OPERATORS
 from gradekit.mutation.operators import DELETE, GENERAL_OPERATORS, Operator
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gradekit.core.html_page import Html, element, join, page, table
 from gradekit.mutation.equivalents import REQUIRED_SCORE, NotebookScore, Review
 from gradekit.mutation.runner import MutantResult
-from gradekit.report.html_page import Html, element, join, page, table
 
 COLUMNS = ("notebook", "mutants", "killed", "equivalent", "tolerated", "unreviewed", "score")
 

@@ -14,10 +14,10 @@ import signal
 from typing import Callable
 
 from gradekit.authoring.checks_in_process import load_support_modules, run_checks
-from gradekit.authoring.notebook_script import read_script
 from gradekit.authoring.solutions import NegativeControl
-from gradekit.course import Course
-from gradekit.manifest import SCRIPTS_DIR, Manifest
+from gradekit.core.course import Course
+from gradekit.core.manifest import SCRIPTS_DIR, Manifest
+from gradekit.core.notebook_script import read_script
 from gradekit.mutation.mutants import Mutant
 from gradekit.proof.subjects import answer_sources
 

@@ -14,10 +14,10 @@ import shutil
 from pathlib import Path
 
 from gradekit.authoring.release import clone_workspace
-from gradekit.course import Course
+from gradekit.core.course import Course
+from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.grading.gradebook import open_gradebook
 from gradekit.grading.gradebook_records import read_record
-from gradekit.nbgrader_cli import run_nbgrader
 
 
 def serial_twin(

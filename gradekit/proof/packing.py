@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from gradekit.grading.gradebook import SubmissionGrades
+from gradekit.core.grades import SubmissionGrades
 from gradekit.proof.subjects import Subject
 
 PACK_PREFIX = "controls-"

@@ -20,12 +20,13 @@ from typing import TextIO
 from gradekit.authoring.consistency import static_problems
 from gradekit.authoring.release import new_workspace
 from gradekit.authoring.solutions import load_controls
-from gradekit.course import Course
-from gradekit.grading.cohort import CohortResult, CohortRow, grade_cohort
+from gradekit.core.course import Course
+from gradekit.core.grades import SubmissionGrades
+from gradekit.core.manifest import Manifest
+from gradekit.core.rows import CohortRow
+from gradekit.grading.cohort import CohortResult, grade_cohort
 from gradekit.grading.executors import LocalExecutor
-from gradekit.grading.gradebook import SubmissionGrades
 from gradekit.grading.progress import Progress
-from gradekit.manifest import Manifest
 from gradekit.proof.packing import SyntheticStudent, pack_subjects, subject_grades
 from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, proof_subjects, write_student
 

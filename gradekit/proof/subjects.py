@@ -8,10 +8,11 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.authoring.cells import cells_by_grade_id, function_source, join_functions
+from gradekit.authoring.cells import function_source, join_functions
 from gradekit.authoring.solutions import NegativeControl, reference_function
-from gradekit.course import Course
-from gradekit.manifest import Manifest
+from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
 
 REFERENCE_ID = "reference"
 BLANK_ID = "blank"

@@ -7,10 +7,10 @@ import os
 import statistics
 from pathlib import Path
 
-from gradekit.catalog import Misconception
-from gradekit.grading.cohort import CohortRow
-from gradekit.grading.status import Status
-from gradekit.manifest import Manifest
+from gradekit.core.catalog import Misconception
+from gradekit.core.manifest import Manifest
+from gradekit.core.rows import CohortRow
+from gradekit.core.status import Status
 from gradekit.report.item_statistics import ItemStats, cell_stats, exercise_stats
 from gradekit.report.note_kinds import NoteGroup, note_groups
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradekit.catalog import Misconception
-from gradekit.grading.cohort import CohortRow
-from gradekit.manifest import Manifest
+from gradekit.core.catalog import Misconception
+from gradekit.core.manifest import Manifest
+from gradekit.core.rows import CohortRow
 from gradekit.report.class_figures import class_report
 from gradekit.report.class_report_files import write_csv_files, write_page
 

@@ -6,7 +6,7 @@ import csv
 import io
 from pathlib import Path
 
-from gradekit.atomic_files import atomic_write
+from gradekit.core.atomic_files import atomic_write
 from gradekit.report.class_figures import ClassReport, decimal
 from gradekit.report.class_report_page import report_page
 from gradekit.report.item_statistics import ItemStats

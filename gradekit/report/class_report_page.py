@@ -7,9 +7,9 @@ reach out to; 6. what was set aside or repaired, grouped by kind.
 
 from __future__ import annotations
 
-from gradekit.grading.status import Status
+from gradekit.core.html_page import Html, bullets, element, folded, join, link, page, png_image, table
+from gradekit.core.status import Status
 from gradekit.report.class_figures import ClassReport, decimal, reasons_to_reach_out
-from gradekit.report.html_page import Html, bullets, element, folded, join, link, page, png_image, table
 from gradekit.report.item_statistics import LOW_DISCRIMINATION, ItemStats
 from gradekit.report.score_histogram import histogram_png
 

@@ -18,9 +18,9 @@ import dataclasses
 import math
 from typing import Sequence
 
-from gradekit.grading.cohort import CohortRow
-from gradekit.grading.status import Status
-from gradekit.manifest import Manifest, TestCell
+from gradekit.core.manifest import Manifest, TestCell
+from gradekit.core.rows import CohortRow
+from gradekit.core.status import Status
 
 # Below this the item hardly separates students (the usual rule of thumb is 0.2 for good items).
 LOW_DISCRIMINATION = 0.1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from gradekit.grading.cohort import CohortRow
+from gradekit.core.rows import CohortRow
 
 # (pattern, what the submissions did, as in "12 submissions <kind>"); a `items` group lists names.
 RULES = (

@@ -7,9 +7,9 @@ from pathlib import Path
 from copydetect.defaults import DISPLAY_THRESHOLD
 from copydetect.utils import highlight_overlap
 
-from gradekit.atomic_files import atomic_write
+from gradekit.core.atomic_files import atomic_write
+from gradekit.core.html_page import Html, element, join, page, table
 from gradekit.report.answer_text import starter_texts, student_texts
-from gradekit.report.html_page import Html, element, join, page, table
 from gradekit.report.similarity import SimilarPair, quiet, rank_notebooks
 
 PAGE_NAME = "similarity.html"

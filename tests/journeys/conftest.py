@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from gradekit.authoring.release import clone_workspace, new_workspace
-from gradekit.course import REPO_ROOT
+from gradekit.core.course import REPO_ROOT
 from journeys.lab_server import LOOPBACK, running_lab
 
 HISTORY = "010_history"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from gradekit.course import CONFIG_FILE, Course
-from gradekit.nbgrader_cli import grading_environment, run_nbgrader
+from gradekit.core.course import CONFIG_FILE, Course
+from gradekit.core.nbgrader_cli import grading_environment, run_nbgrader
 
 
 def exchange_options(course: Course, exchange_root: Path) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator
 
-from gradekit.course import REPO_ROOT
+from gradekit.core.course import REPO_ROOT
 from journeys.lab_server import LOOPBACK, free_loopback_port
 
 INSTRUCTOR = "kit-instructor"

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gradekit.nbgrader_cli import NbgraderError, grading_environment
+from gradekit.core.nbgrader_cli import NbgraderError, grading_environment
 
 CONFIG_TEMPLATE = '''"""nbgrader settings of student {student_id!r} (written by journeys.student_account)."""
 c = get_config()  # noqa: F821

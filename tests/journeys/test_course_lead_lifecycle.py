@@ -14,8 +14,8 @@ import nbformat
 import pytest
 
 from gradekit.authoring.solutions import load_controls
-from gradekit.manifest import load_manifest
-from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.core.manifest import load_manifest
+from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.proof.subjects import answer_sources, fill_answers
 from journeys import exchange
 from journeys.student_account import (

@@ -20,8 +20,8 @@ import nbformat
 import pytest
 
 from gradekit.authoring.solutions import load_controls
-from gradekit.course import REPO_ROOT
-from gradekit.manifest import load_manifest
+from gradekit.core.course import REPO_ROOT
+from gradekit.core.manifest import load_manifest
 from gradekit.proof.subjects import answer_sources, fill_answers
 from journeys import hub_ui, lab_ui
 from journeys.conftest import Screenshots

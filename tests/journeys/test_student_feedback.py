@@ -10,9 +10,9 @@ serves, with no request leaving the machine.
 import pytest
 
 from gradekit.authoring.solutions import load_controls
-from gradekit.course import REPO_ROOT
-from gradekit.manifest import load_manifest
-from gradekit.nbgrader_cli import run_nbgrader
+from gradekit.core.course import REPO_ROOT
+from gradekit.core.manifest import load_manifest
+from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.proof.subjects import Subject, write_submission
 from journeys import exchange
 

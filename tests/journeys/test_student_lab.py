@@ -10,9 +10,10 @@ import time
 import nbformat
 import pytest
 
-from gradekit.authoring.cells import cells_by_grade_id, function_source
+from gradekit.authoring.cells import function_source
 from gradekit.authoring.solutions import load_controls, reference_function
-from gradekit.manifest import load_manifest
+from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.manifest import load_manifest
 from journeys import exchange, lab_ui
 from journeys.student_account import create_student_account, student_environment
 

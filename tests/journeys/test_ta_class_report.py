@@ -3,7 +3,7 @@
 import pytest
 from class_report_fixtures import CATALOG, MANIFEST, ROWS
 
-from gradekit.course import REPO_ROOT
+from gradekit.core.course import REPO_ROOT
 from gradekit.report.class_report import write_class_report
 
 pytestmark = pytest.mark.browser

@@ -12,9 +12,9 @@ import nbformat
 import pytest
 
 from gradekit.authoring.release import new_workspace
+from gradekit.core.manifest import load_manifest
+from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.grading.gradebook import open_gradebook
-from gradekit.manifest import load_manifest
-from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.proof.subjects import answer_sources, fill_answers, written_answer_sources
 from journeys import exchange, lab_ui
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import torch
 
 from gradekit.authoring.solutions import reference_function
-from gradekit.course import Course
-from gradekit.manifest import Manifest
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
 
 NOTEBOOK = "060_training"
 

@@ -22,10 +22,13 @@ top to bottom against the reference and the answer text lives only there.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
 import re
 from pathlib import Path
+
+REFERENCE_PACKAGE = "solutions.reference"  # where answer cells import the reference from
 
 HEADER_PREFIX = "# %%"
 MARKDOWN_TAG = "[markdown]"
@@ -151,3 +154,16 @@ def _check_unique(cells: list[ScriptCell], where: str) -> None:
         if cell.grade_id in seen:
             raise ScriptError(f"{where}: grade id {cell.grade_id!r} is used twice")
         seen.add(cell.grade_id)
+
+
+def answer_import(cell: ScriptCell) -> tuple[str, tuple[str, ...]]:
+    """The reference module and function names an answer cell's body imports."""
+    statements = ast.parse(cell.body).body
+    if len(statements) != 1 or not isinstance(statements[0], ast.ImportFrom):
+        raise ScriptError(
+            f"answer cell {cell.grade_id}: the body must be one `from {REFERENCE_PACKAGE}.<module> import ...`"
+        )
+    statement = statements[0]
+    if not (statement.module or "").startswith(REFERENCE_PACKAGE + ".") or any(a.asname for a in statement.names):
+        raise ScriptError(f"answer cell {cell.grade_id}: import reference functions by name from {REFERENCE_PACKAGE}")
+    return statement.module, tuple(alias.name for alias in statement.names)

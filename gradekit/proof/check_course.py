@@ -14,12 +14,12 @@ from pathlib import Path
 from gradekit.authoring.cells import stub_solutions
 from gradekit.authoring.checks_in_process import load_support_modules, run_checks
 from gradekit.authoring.consistency import static_problems
-from gradekit.authoring.notebook_script import Role, ScriptCell, read_script
 from gradekit.authoring.render import answer_text
 from gradekit.authoring.solutions import load_controls
-from gradekit.course import Course
-from gradekit.grading.gradebook import CellGrade, SubmissionGrades
-from gradekit.manifest import SCRIPTS_DIR, Manifest
+from gradekit.core.course import Course
+from gradekit.core.grades import CellGrade, SubmissionGrades
+from gradekit.core.manifest import SCRIPTS_DIR, Manifest
+from gradekit.core.notebook_script import Role, ScriptCell, read_script
 from gradekit.proof.rules import Violation, check_subject
 from gradekit.proof.subjects import BLANK_ID, Subject, answer_sources, proof_subjects
 

@@ -8,9 +8,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from gradekit.course import load_course
+from gradekit.core.course import load_course
+from gradekit.core.manifest import load_manifest
 from gradekit.grading.executors import default_jobs
-from gradekit.manifest import load_manifest
 
 
 def _narrowed(args):
@@ -21,7 +21,7 @@ def _narrowed(args):
 
 def _print_judgement(manifest, result) -> None:
     """The matrix of a proof or check result, then each violation."""
-    from gradekit.report.tables import proof_matrix
+    from gradekit.proof.matrix import proof_matrix
 
     print(proof_matrix(manifest, result.subjects, result.grades))
     print()
@@ -65,7 +65,7 @@ def _against_nbgrader(result, manifest) -> list[str]:
 
 
 def _check(args) -> int:
-    from gradekit.authoring.check_course import check_course
+    from gradekit.proof.check_course import check_course
 
     course, manifest = _narrowed(args)
     result = check_course(course, manifest, complete=not args.notebook)
@@ -122,7 +122,7 @@ def _sync(args) -> int:
 def _new_exercise(args) -> int:
     from gradekit.authoring.scaffold import add_exercise, exercise_files
     from gradekit.authoring.sync import sync_notebooks
-    from gradekit.manifest import MANIFEST_FILE
+    from gradekit.core.manifest import MANIFEST_FILE
 
     course, manifest = load_course(), load_manifest()
     files = exercise_files(manifest, args.notebook, MANIFEST_FILE.parent)
@@ -138,15 +138,15 @@ def _new_exercise(args) -> int:
 
 
 def _demo(args) -> int:
-    from gradekit.demo import demo_course, run_demo
+    from gradekit.commands.demo import demo_course, run_demo
 
     course, manifest = load_course(), load_manifest()
     return run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs, args.full)
 
 
 def _grade(args) -> int:
+    from gradekit.commands.ta_pipeline import grade_and_report
     from gradekit.grading.executors import DaskExecutor, LocalExecutor
-    from gradekit.grading.pipeline import grade_and_report
 
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
     result = grade_and_report(load_course(), load_manifest(), executor, args.collect, args.cell_timeout)
@@ -156,13 +156,13 @@ def _grade(args) -> int:
 
 
 def _benchmark(args) -> int:
-    from gradekit.grading.benchmark import run_benchmark
+    from gradekit.commands.benchmark import run_benchmark
 
     return run_benchmark(load_course(), load_manifest(), args.jobs, args.controls_per_notebook)
 
 
 def _digits(args) -> int:
-    from gradekit.digits import train_on_digits
+    from gradekit.commands.digits import train_on_digits
 
     loss, accuracy, seconds = train_on_digits(
         load_course(), load_manifest(), Path(args.folder) if args.folder else None

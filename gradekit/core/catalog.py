@@ -6,7 +6,7 @@ import dataclasses
 import tomllib
 from pathlib import Path
 
-from gradekit.course import REPO_ROOT
+from gradekit.core.course import REPO_ROOT
 
 CATALOG_FILE = REPO_ROOT / "solutions" / "misconceptions.toml"
 

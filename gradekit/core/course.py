@@ -7,7 +7,7 @@ from pathlib import Path
 
 from traitlets.config.loader import PyFileConfigLoader
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = REPO_ROOT / "nbgrader_config.py"
 
 

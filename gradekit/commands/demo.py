@@ -16,11 +16,11 @@ from pathlib import Path
 
 from gradekit.authoring.release import new_workspace
 from gradekit.authoring.solutions import load_controls
-from gradekit.course import Course
-from gradekit.digits import NOTEBOOK, train_on_digits
+from gradekit.commands.digits import NOTEBOOK, train_on_digits
+from gradekit.commands.ta_pipeline import grade_and_report
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
 from gradekit.grading.executors import LocalExecutor, default_jobs
-from gradekit.grading.pipeline import grade_and_report
-from gradekit.manifest import Manifest
 from gradekit.proof.subjects import Subject, first_controls, proof_subjects, write_submission
 
 

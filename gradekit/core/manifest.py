@@ -14,9 +14,8 @@ import dataclasses
 import tomllib
 from pathlib import Path
 
-from gradekit.authoring.notebook_script import Role, ScriptCell, ScriptError, read_script
-from gradekit.authoring.render import REFERENCE_PACKAGE, answer_import
-from gradekit.course import REPO_ROOT, load_course
+from gradekit.core.course import REPO_ROOT, load_course
+from gradekit.core.notebook_script import REFERENCE_PACKAGE, Role, ScriptCell, ScriptError, answer_import, read_script
 
 MANIFEST_FILE = REPO_ROOT / "solutions" / "manifest.toml"
 SCRIPTS_DIR = MANIFEST_FILE.parent / "notebooks"

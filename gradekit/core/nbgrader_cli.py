@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gradekit.course import REPO_ROOT, Course
+from gradekit.core.course import REPO_ROOT, Course
 
 
 class NbgraderError(RuntimeError):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.authoring.cells import grade_id
+from gradekit.core.cell_ids import grade_id
 
 TAG = re.compile(r"\[misconception: ([a-z0-9][a-z0-9-]*)\]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

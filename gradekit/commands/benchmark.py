@@ -20,13 +20,13 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.authoring.release import clone_workspace, new_workspace
 from gradekit.authoring.solutions import load_controls
-from gradekit.course import CONFIG_FILE, Course
+from gradekit.core.course import CONFIG_FILE, Course
+from gradekit.core.manifest import Manifest
+from gradekit.core.nbgrader_cli import grading_environment, run_nbgrader
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook_records import read_record
 from gradekit.grading.progress import Progress
-from gradekit.manifest import Manifest
-from gradekit.nbgrader_cli import grading_environment, run_nbgrader
 from gradekit.proof.subjects import (
     Subject,
     answer_sources,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradekit.catalog import load_catalog
-from gradekit.course import Course
+from gradekit.core.catalog import load_catalog
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
+from gradekit.core.nbgrader_cli import run_nbgrader
+from gradekit.core.status import Status
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.internal_errors import LOG_NAME
-from gradekit.grading.status import Status
 from gradekit.lms.export_step import export_for_lms
-from gradekit.manifest import Manifest
-from gradekit.nbgrader_cli import run_nbgrader
 from gradekit.report.class_report import write_class_report
 from gradekit.report.similarity_page import write_similarity_report
 from gradekit.report.tables import student_table

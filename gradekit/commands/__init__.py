@@ -1,0 +1,1 @@
+"""The commands a course lead, a TA or a benchmark runs: the top layer, over every stage."""

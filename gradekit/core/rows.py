@@ -1,0 +1,23 @@
+"""One submission's row in a cohort run: what every stage above the engine reads."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gradekit.core.grades import SubmissionGrades
+from gradekit.core.status import Status
+
+
+@dataclasses.dataclass(frozen=True)
+class CohortRow:
+    student_id: str
+    status: Status
+    message: str
+    grades: SubmissionGrades | None
+    worker: str = ""
+    notes: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> float:
+        return self.grades.score if self.grades else 0.0
