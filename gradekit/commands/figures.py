@@ -1,0 +1,73 @@
+"""Measured figures for the documentation, written by the commands that measure them.
+
+The docs site includes these Markdown files (docs/pages/figures/), so no figure
+in the docs is a hand copy: rerun the command with `--figures PATH` and the page
+follows. Each file's first line says which command wrote it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+from gradekit.core.atomic_files import atomic_write
+from gradekit.mutation.adequacy import Adequacy
+from gradekit.mutation.report import score_rows
+from gradekit.proof.check_course import CheckResult
+from gradekit.proof.rules import ProofResult
+
+MUTANT_COLUMNS = ("notebook", "mutants", "killed", "equivalent", "tolerated", "score")
+
+
+def write_figure(path: Path, command: str, body: str) -> None:
+    """`body` under a line naming the command (`command` is its arguments after `gradekit`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = f"<!-- written by: python -m gradekit {command} --figures {path.as_posix()} -->"
+    atomic_write(path, f"{header}\n\n{body.rstrip()}\n".encode())
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    lines = [_row(header), _row(["---"] * len(header)), *(_row(row) for row in rows)]
+    return "\n".join(lines)
+
+
+def _row(cells: Sequence[object]) -> str:
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def machine() -> str:
+    return f"{os.cpu_count()} cores"
+
+
+def seconds_text(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def proof_figure(result: ProofResult, jobs: int, wall_seconds: float) -> str:
+    controls = sum(1 for subject in result.subjects if subject.kind == "control")
+    alternatives = sum(1 for subject in result.subjects if subject.kind == "alternative")
+    header = ["subjects", "submissions", "negative controls", "correct alternatives", "violations"]
+    header += ["workers", "wall time", "machine"]
+    row: list[object] = [len(result.subjects), len(result.students), controls, alternatives, len(result.violations)]
+    row += [jobs, seconds_text(wall_seconds), machine()]
+    return markdown_table(header, [row])
+
+
+def check_figure(result: CheckResult) -> str:
+    header = ["`gradekit check`: every notebook, in process", "subjects", "violations", "machine"]
+    return markdown_table(
+        header, [[seconds_text(result.seconds), len(result.subjects), len(result.violations), machine()]]
+    )
+
+
+def mutants_figure(result: Adequacy) -> str:
+    rows = [(*row[:5], row[6]) for row in score_rows(result.scores)]
+    table = markdown_table(MUTANT_COLUMNS, rows)
+    return f"{table}\n\nAll {len(result.results)} mutants graded in process in {seconds_text(result.seconds)} on {machine()}."
+
+
+def digits_figure(loss: float, accuracy: float, seconds: float) -> str:
+    header = ["test accuracy", "test loss", "training time", "threads", "machine"]
+    return markdown_table(header, [[f"{accuracy:.3f}", f"{loss:.3f}", f"{seconds:.1f} s", 1, machine()]])

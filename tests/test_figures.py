@@ -1,0 +1,39 @@
+"""The figures files the docs include: written by the commands, in the format the docs expect."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gradekit.commands.figures import digits_figure, markdown_table, write_figure
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURES = ROOT / "docs" / "pages" / "figures"
+HEADER = re.compile(r"^<!-- written by: python -m gradekit (\w+) .*--figures (\S+) -->$")
+
+
+def test_a_figure_names_the_command_that_wrote_it_then_holds_its_table(tmp_path):
+    path = tmp_path / "digits.md"
+    write_figure(path, "digits", digits_figure(0.405, 0.878, 2.5))
+    first, blank, *table = path.read_text().splitlines()
+    assert HEADER.match(first) and first.endswith(f"--figures {path.as_posix()} -->")
+    assert blank == ""
+    assert table[0].startswith("| test accuracy |") and "| 0.878 | 0.405 | 2.5 s |" in table[2]
+
+
+def test_a_markdown_table_has_a_header_a_rule_and_one_line_a_row():
+    assert markdown_table(["a", "b"], [[1, 2], [3, 4]]).splitlines() == [
+        "| a | b |",
+        "| --- | --- |",
+        "| 1 | 2 |",
+        "| 3 | 4 |",
+    ]
+
+
+@pytest.mark.parametrize("figure", sorted(FIGURES.glob("*.md")), ids=lambda path: path.name)
+def test_every_figure_in_the_docs_was_written_by_a_command_into_its_own_place(figure):
+    match = HEADER.match(figure.read_text().splitlines()[0])
+    assert match, f"{figure.name}: its first line must name the command that wrote it"
+    assert match.group(2) == f"docs/pages/figures/{figure.name}"
