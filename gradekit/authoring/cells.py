@@ -30,6 +30,8 @@ def answer_source(function: Callable) -> str:
     """The function as its answer cell holds it: signature and docstring, then the body between solution markers."""
     lines = function_source(function).splitlines()
     definition = ast.parse("\n".join(lines)).body[0]
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        raise TypeError(f"{function!r} is not defined by a def or class statement")
     first = definition.body[0]
     has_docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
     split = first.end_lineno if has_docstring else first.lineno - 1

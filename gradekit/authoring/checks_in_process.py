@@ -68,6 +68,8 @@ def load_support_modules(source_dir: Path) -> None:
         if loaded is not None and Path(getattr(loaded, "__file__", "")).resolve() == path:
             continue
         spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load the support module {path}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
@@ -117,9 +119,9 @@ def _run_cell(source: str, namespace: dict, filename: str) -> tuple[BaseExceptio
 
 def _outcome(cell: ScriptCell, error: BaseException | None, stderr: str) -> TestOutcome:
     if error is None and not stderr:
-        return TestOutcome(cell.grade_id, cell.points, True)
+        return TestOutcome(cell.grade_id, cell.required_points, True)
     text = "\n".join(filter(None, [_error_text(error) if error else "", stderr]))
-    return TestOutcome(cell.grade_id, cell.points, False, named_misconceptions(text), text)
+    return TestOutcome(cell.grade_id, cell.required_points, False, named_misconceptions(text), text)
 
 
 def _error_text(error: BaseException) -> str:

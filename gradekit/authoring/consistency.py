@@ -144,8 +144,9 @@ def _ids_in(node) -> list[str]:
     # Error tables: (substring, misconception, message) triples whose middle is shaped like an id.
     if isinstance(node, ast.Tuple) and len(node.elts) == 3:
         if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-            if _ID_SHAPE.match(node.elts[1].value):
-                return [node.elts[1].value]
+            middle = node.elts[1]
+            if isinstance(middle, ast.Constant) and isinstance(middle.value, str) and _ID_SHAPE.match(middle.value):
+                return [middle.value]
     return []
 
 

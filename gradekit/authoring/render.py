@@ -37,15 +37,15 @@ def _render(cell: ScriptCell):
     if cell.role is Role.ANSWER:
         rendered = cells.answer_cell(cell.grade_id, answer_text(cell))
     elif cell.role is Role.TEST:
-        rendered = cells.test_cell(cell.grade_id, cell.points, cell.body)
+        rendered = cells.test_cell(cell.grade_id, cell.required_points, cell.body)
     elif cell.role is Role.CODE:
         rendered = cells.setup_cell(cell.grade_id, cell.body)
     elif cell.role is Role.LESSON:
         rendered = cells.markdown_cell(cell.grade_id, cell.body)
     elif cell.role is Role.TASK:
-        rendered = cells.task_cell(cell.grade_id, cell.points, cell.body)
+        rendered = cells.task_cell(cell.grade_id, cell.required_points, cell.body)
     else:
-        rendered = cells.free_response_cell(cell.grade_id, cell.points, cell.body)
+        rendered = cells.free_response_cell(cell.grade_id, cell.required_points, cell.body)
     rendered.id = cell.grade_id
     return rendered
 

@@ -34,7 +34,7 @@ def diagnoses_by_cell(graded_notebook: Path) -> dict[str, tuple[str, ...]]:
     """For each graded cell of a notebook, the misconceptions its output names."""
     notebook = nbformat.read(graded_notebook, as_version=4)
     return {
-        grade_id(cell): named_misconceptions(failure_text(cell))
+        cell_id: named_misconceptions(failure_text(cell))
         for cell in notebook.cells
-        if grade_id(cell) and cell.cell_type == "code"
+        if (cell_id := grade_id(cell)) and cell.cell_type == "code"
     }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Collection, Sequence
 
 
 class Html(str):
@@ -61,7 +62,10 @@ def folded(summary: object, content: object, open_: bool = False) -> Html:
 
 
 def table(
-    header: list[str], rows: list[list[object]], numeric: set[int] = frozenset(), row_classes: list[str] | None = None
+    header: list[str],
+    rows: Sequence[Sequence[object]],
+    numeric: Collection[int] = frozenset(),
+    row_classes: list[str] | None = None,
 ) -> Html:
     """A table; columns listed in `numeric` align right, `row_classes` styles rows (flagged, group)."""
 

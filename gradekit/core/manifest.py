@@ -146,7 +146,7 @@ def _exercises(notebook: str, script: tuple[ScriptCell, ...]) -> list[Exercise]:
         elif cell.role is Role.TEST:
             if not found:
                 raise ScriptError(f"{notebook}: test cell {cell.grade_id} comes before any answer cell")
-            found[-1][1].append(TestCell(cell.grade_id, float(cell.points), cell.targets))
+            found[-1][1].append(TestCell(cell.grade_id, float(cell.required_points), cell.targets))
     return [Exercise(notebook, answer.grade_id, answer_import(answer)[1], tuple(tests)) for answer, tests in found]
 
 
@@ -159,6 +159,6 @@ def _manual_answers(notebook: str, script: tuple[ScriptCell, ...]) -> list[Manua
         elif cell.role is Role.WRITTEN:
             if task is None:
                 raise ScriptError(f"{notebook}: free-response cell {cell.grade_id} has no task cell before it")
-            answers.append(ManualAnswer(notebook, cell.grade_id, task.grade_id, float(cell.points)))
+            answers.append(ManualAnswer(notebook, cell.grade_id, task.grade_id, float(cell.required_points)))
             task = None
     return answers

@@ -75,12 +75,20 @@ class ScriptCell:
     points: int | float | None = None
     targets: tuple[str, ...] = ()
 
+    @property
+    def required_points(self) -> int | float:
+        """The points of a test, task or free-response cell, which the header grammar requires."""
+        if self.points is None:
+            raise ScriptError(f"{self.grade_id}: a {self.role.value} cell has no points")
+        return self.points
+
 
 def read_script(path: Path) -> tuple[ScriptCell, ...]:
     return parse_script(Path(path).read_text(), str(path))
 
 
 def parse_script(text: str, where: str = "<script>") -> tuple[ScriptCell, ...]:
+    body: list[str]
     cells, header, body, header_line = [], None, [], 0
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(HEADER_PREFIX):
@@ -164,6 +172,7 @@ def answer_import(cell: ScriptCell) -> tuple[str, tuple[str, ...]]:
             f"answer cell {cell.grade_id}: the body must be one `from {REFERENCE_PACKAGE}.<module> import ...`"
         )
     statement = statements[0]
-    if not (statement.module or "").startswith(REFERENCE_PACKAGE + ".") or any(a.asname for a in statement.names):
+    module = statement.module or ""  # None for a relative `from . import name`
+    if not module.startswith(REFERENCE_PACKAGE + ".") or any(a.asname for a in statement.names):
         raise ScriptError(f"answer cell {cell.grade_id}: import reference functions by name from {REFERENCE_PACKAGE}")
-    return statement.module, tuple(alias.name for alias in statement.names)
+    return module, tuple(alias.name for alias in statement.names)

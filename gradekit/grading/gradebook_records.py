@@ -84,6 +84,7 @@ def _write_notebook(gradebook: Gradebook, assignment: str, student: str, record:
     notebook = gradebook.find_submission_notebook(record.name, assignment, student)
     notebook.flagged = record.flagged
     notebook.late_submission_penalty = record.late_submission_penalty
+    entry: GradeRecord | CommentRecord
     for entry in record.grades:
         _copy_values(entry, gradebook.find_grade(entry.cell, record.name, assignment, student))
     for entry in record.comments:

@@ -73,7 +73,7 @@ class SealedNotebook:
         self.mirror = Mirror("grader", call=self._call)
         self.helpers = {name: self._load_helper(name, path) for name, path in helpers.items()}
         self._printed = io.StringIO()
-        self.namespace = {"__name__": "__main__", "__builtins__": self._builtins()}
+        self.namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": self._builtins()}
         for name in _answer_names(self.cells.values()):
             self.namespace[name] = RemoteAnswer(name, self.mirror)
 
@@ -106,7 +106,7 @@ class SealedNotebook:
 
     # ----- inside ------------------------------------------------------------------------
 
-    def _run(self, cell_id: str) -> tuple[str, BaseException | None]:
+    def _run(self, cell_id: str | None) -> tuple[str, BaseException | None]:
         source = self.cells[cell_id].source
         filename = f"<grader: {cell_id}>"
         # Registered so that inspect and tracebacks can read it; it never leaves this process.
@@ -146,10 +146,12 @@ class SealedNotebook:
 
     def _load_helper(self, name: str, path: Path):
         spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load the course module {path}")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         if hasattr(module, "run_in_student_process"):
-            module.run_in_student_process = self._run_in_kernel
+            setattr(module, "run_in_student_process", self._run_in_kernel)
         return module
 
     def _run_in_kernel(self, function, args, kwargs):

@@ -23,6 +23,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import cast
 
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
@@ -63,6 +64,7 @@ class Zygote:
         request = {"argv": argv, "cwd": cwd, "env": env, "guard": guard}
         if private_tmp:
             request.update(answer_server=str(ANSWER_SERVER_FILE), private_tmp=private_tmp)
+        assert self.process.stdin is not None  # opened as a pipe in __init__
         with self.lock:
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
@@ -72,6 +74,7 @@ class Zygote:
         return reply["pid"]
 
     def _reply(self) -> dict:
+        assert self.process.stdout is not None  # opened as a pipe in __init__
         line = self.process.stdout.readline()
         if not line:
             raise OSError(f"the kernel zygote exited (code {self.process.poll()})")
@@ -79,6 +82,7 @@ class Zygote:
 
     def close(self) -> None:
         if self.process.poll() is None:
+            assert self.process.stdin is not None  # opened as a pipe in __init__
             self.process.stdin.close()
             self.process.wait(timeout=10)
 
@@ -121,11 +125,11 @@ class ForkedKernelProcess:
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
+        while (code := self.poll()) is None:
+            if timeout is not None and deadline is not None and time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout)
             time.sleep(0.02)
-        return self.returncode
+        return code
 
     def send_signal(self, signum: int) -> None:
         try:
@@ -189,7 +193,7 @@ class WarmProvisioner(LocalProvisioner):
             for name in SECRET_VARIABLES:  # a gradebook URL may carry a password
                 env.pop(name, None)
         pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None, self.private_tmp)
-        self.process = ForkedKernelProcess(pid)
+        self.process = cast(subprocess.Popen, ForkedKernelProcess(pid))  # it answers the calls jupyter_client makes
         self.pid = self.pgid = pid  # the kernel leads a session of its own (kernel_zygote.py)
         self.cwd = cwd
         return self.connection_info

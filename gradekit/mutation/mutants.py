@@ -99,11 +99,14 @@ def _nodes_with_paths(tree: ast.AST, path: tuple = ()) -> Iterator[tuple[tuple, 
             yield from _nodes_with_paths(value, path + ((field, None),))
 
 
-def _is_docstring(tree: ast.AST, path: tuple) -> bool:
+def _is_docstring(tree: ast.Module, path: tuple) -> bool:
     """The function's docstring, or a node within it: its body's first statement when that is a string."""
     if len(path) < 2 or path[1] != ("body", 0):
         return False
-    first = tree.body[0].body[0]
+    function = tree.body[0]
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    first = function.body[0]
     return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
 
 

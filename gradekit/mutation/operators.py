@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TypeVar
 
 DELETE = object()  # a replacement meaning: remove this statement
+_Node = TypeVar("_Node", bound=ast.AST)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,7 +49,7 @@ COMPARISON_SWAPS = {
 }
 
 
-def with_fields(node: ast.AST, **fields) -> ast.AST:
+def with_fields(node: _Node, **fields) -> _Node:
     """A copy of `node` with some fields replaced."""
     changed = copy.deepcopy(node)
     for name, value in fields.items():

@@ -51,7 +51,7 @@ def disagreements(engine: Course, twin: Course, students: tuple[str, ...], noteb
                 found.append(f"{student} {name}: serial nbgrader did not grade it")
             elif ours[name] != theirs[name]:
                 differing = [
-                    f"{a.cell}: {a.score} vs {b.score}"
+                    f"{a.cell}: {a.auto_score} vs {b.auto_score}"
                     for a, b in zip(ours[name].grades, theirs[name].grades)
                     if a != b
                 ]

@@ -35,10 +35,10 @@ def without_docstrings(source: str) -> str:
         tree = ast.parse(source)
     except SyntaxError:
         return source
-    dropped = set()
+    dropped: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _has_docstring(node):
-            dropped.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
+            dropped.update(range(node.body[0].lineno, (node.body[0].end_lineno or node.body[0].lineno) + 1))
     return "\n".join(line for number, line in enumerate(source.splitlines(), start=1) if number not in dropped)
 
 

@@ -785,7 +785,7 @@ def _set_version(tensor, version):
         pass
 
 
-_GRAPH_STAND_INS = {}
+_GRAPH_STAND_INS: dict[str, type[torch.autograd.Function]] = {}
 
 
 def _graph_stand_in(name):
