@@ -22,6 +22,8 @@ from typing import Callable
 
 @dataclasses.dataclass(frozen=True)
 class Note:
+    """Something set aside or repaired on the way to a grade; `text` is the sentence a TA reads."""
+
     kind: NoteKind
     notebook: str
     detail: str = ""
@@ -37,6 +39,8 @@ class Note:
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
+    """A reason to withhold a notebook's grade for a TA; `text` names the notebook first."""
+
     kind: FindingKind
     notebook: str
     detail: str = ""
