@@ -18,6 +18,7 @@ from __future__ import annotations
 from gradekit.core.catalog import Misconception
 from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
 
@@ -35,8 +36,9 @@ CATALOG = {
     "first-wrong-idea": Misconception("first-wrong-idea", "first", "b1", "check the first thing"),
     "second-wrong-idea": Misconception("second-wrong-idea", "second", "b2", "check the second thing"),
 }
-LEFT_OUT_Y = f"not submitted (scores 0): {Y}"
-REORDERED = f"{X}: cells were reordered; graded in the submitted order"
+LEFT_OUT_Y = Note(NoteKind.LEFT_OUT, "", items=(Y,))
+REORDERED = Note(NoteKind.REORDERED, X)
+FORGED_EQ = Finding(FindingKind.FORGING_METHOD, X, "answer_f", ("__eq__",))
 
 
 def graded(student, f, g, g2, h, named=(), status=Status.GRADED, unsubmitted=(), notes=(), findings=()):
@@ -56,5 +58,5 @@ ROWS = (
     graded("cai", 0, 0, 1, 0, ("first-wrong-idea", "second-wrong-idea")),
     graded("dan", 2, 0, 1, 0, unsubmitted=(Y,), notes=(LEFT_OUT_Y,)),
     CohortRow("eve", Status.FAILED, "malformed notebook JSON", None, notes=(LEFT_OUT_Y,)),
-    graded("fay", 2, 3, 1, 5, status=Status.FLAGGED, findings=(f"{X}: defines __eq__",)),
+    graded("fay", 2, 3, 1, 5, status=Status.FLAGGED, findings=(FORGED_EQ,)),
 )

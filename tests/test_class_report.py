@@ -134,7 +134,7 @@ def test_notes_are_grouped_by_kind_with_the_students_folded(report):
         "2 submissions left out notebooks (they score 0): 1 each",
         "1 submission reordered cells (graded in the submitted order)",
     ]
-    assert notes.count(LEFT_OUT_Y) == 2 and notes.count(REORDERED) == 1
+    assert notes.count(LEFT_OUT_Y.text) == 2 and notes.count(REORDERED.text) == 1
     assert read_csv(path.parent / "notes.csv")[0] == {
         "kind": "left out notebooks (they score 0)",
         "submissions": "2",

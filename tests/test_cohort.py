@@ -9,6 +9,7 @@ import pytest
 from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT
 
 from gradekit.authoring.release import clone_workspace
+from gradekit.core.notes import NoteKind
 from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor, grade_task
@@ -45,7 +46,8 @@ def test_a_submission_that_kills_its_kernel_is_reported_on_its_own_row(graded_co
     crashed = next(row for row in result.rows if row.student_id == CRASHING_STUDENT)
     # The cells from the crash on score zero; the row says why.
     assert crashed.status is Status.GRADED and crashed.grades.score == 0
-    assert any("the kernel died while this cell ran" in note for note in crashed.notes)
+    stopped = [note for note in crashed.notes if note.kind is NoteKind.KERNEL_STOPPED]
+    assert stopped and "the kernel died while this cell ran" in stopped[0].text
 
 
 def test_rows_are_ordered_by_student_and_progress_is_reported(graded_cohort):

@@ -6,6 +6,7 @@ import nbformat
 import pytest
 
 from gradekit.core.cell_ids import cells_by_grade_id, grade_id
+from gradekit.core.notes import FindingKind, Note, NoteKind, texts
 from gradekit.grading.intake import forging_methods, repair, take_in, timestamp_problem
 
 pytestmark = pytest.mark.unit
@@ -37,7 +38,7 @@ def test_only_assignment_notebooks_and_the_timestamp_are_kept(tmp_path, release)
     intake = take_in(folder, release)
     assert intake.problem is None
     assert [name for name, _ in intake.notebooks] == [NOTEBOOK]
-    assert any("torch.py" in note for note in intake.notes)
+    assert Note(NoteKind.NOT_IN_ASSIGNMENT, "", items=("torch.py",)) in intake.notes
     intake.write(tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{NOTEBOOK}.ipynb", "timestamp.txt"]
 
@@ -47,7 +48,7 @@ def test_the_submission_secret_travels_with_the_notebooks(tmp_path, release):
     released = (release / f"{NOTEBOOK}.ipynb").read_text()
     folder = _submit(tmp_path / "in", release, **{f"{NOTEBOOK}.ipynb": released, "submission_secret.txt": "ab12" * 32})
     intake = take_in(folder, release)
-    assert intake.secret == "ab12" * 32 and not any("submission_secret" in note for note in intake.notes)
+    assert intake.secret == "ab12" * 32 and not any("submission_secret" in note.text for note in intake.notes)
     intake.write(tmp_path / "out")
     assert (tmp_path / "out" / "submission_secret.txt").read_text() == "ab12" * 32
 
@@ -63,7 +64,8 @@ def test_an_unreadable_notebook_is_left_out_with_a_note(tmp_path, release):
     folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released, "010_history.ipynb": "{not json"})
     intake = take_in(folder, release)
     assert [name for name, _ in intake.notebooks] == [NOTEBOOK]
-    assert any(note.startswith("010_history.ipynb cannot be read") for note in intake.notes)
+    (unreadable,) = [note for note in intake.notes if note.kind is NoteKind.UNREADABLE]
+    assert unreadable.notebook == "010_history" and unreadable.text.startswith("010_history.ipynb cannot be read")
 
 
 def test_nothing_gradable_is_a_problem_not_an_exception(tmp_path, release):
@@ -87,10 +89,12 @@ def test_symbolic_links_are_refused_unread(tmp_path, release):
     assert intake.timestamp is None
     assert (
         f"010_history.ipynb is a symbolic link to {str(classmate / '010_history.ipynb')!r}: refused, not followed; it scores 0"
-        in intake.notes
+        in texts(intake.notes)
     )
-    assert sum("symbolic link" in note and "refused" in note for note in intake.notes) == 3
-    assert not any("not submitted" in note and "010_history" in note for note in intake.notes)
+    links = [note for note in intake.notes if note.kind is NoteKind.SYMBOLIC_LINK]
+    assert sorted(note.items for note in links) == [("010_history.ipynb",), ("notes",), ("timestamp.txt",)]
+    assert [note.notebook for note in links if note.notebook] == ["010_history"]
+    assert not any(note.kind is NoteKind.LEFT_OUT and "010_history" in note.items for note in intake.notes)
 
 
 def test_a_linked_submission_folder_is_refused(tmp_path, release):
@@ -124,7 +128,8 @@ def test_repair_puts_back_deleted_tests_and_disarms_copies(release):
     notes = []
     repaired = repair(student, original, NOTEBOOK, notes)
     assert _grade_ids(repaired) == _grade_ids(original)
-    assert len(notes) == 2 and any("put back" in n for n in notes) and any("second copy" in n for n in notes)
+    assert sorted(note.kind.name for note in notes) == ["CELL_PUT_BACK", "SECOND_COPY"]
+    assert Note(NoteKind.CELL_PUT_BACK, NOTEBOOK, items=("test_chain_gradients",)) in notes
 
 
 def test_repair_restores_a_renamed_grade_id_from_the_cell_id(release):
@@ -134,7 +139,9 @@ def test_repair_restores_a_renamed_grade_id_from_the_cell_id(release):
     renamed.metadata["nbgrader"]["grade_id"] = "free_points"
     notes = []
     assert _grade_ids(repair(student, original, NOTEBOOK, notes)) == _grade_ids(original)
-    assert notes == [f"{NOTEBOOK}: cell 'free_points' had its grade id changed; restored to 'test_can_require_grad'"]
+    assert texts(tuple(notes)) == (
+        f"{NOTEBOOK}: cell 'free_points' had its grade id changed; restored to 'test_can_require_grad'",
+    )
 
 
 def test_an_untouched_release_needs_no_repair(release):
@@ -149,7 +156,9 @@ def test_special_methods_that_forge_comparisons_are_findings(release):
     student = copy.deepcopy(original)
     answer = cells_by_grade_id(student)["answer_can_require_grad"]
     answer.source = "Agreeable = type('Agreeable', (), {'__eq__': lambda self, other: True})\n"
-    assert forging_methods(student, original) == [
-        "answer_can_require_grad defines __eq__, which can make a wrong value pass a check"
-    ]
-    assert forging_methods(original, original) == []
+    (finding,) = forging_methods(student, original, NOTEBOOK)
+    assert (finding.kind, finding.notebook, finding.items) == (FindingKind.FORGING_METHOD, NOTEBOOK, ("__eq__",))
+    assert (
+        finding.text == f"{NOTEBOOK}: answer_can_require_grad defines __eq__, which can make a wrong value pass a check"
+    )
+    assert forging_methods(original, original, NOTEBOOK) == []

@@ -5,9 +5,9 @@ import pytest
 from gradekit.authoring.solutions import NegativeControl
 from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
+from gradekit.core.notes import Finding, FindingKind
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
-from gradekit.grading.cohort import CohortResult
 from gradekit.proof.packing import SyntheticStudent
 from gradekit.proof.rules import check_subject, status_violations
 from gradekit.proof.subjects import Subject
@@ -83,19 +83,21 @@ def row_of(status, findings=()):
 
 def test_a_graded_row_is_no_violation():
     row = row_of(Status.GRADED)
-    assert status_violations(CohortResult((row,), 1.0), row, packed_pair()) == []
+    assert status_violations(row, packed_pair()) == []
 
 
 def test_a_failed_row_counts_against_every_subject_it_holds():
     row = row_of(Status.FAILED)
-    violations = status_violations(CohortResult((row,), 1.0), row, packed_pair())
+    violations = status_violations(row, packed_pair())
     assert [v.student_id for v in violations] == ["control-a", "control-b"]
     assert all("why it was not graded" in v.reason for v in violations)
 
 
 def test_a_flagged_row_counts_against_the_subjects_whose_notebooks_it_names():
-    named = row_of(Status.FLAGGED, ("020_y: the answer replaced torch.allclose",))
-    (violation,) = status_violations(CohortResult((named,), 1.0), named, packed_pair())
+    named = row_of(
+        Status.FLAGGED, (Finding(FindingKind.GUARD_SAW, "020_y", "torch.allclose was replaced", ("test_y",)),)
+    )
+    (violation,) = status_violations(named, packed_pair())
     assert violation.student_id == "control-b" and violation.reason.startswith("flagged: ")
-    unnamed = row_of(Status.FLAGGED, ("the submission did something",))
-    assert len(status_violations(CohortResult((unnamed,), 1.0), unnamed, packed_pair())) == 2
+    unnamed = row_of(Status.FLAGGED, (Finding(FindingKind.GUARD_NEVER_ARMED, ""),))
+    assert len(status_violations(unnamed, packed_pair())) == 2

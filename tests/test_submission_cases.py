@@ -23,6 +23,7 @@ from submission_cases import (
 
 from gradekit.authoring.release import new_workspace
 from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.notes import texts
 from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
@@ -58,7 +59,7 @@ def graded(course, manifest, tmp_path_factory):
 def test_each_case_gets_its_exact_outcome(graded, case: Case):
     scratch, narrow, rows, _ = graded
     row, expected = rows[case.name], case.expected
-    said = "\n".join((row.message, *row.notes, *row.findings))
+    said = "\n".join((row.message, *texts(row.notes), *texts(row.findings)))
     assert row.status == expected.status, said
     for fragment in expected.says:
         assert fragment in said

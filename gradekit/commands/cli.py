@@ -10,6 +10,7 @@ from pathlib import Path
 
 from gradekit.core.course import load_course
 from gradekit.core.manifest import load_manifest
+from gradekit.core.status import run_exit_code
 from gradekit.grading.executors import default_jobs
 
 
@@ -150,9 +151,7 @@ def _grade(args) -> int:
 
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
     result = grade_and_report(load_course(), load_manifest(), executor, args.collect, args.cell_timeout)
-    if result.failed:
-        return 3
-    return 4 if result.flagged else 0
+    return run_exit_code(row.status for row in result.rows)
 
 
 def _benchmark(args) -> int:

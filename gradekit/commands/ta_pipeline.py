@@ -8,7 +8,6 @@ from gradekit.core.catalog import load_catalog
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
-from gradekit.core.status import Status
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.lms.export_step import export_for_lms
@@ -49,8 +48,8 @@ def grade_and_report(
     graded = [row.grades for row in result.rows if row.grades]
     print(student_table(graded, load_catalog(), statuses))
     for row in result.rows:
-        if row.status is not Status.GRADED:
-            print(f"{row.student_id}: {row.status}: {row.message}")
+        if row.status.needs_ta:
+            print(f"{row.student_id}: {row.status.label}: {row.message}")
     print(
         f"\n{len(result.rows)} submissions in {result.seconds:.0f} s, {len(result.failed)} could not be graded, "
         f"{len(result.flagged)} flagged for a TA (grade withheld: formgrader lists them as needing manual grading)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from gradekit.core.grades import SubmissionGrades
+from gradekit.core.notes import Finding, Note
 from gradekit.core.status import Status
 
 
@@ -15,8 +16,8 @@ class CohortRow:
     message: str
     grades: SubmissionGrades | None
     worker: str = ""
-    notes: tuple[str, ...] = ()
-    findings: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+    findings: tuple[Finding, ...] = ()
 
     @property
     def score(self) -> float:

@@ -19,7 +19,6 @@ from gradekit.authoring.release import build_release, copy_source, new_workspace
 from gradekit.core.course import Course
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.rows import CohortRow
-from gradekit.core.status import Status
 from gradekit.grading.gradebook import open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
 from gradekit.grading.internal_errors import LOG_NAME, record_internal_errors
@@ -40,11 +39,13 @@ class CohortResult:
 
     @property
     def failed(self) -> tuple[CohortRow, ...]:
-        return tuple(r for r in self.rows if r.status is Status.FAILED)
+        """Rows with nothing graded."""
+        return tuple(r for r in self.rows if r.status.failed)
 
     @property
     def flagged(self) -> tuple[CohortRow, ...]:
-        return tuple(r for r in self.rows if r.status is Status.FLAGGED)
+        """Rows graded, but whose grade waits for a TA."""
+        return tuple(r for r in self.rows if r.status.withheld)
 
 
 def submitted_students(course: Course) -> list[tuple[Path, str]]:
@@ -136,6 +137,8 @@ def _fresh(folder: Path) -> Path:
 
 
 def _store(course: Course, graded: GradedSubmission) -> None:
+    if graded.record is None:  # a row with grades always carries its record (submission_grader.py)
+        raise ValueError(f"{graded.student_id}: a {graded.status} row came back without its gradebook record")
     destination = course.autograded_dir / graded.student_id / course.assignment_id
     if destination.exists():
         shutil.rmtree(destination)

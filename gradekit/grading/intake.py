@@ -17,7 +17,7 @@ Nothing is followed out of the submission folder: a symbolic link (to a
 classmate's notebook in the exchange, to a course file) is refused unread,
 so a linked notebook scores zero like a missing one, with a note saying so.
 
-Every change is a note on the submission's row, in the TA's words. The code
+Every change is a note on the submission's row (a `Note` value, worded for the TA where it is shown). The code
 the student wrote is also read for special methods that let a value pass a
 comparison it should fail (`__eq__`, `__bool__`, `__torch_function__`, ...):
 no exercise needs them, so naming one is a finding that flags the submission.
@@ -36,6 +36,7 @@ from nbgrader.utils import parse_utc
 
 from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.cell_ids import grade_id as grade_id_of
+from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 
 TIMESTAMP = "timestamp.txt"
 # nbgrader's submit writes it; release_feedback needs it to name the student's feedback, so it travels with the notebooks.
@@ -68,9 +69,9 @@ class Intake:
 
     notebooks: tuple[tuple[str, object], ...]  # (notebook name, repaired notebook)
     timestamp: str | None
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     problem: str | None  # set when nothing can be graded
-    findings: tuple[str, ...] = ()  # what flags the submission for a TA, prefixed by its notebook
+    findings: tuple[Finding, ...] = ()  # what flags the submission for a TA
     secret: str | None = None
 
     def write(self, folder: Path) -> None:
@@ -94,7 +95,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     links = [name for name in entries if _leads_elsewhere(submission / name, submission)]
     notes = [_refused_link_note(submission / name, expected) for name in links]
     present = [name for name in entries if name not in links]
-    findings: list[str] = []
+    findings: list[Finding] = []
     problem = timestamp_problem(submission) if TIMESTAMP in present else None
     if problem:
         return Intake((), None, (), problem)
@@ -105,7 +106,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         if n not in (TIMESTAMP, SECRET) and not (n.endswith(".ipynb") and n[: -len(".ipynb")] in expected)
     ]
     if extras:
-        notes.append(f"not graded (not part of the assignment): {', '.join(extras)}")
+        notes.append(Note(NoteKind.NOT_IN_ASSIGNMENT, "", items=tuple(extras)))
     notebooks = []
     for name in expected:
         path = submission / f"{name}.ipynb"
@@ -114,16 +115,16 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         try:
             student = _read_notebook(path)
         except Exception as error:
-            notes.append(f"{name}.ipynb cannot be read as a notebook ({_short(error)}); it scores 0")
+            notes.append(Note(NoteKind.UNREADABLE, name, _short(error)))
             continue
         release = nbformat.read(release_dir / f"{name}.ipynb", as_version=4)
-        findings.extend(f"{name}: {finding}" for finding in forging_methods(student, release))
+        findings.extend(forging_methods(student, release, name))
         notebooks.append((name, repair(student, release, name, notes)))
     missing = [
         name for name in expected if not (submission / f"{name}.ipynb").is_file() and f"{name}.ipynb" not in links
     ]
     if missing and notebooks:
-        notes.append(f"not submitted (scores 0): {', '.join(missing)}")
+        notes.append(Note(NoteKind.LEFT_OUT, "", items=tuple(missing)))
     if not notebooks:
         found = ", ".join(entries)
         return Intake(
@@ -150,15 +151,13 @@ def _leads_elsewhere(path: Path, folder: Path) -> bool:
     return not real.startswith(home.rstrip(os.sep) + os.sep)
 
 
-def _refused_link_note(path: Path, expected: list[str]) -> str:
+def _refused_link_note(path: Path, expected: list[str]) -> Note:
     try:
         target = os.readlink(path)
     except OSError:
         target = os.path.realpath(path)
-    graded = path.suffix == ".ipynb" and path.stem in expected
-    return f"{path.name} is a symbolic link to {target[:120]!r}: refused, not followed" + (
-        "; it scores 0" if graded else ""
-    )
+    notebook = path.stem if path.suffix == ".ipynb" and path.stem in expected else ""
+    return Note(NoteKind.SYMBOLIC_LINK, notebook, target[:120], (path.name,))
 
 
 def _read_notebook(path: Path):
@@ -181,7 +180,7 @@ def timestamp_problem(submission_dir: Path) -> str | None:
     return None
 
 
-def repair(student, release, name: str, notes: list[str]):
+def repair(student, release, name: str, notes: list[Note]):
     """The student's notebook with nbgrader's grade ids made whole again (see the module docstring)."""
     release_ids = cells_by_grade_id(release)
     by_cell_id = {cell.get("id"): cell for cell in release.cells}
@@ -192,18 +191,17 @@ def repair(student, release, name: str, notes: list[str]):
             continue
         if grade_id not in release_ids:
             original = by_cell_id.get(cell.get("id"))
-            if original is not None and grade_id_of(original) and grade_id_of(original) not in seen:
+            restored = grade_id_of(original) if original is not None else None
+            if original is not None and restored and restored not in seen:
                 cell.metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])
-                notes.append(
-                    f"{name}: cell {grade_id!r} had its grade id changed; restored to {grade_id_of(original)!r}"
-                )
+                notes.append(Note(NoteKind.GRADE_ID_CHANGED, name, items=(grade_id, restored)))
             else:
                 del cell.metadata["nbgrader"]
-                notes.append(f"{name}: unknown graded cell {grade_id!r} is run as ordinary code")
+                notes.append(Note(NoteKind.UNKNOWN_CELL, name, items=(grade_id,)))
             grade_id = grade_id_of(cell)
         if grade_id in seen:
             del cell.metadata["nbgrader"]
-            notes.append(f"{name}: a second copy of {grade_id!r} is run as ordinary code")
+            notes.append(Note(NoteKind.SECOND_COPY, name, items=(grade_id,)))
         elif grade_id:
             seen.add(grade_id)
     _restore_locked_cells(student, release, seen, name, notes)
@@ -211,7 +209,7 @@ def repair(student, release, name: str, notes: list[str]):
     return student
 
 
-def forging_methods(student, release) -> list[str]:
+def forging_methods(student, release, name: str) -> list[Finding]:
     """Findings for the special methods named in the cells nbgrader will not restore."""
     locked = {grade_id_of(cell) for cell in release.cells if cell.get("metadata", {}).get("nbgrader", {}).get("locked")}
     findings = []
@@ -221,7 +219,7 @@ def forging_methods(student, release) -> list[str]:
         named = sorted(_names_in(cell.get("source", "")) & FORGING_METHODS)
         if named:
             label = grade_id_of(cell) or f"cell {cell.get('id', '?')}"
-            findings.append(f"{label} defines {', '.join(named)}, which can make a wrong value pass a check")
+            findings.append(Finding(FindingKind.FORGING_METHOD, name, label, tuple(named)))
     return findings
 
 
@@ -244,7 +242,7 @@ def _names_in(source: str) -> set[str]:
     return names
 
 
-def _restore_locked_cells(student, release, seen: set[str], name: str, notes: list[str]) -> None:
+def _restore_locked_cells(student, release, seen: set[str], name: str, notes: list[Note]) -> None:
     previous = None
     for cell in release.cells:
         grade_id = grade_id_of(cell)
@@ -252,9 +250,9 @@ def _restore_locked_cells(student, release, seen: set[str], name: str, notes: li
             meta = cell.metadata["nbgrader"]
             if meta.get("locked") and not meta.get("solution"):
                 student.cells.insert(_position_after(student, previous), copy.deepcopy(cell))
-                notes.append(f"{name}: deleted cell {grade_id!r} was put back from the release")
+                notes.append(Note(NoteKind.CELL_PUT_BACK, name, items=(grade_id,)))
             elif meta.get("solution"):
-                notes.append(f"{name}: answer cell {grade_id!r} was deleted; its tests score 0")
+                notes.append(Note(NoteKind.ANSWER_DELETED, name, items=(grade_id,)))
         if grade_id:
             previous = grade_id
 
@@ -266,11 +264,11 @@ def _position_after(student, grade_id: str | None) -> int:
     return 0
 
 
-def _note_order(student, release, name: str, notes: list[str]) -> None:
+def _note_order(student, release, name: str, notes: list[Note]) -> None:
     wanted = [grade_id_of(cell) for cell in release.cells if grade_id_of(cell)]
     actual = [grade_id_of(cell) for cell in student.cells if grade_id_of(cell) in wanted]
     if actual != [grade_id for grade_id in wanted if grade_id in actual]:
-        notes.append(f"{name}: cells were reordered; graded in the submitted order")
+        notes.append(Note(NoteKind.REORDERED, name))
 
 
 def _short(error: Exception) -> str:

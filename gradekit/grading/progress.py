@@ -6,7 +6,6 @@ import sys
 import time
 from typing import TextIO
 
-from gradekit.core.status import Status
 from gradekit.grading.submission_grader import GradedSubmission
 
 
@@ -21,8 +20,8 @@ class Progress:
 
     def update(self, graded: GradedSubmission) -> None:
         self.done += 1
-        self.failed += graded.status is Status.FAILED
-        self.flagged += graded.status is Status.FLAGGED
+        self.failed += graded.status.failed
+        self.flagged += graded.status.withheld
         print(self.line(graded), file=self.stream, flush=True)
 
     def line(self, graded: GradedSubmission) -> str:
@@ -30,6 +29,6 @@ class Progress:
         left = elapsed / self.done * (self.total - self.done)
         width = len(str(self.total))
         return (
-            f"[{self.done:>{width}}/{self.total}] {graded.status:<7} {graded.student_id} ({graded.seconds:.1f} s)"
+            f"[{self.done:>{width}}/{self.total}] {graded.status.label:<7} {graded.student_id} ({graded.seconds:.1f} s)"
             f"  failed so far: {self.failed}  flagged: {self.flagged}  elapsed {elapsed:.0f} s, about {left:.0f} s left"
         )

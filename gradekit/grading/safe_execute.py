@@ -35,6 +35,7 @@ from nbformat import NotebookNode
 
 from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
 from gradekit.core.cell_ids import grade_id
+from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute
 from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
@@ -52,8 +53,8 @@ class NotebookReport:
     """What happened while one notebook ran: tampering findings (grade withheld) and notes."""
 
     notebook: str
-    findings: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[Note, ...] = ()
 
 
 REPORTS: list[NotebookReport] = []
@@ -83,15 +84,15 @@ def hidden_test_lines(notebook) -> set[str]:
 
 
 class SafeExecute(WarmExecute):
-    def preprocess(self, nb, resources=None, km=None):
+    def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None) -> tuple[NotebookNode, dict]:
         self._notebook = (resources or {}).get("unique_key", "notebook")
         self._stopped: str | None = None
-        self._notes: list[str] = []
+        self._notes: list[Note] = []
         self._probes: dict[str, str] = {}  # nonce -> the graded cell it followed
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
         self._private_tmp: str | None = None
         self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
-        self._noticed: list[str] = []  # what this process saw itself: cut leaks, unreadable replies
+        self._noticed: list[Finding] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
         self._deadline = 0.0  # when that cell's time is up (event-loop clock)
@@ -126,7 +127,7 @@ class SafeExecute(WarmExecute):
             if role == "readonly":
                 problem = await asyncio.to_thread(sealed.run_readonly, cell)
                 if problem:
-                    self._notes.append(f"{self._notebook}: the grader could not run {_cell_name(cell)} ({problem})")
+                    self._notes.append(Note(NoteKind.NOT_RUN, self._notebook, problem, (_cell_name(cell),)))
         except KernelStopped as stop:
             self._stop(cell, str(stop))
             return cell
@@ -145,7 +146,7 @@ class SafeExecute(WarmExecute):
     async def _after(self, cell) -> None:
         """Cut hidden-test lines from what the cell shows; after a graded cell, probe the guard."""
         if _cut_hidden_lines(cell, self._hidden):
-            self._noticed.append(f"the output of {_cell_name(cell)} repeated hidden test code (cut)")
+            self._noticed.append(self._finding(FindingKind.HIDDEN_CODE_SHOWN, "", _cell_name(cell)))
         if _graded(cell) and self._guard_log:
             await self._probe(cell)
 
@@ -153,7 +154,7 @@ class SafeExecute(WarmExecute):
         return f"this cell ran past the {self.timeout} s limit and {what}"
 
     def _note_interrupted(self, name: str) -> None:
-        self._notes.append(f"{self._notebook}: {name} ran past the {self.timeout} s limit and was interrupted")
+        self._notes.append(Note(NoteKind.INTERRUPTED, self._notebook, str(self.timeout), (name,)))
 
     def _sealed_notebook(self) -> SealedNotebook | None:
         """The grading side of this notebook, once its kernel can answer (sealed grading only)."""
@@ -177,12 +178,14 @@ class SafeExecute(WarmExecute):
             return
         cell.outputs = outputs
         for broken in dict.fromkeys(sealed.broken_replies):
-            self._noticed.append(f"the kernel's answer to {_cell_name(cell)} could not be read ({broken})")
+            self._noticed.append(self._finding(FindingKind.UNREADABLE_ANSWER, str(broken), _cell_name(cell)))
         sealed.broken_replies.clear()
         await self._after(cell)
 
     async def _exchange(self, request: bytes) -> bytes:
         """Hand `request` to the kernel's answering function and return its reply."""
+        # Sealed grading starts only once the kernel's private folder is known (see _sealed_notebook).
+        assert self._private_tmp is not None
         folder = Path(self._private_tmp)
         reply_path = folder / REPLY_FILE
         reply_path.unlink(missing_ok=True)
@@ -221,7 +224,7 @@ class SafeExecute(WarmExecute):
         name = _cell_name(cell)
         _fail(cell, "KernelStopped", why)
         self._stopped = f"an earlier cell ({name}) stopped the kernel"
-        self._notes.append(f"{self._notebook}: {why} ({name}); the cells after it score 0")
+        self._notes.append(Note(NoteKind.KERNEL_STOPPED, self._notebook, why, (name,)))
 
     def _kill_kernel(self) -> None:
         pid = getattr(self.km.provisioner, "pid", None)
@@ -250,11 +253,14 @@ class SafeExecute(WarmExecute):
             if reply["parent_header"].get("msg_id") == msg_id:
                 return
 
-    def _findings(self) -> tuple[str, ...]:
+    def _finding(self, kind: FindingKind, detail: str = "", *items: str) -> Finding:
+        return Finding(kind, self._notebook, detail, items)
+
+    def _findings(self) -> tuple[Finding, ...]:
         """What the guard's log says, once per finding, in the order first seen."""
-        findings: dict[str, None] = dict.fromkeys(self._noticed)
+        findings: dict[Finding, None] = dict.fromkeys(self._noticed)
         if not self._guard_log:
-            return tuple(f"{self._notebook}: {finding}" for finding in findings)
+            return tuple(findings)
         log = Path(self._guard_log)
         answered: set[str] = set()
         armed = False
@@ -264,28 +270,27 @@ class SafeExecute(WarmExecute):
                 armed = True
             elif "refused" in record:
                 refusals_logged += 1
-                findings[f"the answer {record.get('reason')} (refused: {record['refused']})"] = None
+                refused = self._finding(FindingKind.ANSWER_REFUSED, str(record.get("reason")), str(record["refused"]))
+                findings[refused] = None
             elif "probe" in record:
                 answered.add(record["probe"])
                 refusals_counted = max(refusals_counted, int(record.get("refusals", 0)))
                 after = self._probes.get(record["probe"], "a cell")
-                for finding in record.get("findings", []):
-                    if not any(key.startswith(finding + " (") for key in findings):
-                        findings[f"{finding} (first seen after {after})"] = None
+                for seen in record.get("findings", []):
+                    if not any(f.kind is FindingKind.GUARD_SAW and f.detail == str(seen) for f in findings):
+                        findings[self._finding(FindingKind.GUARD_SAW, str(seen), after)] = None
             else:
-                findings["the guard's log holds a line the guard did not write"] = None
+                findings[self._finding(FindingKind.FOREIGN_LOG_LINE)] = None
         if not armed and self._probes:
-            findings["the grading guard was never armed"] = None
+            findings[self._finding(FindingKind.GUARD_NEVER_ARMED)] = None
         if refusals_counted > refusals_logged:
-            findings["the guard's log lost records (it was closed or redirected)"] = None
+            findings[self._finding(FindingKind.LOG_LOST_RECORDS)] = None
         if not self._stopped:
             for nonce, cell in self._probes.items():
                 if nonce not in answered:
-                    findings[f"the integrity check got no answer after {cell} (the audit machinery was replaced)"] = (
-                        None
-                    )
+                    findings[self._finding(FindingKind.PROBE_UNANSWERED, "", cell)] = None
         log.unlink(missing_ok=True)
-        return tuple(f"{self._notebook}: {finding}" for finding in findings)
+        return tuple(findings)
 
 
 def _cut_hidden_lines(cell, hidden: set[str]) -> bool:

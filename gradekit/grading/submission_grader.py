@@ -24,6 +24,7 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.core.course import CONFIG_FILE, Course, load_course
+from gradekit.core.notes import Finding, Note, NoteKind
 from gradekit.core.status import Status
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.intake import Intake, take_in
@@ -53,13 +54,13 @@ class GradedSubmission:
     files: tuple[tuple[str, bytes], ...]
     seconds: float
     worker: str = ""  # host:pid of the process that graded it
-    notes: tuple[str, ...] = ()
-    findings: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+    findings: tuple[Finding, ...] = ()
     internal_error: str = ""  # the formatted traceback when our own code failed, for the coordinator's log
 
     @property
     def ok(self) -> bool:
-        return self.status is not Status.FAILED
+        return self.status.has_grades
 
 
 def write_settings(template_root: Path, cell_timeout: int, protected_roots: tuple[Path, ...] = ()) -> None:
@@ -149,14 +150,12 @@ class ScratchGrader:
             notes += tuple(n for report in reports for n in report.notes)
             record = read_record(self.course, student_id)
             if findings:
-                flagged = {report.notebook for report in reports if report.findings}
-                flagged |= {finding.split(":", 1)[0] for finding in intake.findings}
-                record = withhold(record, flagged)
+                record = withhold(record, {finding.notebook for finding in findings})
             graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
             return GradedSubmission(
                 student_id,
                 Status.FLAGGED if findings else Status.GRADED,
-                ("grade withheld for a TA: " + "; ".join(findings)) if findings else "",
+                ("grade withheld for a TA: " + "; ".join(f.text for f in findings)) if findings else "",
                 record,
                 _files(graded_dir),
                 time.monotonic() - started,
@@ -171,7 +170,7 @@ class ScratchGrader:
             shutil.rmtree(self.course.submitted_dir / student_id, ignore_errors=True)
             shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
 
-    def _autograde(self, student_id: str, intake: Intake) -> tuple[dict, tuple[str, ...]]:
+    def _autograde(self, student_id: str, intake: Intake) -> tuple[dict, tuple[Note, ...]]:
         """nbgrader's autograde of what intake kept; notebooks nbgrader cannot process are set aside.
 
         nbgrader fails a whole submission for one notebook it cannot handle; then
@@ -188,7 +187,7 @@ class ScratchGrader:
         kept = tuple(pair for pair in intake.notebooks if pair[0] not in culprits)
         if not kept:
             return outcome, ()
-        notes = tuple(f"{name}: nbgrader could not grade it ({why}); it scores 0" for name, why in culprits.items())
+        notes = tuple(Note(NoteKind.NBGRADER_FAILED, name, why) for name, why in culprits.items())
         return self._run(student_id, dataclasses.replace(intake, notebooks=kept)), notes
 
     def _run(self, student_id: str, intake: Intake, retry: bool = True) -> dict:
@@ -222,7 +221,7 @@ class ScratchGrader:
         student_id: str,
         message: str,
         started: float,
-        notes: tuple[str, ...] = (),
+        notes: tuple[Note, ...] = (),
         internal_error: str = "",
     ) -> GradedSubmission:
         seconds = time.monotonic() - started

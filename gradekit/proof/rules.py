@@ -81,7 +81,7 @@ def run_proof(
     cohort = grade_cohort(workspace, LocalExecutor(jobs), notebooks, shown)
     grades = {}
     for student, row in zip(students, _rows_of(cohort, students)):
-        violations += status_violations(cohort, row, student)
+        violations += status_violations(row, student)
         for subject in student.subjects:
             grades[subject.student_id] = _grades_of(row, subject)
             violations += check_subject(manifest, subject, grades[subject.student_id])
@@ -99,16 +99,14 @@ def _grades_of(row: CohortRow, subject: Subject) -> SubmissionGrades:
     return subject_grades(row.grades, subject)
 
 
-def status_violations(cohort: CohortResult, row: CohortRow, student: SyntheticStudent) -> list[Violation]:
-    """Proof subjects must be graded: a failed row counts against every subject it holds, a flagged
-    row against the subjects whose notebooks its findings name (all of them when none is named)."""
-    if row in cohort.failed:
-        return [Violation(s.student_id, "grading", f"failed: {row.message}") for s in student.subjects]
-    if row not in cohort.flagged:
+def status_violations(row: CohortRow, student: SyntheticStudent) -> list[Violation]:
+    """Proof subjects must be graded: a row with nothing graded counts against every subject it holds,
+    a row held for a TA against the subjects whose notebooks its findings name (all of them when none is named)."""
+    if not row.status.needs_ta:
         return []
-    named = {finding.split(":", 1)[0] for finding in row.findings} & set(student.notebooks)
-    blamed = [s for s in student.subjects if not named or named & set(s.notebooks)]
-    return [Violation(s.student_id, "grading", f"flagged: {row.message}") for s in blamed]
+    named = {finding.notebook for finding in row.findings} & set(student.notebooks)
+    blamed = [s for s in student.subjects if row.status.failed or not named or named & set(s.notebooks)]
+    return [Violation(s.student_id, "grading", f"{row.status.label}: {row.message}") for s in blamed]
 
 
 def _static_violations(course: Course, manifest: Manifest, complete: bool) -> list[Violation]:

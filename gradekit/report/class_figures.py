@@ -73,14 +73,18 @@ class ClassReport:
         return tuple(r for r in self.rows if r.status is status)
 
     @property
+    def counted(self) -> tuple[CohortRow, ...]:
+        """The rows whose scores count in the class's figures."""
+        return tuple(r for r in self.rows if r.status.counts_as_submitted)
+
+    @property
     def median_score(self) -> float | None:
-        graded = [r.score for r in self.with_status(Status.GRADED)]
+        graded = [r.score for r in self.counted]
         return statistics.median(graded) if graded else None
 
     @property
     def score_percentages(self) -> tuple[float, ...]:
-        graded = self.with_status(Status.GRADED)
-        return tuple(r.score / self.max_points * 100 for r in graded) if self.max_points else ()
+        return tuple(r.score / self.max_points * 100 for r in self.counted) if self.max_points else ()
 
 
 def misconception_stats(
@@ -127,16 +131,14 @@ def class_report(
 
 def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[str, ...]], ...]:
     """Students a TA should contact and why: failed, flagged, the lowest scores, left-out notebooks."""
-    graded = sorted(report.with_status(Status.GRADED), key=lambda r: (r.score, r.student_id))
+    graded = sorted(report.counted, key=lambda r: (r.score, r.student_id))
     median = report.median_score
     lowest = {r.student_id for r in graded[:LOWEST_SCORES] if median is not None and r.score < median}
     found = []
     for row in report.rows:
         reasons = []
-        if row.status is Status.FAILED:
-            reasons.append(f"could not be graded: {row.message}")
-        if row.status is Status.FLAGGED:
-            reasons.append("flagged, grade withheld: " + ("; ".join(row.findings) or row.message))
+        if row.status.needs_ta:
+            reasons.append(f"{row.status.reason}: " + ("; ".join(f.text for f in row.findings) or row.message))
         if row.student_id in lowest:
             reasons.append(f"among the {LOWEST_SCORES} lowest scores")
         left_out = row.grades.unsubmitted if row.grades else ()
@@ -144,9 +146,8 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
             reasons.append(f"left out {len(left_out)} of {len(report.notebooks)} notebooks")
         if reasons:
             found.append((row, tuple(reasons)))
-    order = {Status.FAILED: 0, Status.FLAGGED: 1, Status.GRADED: 2}
     return tuple(
-        sorted(found, key=lambda pair: (order[pair[0].status], pair[0].student_id not in lowest, pair[0].score))
+        sorted(found, key=lambda pair: (pair[0].status.urgency, pair[0].student_id not in lowest, pair[0].score))
     )
 
 

@@ -79,13 +79,13 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
     lines = [
         [
             r.student_id,
-            r.status,
+            r.status.label,
             f"{r.score:g}",
             f"{report.max_points:g}",
             " ".join(r.grades.diagnosed) if r.grades else "",
             " ".join(r.grades.unsubmitted) if r.grades else "",
             r.message,
-            " | ".join(r.notes),
+            " | ".join(note.text for note in r.notes),
             report.feedback.first(r.student_id),
         ]
         for r in report.rows
@@ -100,4 +100,6 @@ def misconception_lines(report: ClassReport) -> tuple[list[str], list[list]]:
 
 
 def note_lines(report: ClassReport) -> tuple[list[str], list[list]]:
-    return ["kind", "submissions", "students"], [[g.kind, len(g.students), " ".join(g.students)] for g in report.notes]
+    return ["kind", "submissions", "students"], [
+        [g.kind.phrase, len(g.students), " ".join(g.students)] for g in report.notes
+    ]

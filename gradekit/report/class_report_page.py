@@ -46,9 +46,7 @@ def headline(report: ClassReport) -> Html:
     median = report.median_score
     figures = [
         ("submissions", len(report.rows), ""),
-        ("graded", len(report.with_status(Status.GRADED)), ""),
-        ("flagged for a TA", len(report.with_status(Status.FLAGGED)), "warn"),
-        ("could not be graded", len(report.with_status(Status.FAILED)), "warn"),
+        *((status.headline, len(report.with_status(status)), "warn" if status.needs_ta else "") for status in Status),
         (f"median score of {points(report.max_points)}", "–" if median is None else points(median), ""),
     ]
     boxes = join(
@@ -165,8 +163,8 @@ def reach_out_section(report: ClassReport) -> Html:
     found = reasons_to_reach_out(report)
     if not found:
         return join([title, element("p", "Nobody: every submission was graded and complete.")])
-    rows = [
-        [student_link(report, row.student_id), row.status, points(row.score), "; ".join(reasons)]
+    rows: list[list[object]] = [
+        [student_link(report, row.student_id), row.status.label, points(row.score), "; ".join(reasons)]
         for row, reasons in found
     ]
     header = ["student", "status", "score", "why"]
@@ -187,17 +185,17 @@ def notes_section(report: ClassReport) -> Html:
     if not report.notes:
         return join([title, element("p", "Nothing: every submission was graded as handed in.")])
     groups = [
-        folded(group.summary, bullets(join([student_link(report, s), ": ", note]) for s, note in group.notes))
+        folded(group.summary, bullets(join([student_link(report, s), ": ", note.text]) for s, note in group.notes))
         for group in report.notes
     ]
     return join([title, element("div", join(groups), id="notes")])
 
 
 def students_section(report: ClassReport) -> Html:
-    rows = [
+    rows: list[list[object]] = [
         [
             student_link(report, r.student_id),
-            r.status,
+            r.status.label,
             points(r.score),
             ", ".join(r.grades.diagnosed) if r.grades else "",
             join(

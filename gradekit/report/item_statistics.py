@@ -20,7 +20,6 @@ from typing import Sequence
 
 from gradekit.core.manifest import Manifest, TestCell
 from gradekit.core.rows import CohortRow
-from gradekit.core.status import Status
 
 # Below this the item hardly separates students (the usual rule of thumb is 0.2 for good items).
 LOW_DISCRIMINATION = 0.1
@@ -72,7 +71,7 @@ def point_biserial(item: Sequence[float], rest: Sequence[float]) -> Correlation:
     """Pearson's r of the item's scores with the rest scores (point-biserial when the item is pass/fail)."""
     if len(item) < 2:
         return Correlation(None, "fewer than two submissions")
-    item_mean, rest_mean = mean(item), mean(rest)
+    item_mean, rest_mean = sum(item) / len(item), sum(rest) / len(rest)
     item_spread = sum((x - item_mean) ** 2 for x in item)
     rest_spread = sum((y - rest_mean) ** 2 for y in rest)
     if item_spread == 0:
@@ -95,7 +94,7 @@ def item_stats(
     notebook: str, exercise: str, cell: str, tests: tuple[TestCell, ...], rows: tuple[CohortRow, ...]
 ) -> ItemStats:
     """The figures of the item made of `tests` (one test cell, or all of an exercise's)."""
-    takers = [r.grades for r in rows if r.status is Status.GRADED and r.grades and r.grades.submitted(notebook)]
+    takers = [r.grades for r in rows if r.status.counts_as_submitted and r.grades and r.grades.submitted(notebook)]
     points = sum(t.points for t in tests)
     scores = [sum(_score(grades, notebook, t.cell) for t in tests) for grades in takers]
     fractions = [score / points if points else 0.0 for score in scores]

@@ -18,7 +18,7 @@ def student_table(
         rows.append(
             [
                 submission.student_id,
-                statuses.get(submission.student_id, Status.GRADED),
+                statuses.get(submission.student_id, Status.GRADED).label,
                 f"{submission.score:g}/{submission.max_score:g}",
                 named or "-",
             ]
