@@ -87,7 +87,7 @@ def grade_cohort(
     started = time.monotonic()
     _ensure_assignment(course)
     template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
-    write_settings(template.root, cell_timeout or course.cell_timeout, (course.root, course.exchange_root))
+    write_settings(template.root, course, cell_timeout)
     tasks = submitted_students(course)
     progress = progress or Progress(len(tasks))
     outcomes: dict[str, GradedSubmission] = {}
@@ -136,6 +136,8 @@ def _fresh(folder: Path) -> Path:
 
 
 def _store(course: Course, graded: GradedSubmission) -> None:
+    if graded.record is None:  # only rows that are not FAILED are stored, and those carry their record
+        raise ValueError(f"{graded.student_id}: a graded submission without its gradebook record")
     destination = course.autograded_dir / graded.student_id / course.assignment_id
     if destination.exists():
         shutil.rmtree(destination)
