@@ -8,6 +8,7 @@ that run nbgrader in process.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from pathlib import Path
 
 from traitlets.config import Config
@@ -17,6 +18,8 @@ from gradekit.core.settings import CourseKit
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = REPO_ROOT / "nbgrader_config.py"
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +74,7 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
     config_file = Path(config_file).resolve()
     config = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
     kit = CourseKit(config=config)
+    log.debug("course settings read from %s", config_file)
     directory = config.CourseDirectory
     root = Path(directory.root)
     return Course(

@@ -22,6 +22,7 @@ def export_for_lms(course: Course) -> Path | None:
     """Runs nbgrader's export with the LMS plugin and warns of the students the roster lacks; None when off or refused."""
     roster = course.lms_roster
     if roster is None:
+        log.debug("no LMS roster configured (LmsExportPlugin.roster): no LMS import file")
         return None
     target = lms_import_file(course)
     try:
@@ -29,6 +30,7 @@ def export_for_lms(course: Course) -> Path | None:
     except NbgraderError as error:  # a bad roster must not cost the TA the class report that follows
         log.error("LMS import file not written: %s", error)
         return None
+    log.info("LMS import file written: %s", target)
     unmatched = target.with_name(f"{target.stem}.not-in-roster.csv")
     if unmatched.exists():
         with unmatched.open(newline="") as handle:
