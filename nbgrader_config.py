@@ -1,4 +1,4 @@
-"""The one configuration of the course: nbgrader reads it, and so does the kit's tooling.
+"""The one configuration of the course: nbgrader reads it, and so does the kit's tooling, once per command.
 
 Paths are relative to this file, so a clone works wherever it lands. Two settings
 can be moved by environment variables because they differ between machines:
@@ -58,9 +58,11 @@ c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 200
 c.LimitOutputSize.max_characters = 100_000
 
-# The kit's own settings: the one assignment of this course, and the address
-# space each grading kernel may use (the kit's parallel grader enforces it, so a
-# memory bomb fails its own cell instead of exhausting the machine).
+# The kit's own settings (nbgrader ignores this section): the one assignment of
+# this course, and the address space in GiB each grading kernel may use (the kit's
+# parallel grader enforces it, so a memory bomb fails its own cell instead of
+# exhausting the machine). Typed and checked by gradekit/core/settings.py;
+# `python -m gradekit --help-all` lists them with their help.
 c.CourseKit.assignment_id = "autograd"
 c.CourseKit.kernel_memory_gb = 8
 

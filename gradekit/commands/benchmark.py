@@ -16,11 +16,10 @@ from pathlib import Path
 
 from nbclient import NotebookClient
 from traitlets.config import Config
-from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.authoring.release import clone_workspace, new_workspace
 from gradekit.authoring.solutions import load_controls
-from gradekit.core.course import CONFIG_FILE, Course
+from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import grading_environment, run_nbgrader
 from gradekit.grading.cohort import grade_cohort, submitted_students
@@ -82,7 +81,7 @@ def notebook_floors(course: Course, manifest: Manifest) -> dict[str, float]:
     floors = {}
     folder = course.root / "floor"
     shutil.copytree(course.source_dir, folder, ignore=shutil.ignore_patterns("*.ipynb"))
-    kernel_settings = course_kernel_settings()
+    kernel_settings = course_kernel_settings(course)
     for entry in manifest.notebooks:
         notebook = fill_answers(course.release_dir / f"{entry.name}.ipynb", answer_sources(manifest, entry.name, None))
         client = NotebookClient(
@@ -101,7 +100,6 @@ def notebook_floors(course: Course, manifest: Manifest) -> dict[str, float]:
     return floors
 
 
-def course_kernel_settings() -> Config:
-    """The kernel manager settings of nbgrader_config.py, so a floor kernel starts as nbgrader's do."""
-    config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
-    return Config({"KernelManager": config.KernelManager})
+def course_kernel_settings(course: Course) -> Config:
+    """The course's kernel manager settings, so a floor kernel starts as nbgrader's do."""
+    return Config({"KernelManager": course.nbgrader_config.KernelManager})

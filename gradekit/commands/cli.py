@@ -1,4 +1,7 @@
-"""The course tooling's command line: a thin layer over the library."""
+"""The course tooling's command line: a thin layer over the library.
+
+Results go to stdout; the kit's log goes to stderr, warnings only unless -v (-vv for details).
+"""
 
 from __future__ import annotations
 
@@ -8,15 +11,22 @@ import tempfile
 import time
 from pathlib import Path
 
-from gradekit.core.course import load_course
-from gradekit.core.manifest import load_manifest
+from gradekit.core import log
+from gradekit.core.course import Course, load_course
+from gradekit.core.manifest import Manifest, load_manifest
 from gradekit.core.status import run_exit_code
 from gradekit.grading.executors import default_jobs
 
 
+def _course_and_manifest() -> tuple[Course, Manifest]:
+    """The course, read once, and the manifest of its assignment."""
+    course = load_course()
+    return course, load_manifest(assignment=course.assignment_id)
+
+
 def _narrowed(args):
     """The course and its manifest, narrowed to the notebooks named with --notebook."""
-    course, manifest = load_course(), load_manifest()
+    course, manifest = _course_and_manifest()
     return course, manifest.only(args.notebook) if args.notebook else manifest
 
 
@@ -125,7 +135,7 @@ def _new_exercise(args) -> int:
     from gradekit.authoring.sync import sync_notebooks
     from gradekit.core.manifest import MANIFEST_FILE
 
-    course, manifest = load_course(), load_manifest()
+    course, manifest = _course_and_manifest()
     files = exercise_files(manifest, args.notebook, MANIFEST_FILE.parent)
     changed = add_exercise(files, manifest.notebook(args.notebook).reference, args.name, args.points)
     sync_notebooks(course)
@@ -141,7 +151,7 @@ def _new_exercise(args) -> int:
 def _demo(args) -> int:
     from gradekit.commands.demo import demo_course, run_demo
 
-    course, manifest = load_course(), load_manifest()
+    course, manifest = _course_and_manifest()
     return run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs, args.full)
 
 
@@ -150,29 +160,71 @@ def _grade(args) -> int:
     from gradekit.grading.executors import DaskExecutor, LocalExecutor
 
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
-    result = grade_and_report(load_course(), load_manifest(), executor, args.collect, args.cell_timeout)
+    result = grade_and_report(*_course_and_manifest(), executor, args.collect, args.cell_timeout)
     return run_exit_code(row.status for row in result.rows)
 
 
 def _benchmark(args) -> int:
     from gradekit.commands.benchmark import run_benchmark
 
-    return run_benchmark(load_course(), load_manifest(), args.jobs, args.controls_per_notebook)
+    return run_benchmark(*_course_and_manifest(), args.jobs, args.controls_per_notebook)
 
 
 def _digits(args) -> int:
     from gradekit.commands.digits import train_on_digits
 
-    loss, accuracy, seconds = train_on_digits(
-        load_course(), load_manifest(), Path(args.folder) if args.folder else None
-    )
+    loss, accuracy, seconds = train_on_digits(*_course_and_manifest(), Path(args.folder) if args.folder else None)
     print(f"raw-tensor MLP on local digits: test loss {loss:.4f}, test accuracy {accuracy:.3f} ({seconds:.1f} s)")
     return 0
 
 
+def settings_help() -> str:
+    """The kit's settings as nbgrader's --help-all shows its own: name, type, help and default."""
+    from gradekit.core.settings import CourseKit
+    from gradekit.lms.export_plugin import LmsExportPlugin
+
+    heading = (
+        "Settings the kit reads from nbgrader_config.py; set each --Class.name below there as c.Class.name = value."
+    )
+    return "\n\n".join([heading, CourseKit.class_get_help(), LmsExportPlugin.class_get_help()])
+
+
+class _HelpAll(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(parser.format_help())
+        print(settings_help())
+        parser.exit()
+
+
+def _verbosity(default) -> argparse.ArgumentParser:
+    """-v, accepted before the command and after it."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=default,
+        help="log what the kit does (-v), and its details (-vv); by default only warnings and errors, on stderr",
+    )
+    return options
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser: it takes -v after the command too."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["parents"] = [*kwargs.get("parents", ()), _verbosity(argparse.SUPPRESS)]
+        super().__init__(*args, **kwargs)
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="gradekit", description=__doc__)
-    commands = top.add_subparsers(dest="command", required=True)
+    top = argparse.ArgumentParser(prog="gradekit", description=__doc__, parents=[_verbosity(0)])
+    top.add_argument("--help-all", action=_HelpAll, help="this help, then every setting of the kit with its help")
+    # After the command, -v keeps the count given before it unless given again.
+    commands = top.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
     prove = commands.add_parser(
         "prove", help="autograde the reference, blank stubs and negative controls; check the matrix"
     )
@@ -247,6 +299,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    log.configure(args.verbose)
     return args.run(args)
 
 

@@ -24,6 +24,8 @@ def load_loader(course: Course):
     """The loader module shipped with the assignment, loaded from its file."""
     path = course.source_dir / "local_digits.py"
     spec = importlib.util.spec_from_file_location("local_digits", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no loadable module at {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

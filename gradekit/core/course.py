@@ -1,14 +1,25 @@
-"""The course as nbgrader_config.py describes it: the only place course settings live."""
+"""The course as nbgrader_config.py describes it: the file is read here, once, and nowhere else.
+
+Every later stage takes what it needs from the `Course` it is handed: the typed
+settings of nbgrader and of the kit, and the loaded configuration for the stages
+that run nbgrader in process.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from pathlib import Path
 
+from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
+
+from gradekit.core.settings import CourseKit
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = REPO_ROOT / "nbgrader_config.py"
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,6 +34,10 @@ class Course:
     cell_timeout: int
     code_stub: str
     kernel_memory_gb: float
+    lms_roster: Path | None = None  # LmsExportPlugin.roster; without one there is no LMS export
+    # The whole configuration as loaded, for nbgrader run in process. Its preprocessors are classes
+    # the file loads by path, so it does not pickle: workers get the run's settings as a file instead.
+    nbgrader_config: Config = dataclasses.field(default_factory=Config, repr=False, compare=False)
 
     @property
     def source_dir(self) -> Path:
@@ -55,18 +70,27 @@ def sqlite_url(root: Path) -> str:
 
 
 def load_course(config_file: Path = CONFIG_FILE) -> Course:
-    """Read the course settings from nbgrader's own configuration file."""
+    """Read nbgrader's own configuration file, once, and keep the typed settings later stages need."""
     config_file = Path(config_file).resolve()
     config = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
+    kit = CourseKit(config=config)
+    log.debug("course settings read from %s", config_file)
     directory = config.CourseDirectory
     root = Path(directory.root)
     return Course(
         root=root,
         course_id=directory.course_id,
-        assignment_id=config.CourseKit.assignment_id,
+        assignment_id=kit.assignment_id,
         db_url=directory.db_url if "db_url" in directory else sqlite_url(root),
         exchange_root=Path(config.Exchange.root),
         cell_timeout=int(config.Execute.timeout),
         code_stub=config.ClearSolutions.code_stub["python"],
-        kernel_memory_gb=float(config.CourseKit.kernel_memory_gb),
+        kernel_memory_gb=kit.kernel_memory_gb,
+        lms_roster=_roster(config),
+        nbgrader_config=config,
     )
+
+
+def _roster(config: Config) -> Path | None:
+    roster = config.LmsExportPlugin.roster if "roster" in config.LmsExportPlugin else ""
+    return Path(roster) if roster else None

@@ -8,6 +8,7 @@ Rows come out ordered by student id, whatever order the workers finish in.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import shutil
 import time
 from pathlib import Path
@@ -24,6 +25,8 @@ from gradekit.grading.gradebook_records import write_record
 from gradekit.grading.internal_errors import LOG_NAME, record_internal_errors
 from gradekit.grading.progress import Progress
 from gradekit.grading.submission_grader import GradedSubmission, write_settings
+
+log = logging.getLogger(__name__)
 
 TEMPLATE_DIR = ".grading-template"
 
@@ -88,8 +91,9 @@ def grade_cohort(
     started = time.monotonic()
     _ensure_assignment(course)
     template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
-    write_settings(template.root, cell_timeout or course.cell_timeout, (course.root, course.exchange_root))
+    write_settings(template.root, course, cell_timeout)
     tasks = submitted_students(course)
+    log.info("grading %d submissions of %s with %s", len(tasks), course.assignment_id, type(executor).__name__)
     progress = progress or Progress(len(tasks))
     outcomes: dict[str, GradedSubmission] = {}
     grades: dict[str, SubmissionGrades] = {}

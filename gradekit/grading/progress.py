@@ -1,4 +1,8 @@
-"""Progress of a cohort run for the TA: done, failed, flagged, and an estimate of the time left."""
+"""Progress of a cohort run for the TA: done, failed, flagged, and an estimate of the time left.
+
+Lines go to the stream the command gives (stderr by default): they are what a TA
+watches during a run, shown whatever the log level.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +26,8 @@ class Progress:
         self.done += 1
         self.failed += graded.status.failed
         self.flagged += graded.status.withheld
-        print(self.line(graded), file=self.stream, flush=True)
+        self.stream.write(self.line(graded) + "\n")
+        self.stream.flush()
 
     def line(self, graded: GradedSubmission) -> str:
         elapsed = time.monotonic() - self.started

@@ -1,13 +1,16 @@
 """Grade one submission at a time with real nbgrader, in a private course directory.
 
 A grading worker builds one `ScratchGrader` and keeps it: nbgrader and its
-configuration are loaded once per worker instead of once per submission.
+configuration are loaded once per worker instead of once per submission. The
+kit's settings of the run come from the coordinator, in the template's settings
+file, so a worker on another machine grades exactly as the coordinator asked.
 Whatever nbgrader writes stays in the scratch directory; the results travel
 back as plain values (the gradebook record and the graded files).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import os
@@ -21,10 +24,10 @@ import nbformat
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
-from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.core.course import CONFIG_FILE, Course, load_course
+from gradekit.core.course import Course, load_course
 from gradekit.core.notes import Finding, Note, NoteKind
+from gradekit.core.settings import CourseKit
 from gradekit.core.status import Status
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.intake import Intake, take_in
@@ -63,27 +66,41 @@ class GradedSubmission:
         return self.status.has_grades
 
 
-def write_settings(template_root: Path, cell_timeout: int, protected_roots: tuple[Path, ...] = ()) -> None:
+def write_settings(template_root: Path, course: Course, cell_timeout: int | None = None) -> None:
     """Settings of one grading run, read by every worker that grades from this template.
 
-    `protected_roots` are folders of the course being graded (its root, its
-    exchange) that no kernel may read, wherever they lie.
+    The course's root and exchange are folders no kernel may read, wherever they
+    lie; the kit's settings travel too, so that no worker relies on its own copy.
     """
     settings = {
-        "cell_timeout": int(cell_timeout),
-        "protected_roots": [str(Path(root).resolve()) for root in protected_roots],
+        "cell_timeout": int(cell_timeout or course.cell_timeout),
+        "protected_roots": [str(Path(root).resolve()) for root in (course.root, course.exchange_root)],
+        "assignment_id": course.assignment_id,
+        "kernel_memory_gb": course.kernel_memory_gb,
     }
     (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
 
 
+def read_settings(template_root: Path) -> dict:
+    settings_file = Path(template_root) / SETTINGS_FILE
+    return json.loads(settings_file.read_text()) if settings_file.exists() else {}
+
+
+def with_run_settings(course: Course, settings: dict) -> Course:
+    """`course` with the kit settings the coordinator wrote, checked as the configuration's are."""
+    given = {name: settings[name] for name in ("assignment_id", "kernel_memory_gb") if name in settings}
+    kit = CourseKit(**given)
+    return dataclasses.replace(course, assignment_id=kit.assignment_id, kernel_memory_gb=kit.kernel_memory_gb)
+
+
 def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = None) -> NbGraderAPI:
-    """An in-process nbgrader pointed at `course`, configured by the course's nbgrader_config.py.
+    """An in-process nbgrader pointed at `course`, configured as the course's nbgrader_config.py says.
 
     With `warm_kernels`, notebooks run in guarded kernels forked from a process
     that has already imported torch (see safe_execute.py); every other step is
     nbgrader's own, in the order the configuration lists them.
     """
-    config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
+    config = copy.deepcopy(course.nbgrader_config)  # the course's own stays as it was loaded
     config.CourseDirectory.root = str(course.root)
     config.CourseDirectory.db_url = course.db_url
     if cell_timeout:
@@ -105,7 +122,10 @@ def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = 
 class ScratchGrader:
     def __init__(self, template_root: Path, scratch_root: Path, warm_kernels: bool = True):
         template_root = Path(template_root)
-        self.course = load_course().at(scratch_root)
+        settings = read_settings(template_root)
+        # This worker's one read of the configuration: nbgrader's steps are code and cannot travel as data.
+        configured = load_course()
+        self.course = with_run_settings(configured, settings).at(scratch_root)
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
         # Kept in memory and written afresh for every submission: nothing one student's
@@ -124,12 +144,9 @@ class ScratchGrader:
             SEALED_HELPERS.update(
                 {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
             )
-        settings_file = template_root / SETTINGS_FILE
-        settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
         self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
         # Kernels inherit these; forked kernels are held to them (kernel_zygote.py, kernel_guard.py).
         os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
-        configured = load_course()
         # The exchange holds every student's submission and feedback, wherever it lies.
         protected = {str(self.course.root), str(template_root.resolve()), *settings.get("protected_roots", ())}
         protected |= {str(configured.root), str(configured.exchange_root.resolve())}

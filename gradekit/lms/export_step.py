@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import csv
+import logging
 from pathlib import Path
 
-from traitlets.config.loader import PyFileConfigLoader
-
-from gradekit.core.course import CONFIG_FILE, Course
+from gradekit.core.course import Course
 from gradekit.core.nbgrader_cli import NbgraderError, run_nbgrader
 
 EXPORTER = "gradekit.lms.export_plugin.LmsExportPlugin"
 
-
-def configured_roster(config_file: Path = CONFIG_FILE) -> Path | None:
-    """The roster set as LmsExportPlugin.roster, or None: without a roster there is no LMS export."""
-    config_file = Path(config_file).resolve()
-    config = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
-    roster = config.LmsExportPlugin.roster if "roster" in config.LmsExportPlugin else ""
-    return Path(roster) if roster else None
+log = logging.getLogger(__name__)
 
 
 def lms_import_file(course: Course) -> Path:
@@ -26,19 +19,23 @@ def lms_import_file(course: Course) -> Path:
 
 
 def export_for_lms(course: Course) -> Path | None:
-    """Runs nbgrader's export with the LMS plugin and prints the students the roster lacks; None when off or refused."""
-    roster = configured_roster()
+    """Runs nbgrader's export with the LMS plugin and warns of the students the roster lacks; None when off or refused."""
+    roster = course.lms_roster
     if roster is None:
+        log.debug("no LMS roster configured (LmsExportPlugin.roster): no LMS import file")
         return None
     target = lms_import_file(course)
     try:
         run_nbgrader(course, "export", f"--exporter={EXPORTER}", f"--to={target}", f"--LmsExportPlugin.roster={roster}")
     except NbgraderError as error:  # a bad roster must not cost the TA the class report that follows
-        print(f"LMS import file not written: {error}")
+        log.error("LMS import file not written: %s", error)
         return None
+    log.info("LMS import file written: %s", target)
     unmatched = target.with_name(f"{target.stem}.not-in-roster.csv")
     if unmatched.exists():
         with unmatched.open(newline="") as handle:
             students = [row["student_id"] for row in csv.DictReader(handle)]
-        print(f"not in the LMS roster, so not in {target.name}: {', '.join(students)} (scores in {unmatched})")
+        log.warning(
+            "not in the LMS roster, so not in %s: %s (scores in %s)", target.name, ", ".join(students), unmatched
+        )
     return target

@@ -1,0 +1,115 @@
+"""The kit's settings: typed traits with help, read from nbgrader_config.py once per course."""
+
+from pathlib import Path
+
+import pytest
+from traitlets import TraitError
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from gradekit.commands.cli import main
+from gradekit.core.course import CONFIG_FILE, load_course
+from gradekit.core.settings import CourseKit
+from gradekit.grading.submission_grader import read_settings, with_run_settings, write_settings
+
+pytestmark = pytest.mark.unit
+
+
+def kit_config(**values) -> Config:
+    config = Config()
+    for name, value in values.items():
+        setattr(config.CourseKit, name, value)
+    return config
+
+
+def test_each_setting_is_typed_configurable_and_explained():
+    traits = CourseKit.class_traits(config=True)
+    assert set(traits) == {"assignment_id", "kernel_memory_gb"}
+    for name, trait in traits.items():
+        assert len(trait.help) > 30, f"CourseKit.{name} needs help text"
+    assert type(traits["assignment_id"]).__name__ == "Unicode"
+    assert type(traits["kernel_memory_gb"]).__name__ == "Float"
+
+
+def test_defaults_hold_without_a_course_kit_section():
+    kit = CourseKit(config=Config())
+    assert (kit.assignment_id, kit.kernel_memory_gb) == ("autograd", 8.0)
+
+
+def test_the_course_configuration_sets_them_as_typed_values():
+    course = load_course()
+    assert course.assignment_id == "autograd"
+    assert course.kernel_memory_gb == 8.0 and isinstance(course.kernel_memory_gb, float)
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"kernel_memory_gb": 0}, "kernel_memory_gb must be more than 0 GiB"),
+        ({"kernel_memory_gb": -2.5}, "kernel_memory_gb must be more than 0 GiB"),
+        ({"kernel_memory_gb": "lots"}, "kernel_memory_gb"),
+        ({"assignment_id": "../escape"}, "assignment_id must be a plain folder name"),
+        ({"assignment_id": ""}, "assignment_id must be a plain folder name"),
+    ],
+)
+def test_a_bad_value_is_refused_with_a_message_naming_the_setting(values, message):
+    with pytest.raises(TraitError, match=message):
+        CourseKit(config=kit_config(**values))
+
+
+def test_a_bad_value_in_the_configuration_file_stops_load_course(tmp_path):
+    config = tmp_path / "nbgrader_config.py"
+    lines = ["c = get_config()", f"load_subconfig({CONFIG_FILE.name!r}, {str(CONFIG_FILE.parent)!r})"]
+    config.write_text("\n".join([*lines, "c.CourseKit.kernel_memory_gb = 0"]))
+    with pytest.raises(TraitError, match="more than 0 GiB"):
+        load_course(config)
+
+
+def test_load_course_reads_the_configuration_file_exactly_once(monkeypatch):
+    reads = []
+    real_load = PyFileConfigLoader.load_config
+
+    def counted(loader):
+        reads.append(str(Path(loader.path) / loader.filename))
+        return real_load(loader)
+
+    monkeypatch.setattr(PyFileConfigLoader, "load_config", counted)
+    course = load_course()
+    assert reads == [str(CONFIG_FILE)]
+    assert course.nbgrader_config.Execute.timeout == course.cell_timeout
+
+
+def test_a_command_reads_the_configuration_file_once_for_its_course_and_manifest(monkeypatch):
+    from gradekit.commands.cli import _course_and_manifest
+
+    reads = []
+    real_load = PyFileConfigLoader.load_config
+    monkeypatch.setattr(PyFileConfigLoader, "load_config", lambda loader: reads.append(1) or real_load(loader))
+    course, manifest = _course_and_manifest()
+    assert manifest.assignment == course.assignment_id
+    assert len(reads) == 1
+
+
+def test_workers_take_the_kit_settings_the_coordinator_wrote(tmp_path):
+    import dataclasses
+
+    coordinator = dataclasses.replace(load_course(), kernel_memory_gb=2.5, assignment_id="week1")
+    write_settings(tmp_path, coordinator, cell_timeout=30)
+    settings = read_settings(tmp_path)
+    worker = with_run_settings(load_course(), settings)
+    assert (worker.kernel_memory_gb, worker.assignment_id) == (2.5, "week1")
+    assert settings["cell_timeout"] == 30
+    assert str(coordinator.exchange_root.resolve()) in settings["protected_roots"]
+
+
+def test_help_all_lists_every_setting_with_type_default_and_help(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["--help-all"])
+    assert exit.value.code == 0
+    shown = capsys.readouterr().out
+    for name, trait in CourseKit.class_traits(config=True).items():
+        assert f"--CourseKit.{name}=<{type(trait).__name__}>" in shown
+        assert trait.help.split()[0] in shown
+    assert "Default: 8.0" in shown and "Default: 'autograd'" in shown
+    assert "--LmsExportPlugin.roster=<Unicode>" in shown
+    assert "--help-all" in shown and "--verbose" in shown
