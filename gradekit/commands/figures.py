@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+from gradekit.commands.benchmark import BenchmarkResult
 from gradekit.core.atomic_files import atomic_write
 from gradekit.mutation.adequacy import Adequacy
 from gradekit.mutation.report import score_rows
@@ -71,3 +72,36 @@ def mutants_figure(result: Adequacy) -> str:
 def digits_figure(loss: float, accuracy: float, seconds: float) -> str:
     header = ["test accuracy", "test loss", "training time", "threads", "machine"]
     return markdown_table(header, [[f"{accuracy:.3f}", f"{loss:.3f}", f"{seconds:.1f} s", 1, machine()]])
+
+
+def benchmark_figure(result: BenchmarkResult) -> str:
+    cohort = (
+        f"Cohort: {result.submissions} submissions (the reference, the blank stubs and the first controls of each"
+        f" notebook), {result.notebooks} notebooks in all; {machine()}."
+    )
+    rates = markdown_table(
+        ["", "wall time", "submissions/min"],
+        [
+            ["serial `nbgrader autograde`", f"{result.serial_seconds:.1f} s", f"{result.serial_rate:.1f}"],
+            [f"`gradekit grade` ({result.jobs} workers)", f"{result.our_seconds:.1f} s", f"{result.our_rate:.1f}"],
+        ],
+    )
+    slowest = max(result.floors, key=result.floors.__getitem__)
+    floors = markdown_table(
+        ["speed-up", "grades", "per-notebook floor", "slowest notebook", "floor, all notebooks"],
+        [
+            [
+                f"{result.speed_up:.2f}x",
+                "identical" if result.identical else "DIFFERENT",
+                f"{min(result.floors.values()):.1f} s to {max(result.floors.values()):.1f} s",
+                f"`{slowest}`",
+                f"{sum(result.floors.values()):.1f} s",
+            ]
+        ],
+    )
+    return f"{cohort}\n\n{rates}\n\n{floors}"
+
+
+def demo_figure(pseudo_students: int, jobs: int, wall_seconds: float) -> str:
+    header = ["pseudo students", "workers", "wall time (digits training included)", "machine"]
+    return markdown_table(header, [[pseudo_students, jobs, seconds_text(wall_seconds), machine()]])
