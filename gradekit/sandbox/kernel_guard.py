@@ -21,7 +21,7 @@ does two things:
 
 The log is a file the grader reads after the notebook; a probe without an
 answer is itself a finding. A determined attacker with arbitrary memory
-access can defeat any in-process guard; the README says what to do then.
+access can defeat any in-process guard; docs/pages/security.md says what to do then.
 """
 
 import builtins
