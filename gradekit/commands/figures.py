@@ -39,7 +39,8 @@ def _row(cells: Sequence[object]) -> str:
 
 
 def machine() -> str:
-    return f"{os.cpu_count()} cores"
+    """The cores, and how busy they were when the figure was written (a loaded machine explains a slow figure)."""
+    return f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
 
 
 def seconds_text(seconds: float) -> str:
