@@ -70,18 +70,29 @@ SPINS = Case(
 BUSY_WITHIN = Case("busy-within-the-limit", _busy, Expected(Status.GRADED))
 
 
+def _graded(course, manifest, tmp_path_factory, case: Case, hogs: bool):
+    """`case` graded alone with the short cell limit, on a machine loaded by CPU hogs if `hogs`."""
+    narrow = manifest.only(list(NOTEBOOKS))
+    scratch = new_workspace(course, tmp_path_factory.mktemp(case.name), NOTEBOOKS)
+    scratch = dataclasses.replace(scratch, exchange_root=tmp_path_factory.mktemp("exchange"))
+    build_case(scratch, narrow, case)
+    progress = Progress(len(submitted_students(scratch)), io.StringIO())
+    with cpu_hogs(own_sessions=False) if hogs else contextlib.nullcontext([]) as running:
+        result = grade_cohort(scratch, LocalExecutor(1), NOTEBOOKS, progress, cell_timeout=CELL_TIMEOUT)
+        assert all(hog.poll() is None for hog in running)  # the load lasted the whole grading
+    return narrow, {row.student_id: row for row in result.rows}
+
+
+# The spinner is graded on an otherwise quiet machine: under heavy load its kernel may not reach
+# the limit in CPU before the backstop, and then it is rightly the grader's failure, not a timeout.
+@pytest.fixture(scope="module")
+def graded_spinner(course, manifest, tmp_path_factory):
+    return _graded(course, manifest, tmp_path_factory, SPINS, hogs=False)
+
+
 @pytest.fixture(scope="module")
 def graded_under_load(course, manifest, tmp_path_factory):
-    narrow = manifest.only(list(NOTEBOOKS))
-    scratch = new_workspace(course, tmp_path_factory.mktemp("time-limits"), NOTEBOOKS)
-    scratch = dataclasses.replace(scratch, exchange_root=tmp_path_factory.mktemp("exchange"))
-    for case in (SPINS, BUSY_WITHIN):
-        build_case(scratch, narrow, case)
-    progress = Progress(len(submitted_students(scratch)), io.StringIO())
-    with cpu_hogs(own_sessions=False) as hogs:
-        result = grade_cohort(scratch, LocalExecutor(1), NOTEBOOKS, progress, cell_timeout=CELL_TIMEOUT)
-        assert all(hog.poll() is None for hog in hogs)  # the load lasted the whole grading
-    return narrow, {row.student_id: row for row in result.rows}
+    return _graded(course, manifest, tmp_path_factory, BUSY_WITHIN, hogs=True)
 
 
 def _assert_outcome(narrow, rows, case: Case) -> None:
@@ -95,8 +106,8 @@ def _assert_outcome(narrow, rows, case: Case) -> None:
 
 
 @pytest.mark.nbgrader
-def test_a_cell_that_spins_past_the_limit_is_the_students_timeout(graded_under_load):
-    narrow, rows = graded_under_load
+def test_a_cell_that_spins_past_the_limit_is_the_students_timeout(graded_spinner):
+    narrow, rows = graded_spinner
     _assert_outcome(narrow, rows, SPINS)
     assert [note.kind for note in rows[SPINS.name].notes] == [NoteKind.INTERRUPTED]
 
