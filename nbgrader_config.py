@@ -26,7 +26,9 @@ if os.environ.get("KIT_GRADEBOOK_URL"):
 c.Exchange.root = os.environ.get("KIT_EXCHANGE_ROOT", os.path.join(HERE, "exchange"))
 
 # Every cell of a student notebook is run in a fresh python3 kernel, whatever
-# kernelspec the submission claims, and no single cell may run longer than this.
+# kernelspec the submission claims, and no single cell may run longer than this:
+# in the kernel's CPU seconds under the kit's grader (with the wall clock as a
+# backstop at three times as long), in wall seconds under plain nbgrader.
 c.Execute.kernel_name = "python3"
 c.Execute.timeout = 60
 

@@ -29,13 +29,16 @@ import stat
 from pathlib import Path
 from queue import Empty
 
+from nbclient.client import timestamp
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
 from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
 from gradekit.core.cell_ids import grade_id
+from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
+from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute
 from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
@@ -55,6 +58,18 @@ class NotebookReport:
     notebook: str
     findings: tuple[Finding, ...] = ()
     notes: tuple[Note, ...] = ()
+
+
+class _Overloaded(KernelStopped):
+    """Carries the grader's failure out of a sealed test cell.
+
+    A KernelStopped, so that no `except Exception` in the test can swallow it
+    (the sealed namespace lets it through); it leaves the cell as the GraderFailure it carries.
+    """
+
+    def __init__(self, failure: GraderFailure):
+        super().__init__(str(failure))
+        self.failure = failure
 
 
 REPORTS: list[NotebookReport] = []
@@ -95,7 +110,7 @@ class SafeExecute(WarmExecute):
         self._noticed: list[Finding] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
-        self._deadline = 0.0  # when that cell's time is up (event-loop clock)
+        self._clock: CellClock | None = None  # that cell's use of the kernel, against its limit
         self._source = SEALED_SOURCES.get(self._notebook)
         try:
             return super().preprocess(nb, resources, km)
@@ -150,6 +165,69 @@ class SafeExecute(WarmExecute):
         if _graded(cell) and self._guard_log:
             await self._probe(cell)
 
+    async def _async_poll_for_reply(self, msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive):
+        """nbclient's wait for a cell's reply, with the limit judged on the kernel's CPU time.
+
+        The cell is the student's timeout when the kernel used more CPU seconds
+        than the limit, or sat past the wall-clock backstop on a machine that let
+        it run; then nbclient interrupts it as it always did. A cell held back by
+        an overloaded machine is the grader's failure, raised for a retry.
+        """
+        clock = self._new_clock(timeout)
+        if clock is None:  # no limit, or no kernel process to measure: nbclient's own wall clock
+            return await super()._async_poll_for_reply(
+                msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
+            )
+        clock.resume()
+        while True:
+            try:
+                msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=POLL_SECONDS))
+            except Empty:
+                try:
+                    verdict = self._judge(clock)
+                except GraderFailure:
+                    task_poll_kernel_alive.cancel()
+                    raise
+                if verdict is Verdict.RUNNING:
+                    continue
+                task_poll_kernel_alive.cancel()
+                await self._async_check_alive()
+                msg = await self._async_handle_timeout(timeout, cell)  # interrupts; nbgrader's error reply
+                if msg is None:  # configured to wait for the kernel's own reply to the interrupt
+                    return await super()._async_poll_for_reply(
+                        msg_id, cell, INTERRUPT_GRACE_SECONDS, task_poll_output_msg, task_poll_kernel_alive
+                    )
+                msg["parent_header"] = {"msg_id": msg_id}
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return await self._settle(msg, cell, task_poll_output_msg, task_poll_kernel_alive)
+
+    async def _settle(self, msg, cell, task_poll_output_msg, task_poll_kernel_alive):
+        """What nbclient does with a cell's reply: wait for the cell's last output, then return the reply."""
+        if self.record_timing:
+            cell["metadata"]["execution"]["shell.execute_reply"] = timestamp(msg)
+        try:
+            await asyncio.wait_for(task_poll_output_msg, self.iopub_timeout)
+        except (asyncio.TimeoutError, Empty):
+            if self.raise_on_iopub_timeout:  # the kernel ignored the interrupt
+                task_poll_kernel_alive.cancel()
+                raise CellTimeoutError.error_from_timeout_and_cell(
+                    "Timeout waiting for IOPub output", self.iopub_timeout, cell
+                ) from None
+            self.log.warning("Timeout waiting for IOPub output")
+        task_poll_kernel_alive.cancel()
+        return msg
+
+    def _new_clock(self, limit) -> CellClock | None:
+        pid = getattr(self.km.provisioner, "pid", None)
+        return CellClock(pid, limit) if limit and pid else None
+
+    def _judge(self, clock: CellClock) -> Verdict:
+        """The clock's verdict; an overloaded machine is the grader's failure, raised here."""
+        verdict = clock.verdict()
+        if verdict is Verdict.OVERLOADED:
+            raise GraderFailure(GraderCause.OVERLOADED, f"{self._notebook}: {clock.describe()}")
+        return verdict
+
     def _past_limit(self, what: str) -> str:
         return f"this cell ran past the {self.timeout} s limit and {what}"
 
@@ -170,9 +248,11 @@ class SafeExecute(WarmExecute):
     async def _run_sealed_test(self, cell, sealed: SealedNotebook) -> None:
         self._running = _cell_name(cell)
         # One time limit for the whole test cell, as when it runs in the kernel, however many calls it makes.
-        self._deadline = asyncio.get_running_loop().time() + (self.timeout or 10**6)
+        self._clock = self._new_clock(self.timeout)
         try:
             outputs = await asyncio.to_thread(sealed.run_test, cell)
+        except _Overloaded as overloaded:
+            raise overloaded.failure from None
         except KernelStopped as stop:
             self._stop(cell, str(stop))
             return
@@ -191,7 +271,11 @@ class SafeExecute(WarmExecute):
         reply_path.unlink(missing_ok=True)
         _write_beside(folder / REQUEST_FILE, request)
         msg_id = await ensure_async(self.kc.execute("__kit_answer__()", silent=True, store_history=False))
-        status = await self._await_reply(msg_id, max(self._deadline - asyncio.get_running_loop().time(), 0.01))
+        self._clock = self._clock or self._new_clock(self.timeout)
+        try:
+            status = await self._await_reply(msg_id, self._clock)
+        except GraderFailure as failure:
+            raise _Overloaded(failure) from None
         if status is None:
             await ensure_async(self.km.interrupt_kernel())
             status = await self._await_reply(msg_id, INTERRUPT_GRACE_SECONDS)
@@ -202,20 +286,34 @@ class SafeExecute(WarmExecute):
             raise CellOutOfTime(self._past_limit("was interrupted"))
         return _read_reply(reply_path)
 
-    async def _await_reply(self, msg_id: str, seconds: float):
-        """The status of the shell reply to `msg_id`, or None after `seconds`; a dead kernel stops the notebook."""
+    async def _await_reply(self, msg_id: str, limit: CellClock | float | None):
+        """The status of the shell reply to `msg_id`, or None once `limit` is up; a dead kernel stops the notebook.
+
+        `limit` is the test cell's clock (judged on the kernel's CPU time, see
+        cpu_clock.py), a plain number of wall seconds, or None for no limit.
+        """
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + (seconds or 10**6)
-        while (remaining := deadline - loop.time()) > 0:
-            try:
-                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(remaining, 1.0)))
-            except Empty:
-                if not await ensure_async(self.km.is_alive()):
-                    raise KernelStopped(KERNEL_DIED)
-                continue
-            if reply["parent_header"].get("msg_id") == msg_id:
-                return reply["content"].get("status", "error")
-        return None
+        deadline = loop.time() + limit if isinstance(limit, (int, float)) else None
+        clock = limit if isinstance(limit, CellClock) else None
+        if clock:
+            clock.resume()
+        try:
+            while deadline is None or loop.time() < deadline:
+                wait = POLL_SECONDS if deadline is None else min(deadline - loop.time(), POLL_SECONDS)
+                try:
+                    reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=max(wait, 0.0)))
+                except Empty:
+                    if not await ensure_async(self.km.is_alive()):
+                        raise KernelStopped(KERNEL_DIED)
+                    if clock and self._judge(clock) is not Verdict.RUNNING:
+                        return None
+                    continue
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    return reply["content"].get("status", "error")
+            return None
+        finally:
+            if clock:
+                clock.pause()
 
     # nbclient binds its synchronous wrapper to its own coroutine function; rebind it to ours.
     execute_cell = run_sync(async_execute_cell)

@@ -1,0 +1,173 @@
+"""A grading kernel's own clock: the CPU seconds it used, and how long it waited for a CPU.
+
+A cell's time limit is judged on CPU time, which a busy machine cannot
+inflate: a cell that spins past the limit used more CPU seconds than the limit
+allows, however many other processes shared the machine with it. CPU time is
+summed over every process of the kernel (its session and process group, and
+their descendants), children reaped by them included.
+
+CPU time alone never ends a cell that sleeps or blocks, so the wall clock
+stays as a backstop at `BACKSTOP_FACTOR` times the limit. When it fires, the
+kernel's run-queue wait (time it was ready to run but had no CPU, from
+/proc/<pid>/task/<tid>/schedstat) tells who is to blame: a kernel that waited
+for a CPU longer than it slept was held back by the machine, one that mostly
+slept or blocked just sat there, which is the student's timeout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# Three times the limit: a cell that needs its whole limit in CPU still gets it
+# while sharing a core with two other busy processes, and a kernel that only
+# sleeps is ended after a bounded wait (3 minutes under the course's 60 s limit).
+# A constant rather than a setting: it is a property of how the limit is
+# judged, the same for every course, and it travels with the code to every worker.
+BACKSTOP_FACTOR = 3
+# How often a running cell's clock is read; one reading scans /proc once (milliseconds),
+# and only cells that run longer than this are read at all.
+POLL_SECONDS = 0.25
+PROC = Path("/proc")
+
+
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    """A kernel's totals so far: CPU seconds, and seconds spent waiting for a CPU (None where unknown)."""
+
+    cpu: float
+    waiting: float | None
+
+
+class Verdict(enum.Enum):
+    """Where a running cell stands against its limit; only the last one is the grader's fault."""
+
+    RUNNING = "still within its limit"
+    OVER_LIMIT = "used more CPU time than its limit"
+    SAT_IDLE = "sat past the wall-clock backstop, sleeping or blocked, on a machine that let it run"
+    OVERLOADED = "reached the wall-clock backstop waiting for a CPU the machine did not give it"
+
+
+def kernel_usage(leader: int) -> Usage:
+    """CPU and run-queue wait of every live process of the kernel led by `leader`, in seconds."""
+    processes = _processes()
+    members = {pid for pid, (_, group, session, _) in processes.items() if leader in (group, session)}
+    members.add(leader)
+    # A child that left the session (setsid) is still the kernel's while its parent is.
+    grown = True
+    while grown:
+        joined = {pid for pid, (parent, *_) in processes.items() if parent in members} - members
+        members |= joined
+        grown = bool(joined)
+    ticks = sum(processes[pid][3] for pid in members if pid in processes)
+    waits = [_waiting(pid) for pid in members if pid in processes]
+    known = [wait for wait in waits if wait is not None]
+    return Usage(ticks / CLOCK_TICKS, sum(known) if known else None)
+
+
+class CellClock:
+    """The kernel time one cell has used against its `limit` (seconds), judged by `verdict()`.
+
+    Totals are read on demand and only their increases are added up, so a process
+    that ends and is reaped outside the kernel takes nothing already counted with it.
+    The wall clock runs only between `resume()` and `pause()`: for a sealed test,
+    only while the kernel is answering a call, not while the grader checks the answer.
+    """
+
+    def __init__(
+        self,
+        leader: int,
+        limit: float,
+        usage: Callable[[int], Usage] = kernel_usage,
+        now: Callable[[], float] = time.monotonic,
+    ):
+        self.leader, self.limit = leader, limit
+        self._usage, self._now = usage, now
+        self.cpu = self.waiting = self.wall = 0.0
+        self._waiting_known = True
+        self._last = usage(leader)
+        self._since: float | None = None
+
+    def resume(self) -> None:
+        if self._since is None:
+            self._since = self._now()
+
+    def pause(self) -> None:
+        if self._since is not None:
+            self.wall += self._now() - self._since
+            self._since = None
+
+    def verdict(self) -> Verdict:
+        """Read the kernel's clock and say where the cell stands."""
+        self._read()
+        if self.cpu > self.limit:
+            return Verdict.OVER_LIMIT
+        if self._wall() < BACKSTOP_FACTOR * self.limit:
+            return Verdict.RUNNING
+        if not self._waiting_known:
+            return Verdict.SAT_IDLE  # no way to tell; judged as before CPU time was measured
+        slept = self._wall() - self.cpu - self.waiting
+        return Verdict.OVERLOADED if self.waiting > slept else Verdict.SAT_IDLE
+
+    def describe(self) -> str:
+        waited = "an unknown time" if not self._waiting_known else f"{self.waiting:.1f} s"
+        return (
+            f"in {self._wall():.1f} s the kernel ran {self.cpu:.1f} s of its {self.limit:g} s limit "
+            f"and waited {waited} for a CPU"
+        )
+
+    def _read(self) -> None:
+        current = self._usage(self.leader)
+        self.cpu += max(current.cpu - self._last.cpu, 0.0)
+        if current.waiting is None or self._last.waiting is None:
+            self._waiting_known = self._waiting_known and current.waiting is not None
+        else:
+            self.waiting += max(current.waiting - self._last.waiting, 0.0)
+        self._last = current
+
+    def _wall(self) -> float:
+        return self.wall + (self._now() - self._since if self._since is not None else 0.0)
+
+
+def _processes() -> dict[int, tuple[int, int, int, int]]:
+    """pid -> (parent, process group, session, CPU ticks with reaped children) of every process we can read."""
+    found = {}
+    for entry in PROC.iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(entry / "stat")
+            if fields is not None:
+                found[int(entry.name)] = fields
+    return found
+
+
+def _stat_fields(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        text = path.read_text()
+    except OSError:  # the process ended while we looked
+        return None
+    # The command name may hold spaces and parentheses; the fields follow its last ")".
+    fields = text.rsplit(")", 1)[1].split()
+    # After the name: state, ppid, pgrp, session, ..., utime (11), stime, cutime, cstime (14).
+    ticks = sum(int(value) for value in fields[11:15])
+    return int(fields[1]), int(fields[2]), int(fields[3]), ticks
+
+
+def _waiting(pid: int) -> float | None:
+    """Seconds all threads of `pid` spent runnable but not running (schedstat's second field)."""
+    total, known = 0, False
+    try:
+        tasks = list((PROC / str(pid) / "task").iterdir())
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+            known = True
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9 if known else None

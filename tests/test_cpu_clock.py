@@ -1,0 +1,149 @@
+"""The kernel's clock: CPU seconds of a whole process group, and the verdicts a cell's limit gets from them."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gradekit.grading.cpu_clock import (
+    BACKSTOP_FACTOR,
+    CLOCK_TICKS,
+    CellClock,
+    Usage,
+    Verdict,
+    _stat_fields,
+    kernel_usage,
+)
+
+SPIN = "while True:\n    pass"
+# A leader that sleeps while two children spin: one in its session, one that left it (setsid).
+SLEEPING_LEADER = f"""
+import os, time
+for leave in (False, True):
+    if os.fork() == 0:
+        if leave:
+            os.setsid()
+        {SPIN.replace(chr(10), chr(10) + "        ")}
+time.sleep(600)
+"""
+
+
+def _start(source: str) -> subprocess.Popen:
+    # Its own session, as a grading kernel leads its own.
+    return subprocess.Popen([sys.executable, "-c", source], start_new_session=True)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+def _until_cpu(pid: int, seconds: float) -> Usage:
+    """Poll until the group has used `seconds` of CPU (bounded generously: the machine may be busy)."""
+    give_up = time.monotonic() + 120
+    while (usage := kernel_usage(pid)).cpu < seconds:
+        assert time.monotonic() < give_up, f"the group used only {usage.cpu} s of CPU"
+        time.sleep(0.05)
+    return usage
+
+
+@pytest.mark.unit
+def test_a_spinning_process_uses_cpu_time_and_a_sleeping_one_does_not():
+    spinner, sleeper = _start(SPIN), _start("import time\ntime.sleep(600)")
+    try:
+        spun = _until_cpu(spinner.pid, 0.5)
+        slept = kernel_usage(sleeper.pid)
+    finally:
+        _stop(spinner)
+        _stop(sleeper)
+    assert spun.cpu >= 0.5
+    assert slept.cpu < 0.3  # the interpreter's start-up, nothing more
+    assert slept.waiting is not None and spun.waiting is not None
+
+
+@pytest.mark.unit
+def test_children_of_the_group_count_even_after_leaving_its_session():
+    leader = _start(SLEEPING_LEADER)
+    try:
+        usage = _until_cpu(leader.pid, 1.0)
+        own = _stat_fields(Path(f"/proc/{leader.pid}/stat"))
+    finally:
+        _stop(leader)
+    assert own is not None
+    leader_alone = own[3] / CLOCK_TICKS
+    assert usage.cpu >= 1.0 > leader_alone + 0.5  # the children's time, not the sleeping leader's
+
+
+class FakeKernel:
+    """Totals and a wall clock the test sets by hand."""
+
+    def __init__(self):
+        self.cpu, self.waiting, self.time = 0.0, 0.0, 100.0
+
+    def usage(self, pid: int) -> Usage:
+        return Usage(self.cpu, self.waiting)
+
+    def now(self) -> float:
+        return self.time
+
+
+def _clock(kernel: FakeKernel, limit: float = 10.0) -> CellClock:
+    clock = CellClock(1, limit, kernel.usage, kernel.now)
+    clock.resume()
+    return clock
+
+
+@pytest.mark.unit
+def test_verdicts_of_a_cell_against_its_limit():
+    kernel = FakeKernel()
+    clock = _clock(kernel)
+    kernel.cpu, kernel.time = 9.0, 112.0  # within the limit in CPU, past it on the wall clock
+    assert clock.verdict() is Verdict.RUNNING
+    kernel.cpu = 10.5
+    assert clock.verdict() is Verdict.OVER_LIMIT
+
+    sleeper = FakeKernel()
+    clock = _clock(sleeper)
+    sleeper.cpu, sleeper.waiting, sleeper.time = 0.1, 0.2, 100.0 + BACKSTOP_FACTOR * 10
+    assert clock.verdict() is Verdict.SAT_IDLE
+
+    starved = FakeKernel()
+    clock = _clock(starved)
+    starved.cpu, starved.waiting, starved.time = 4.0, 24.0, 100.0 + BACKSTOP_FACTOR * 10
+    assert clock.verdict() is Verdict.OVERLOADED
+    assert "4.0 s of its 10 s limit" in clock.describe() and "waited 24.0 s" in clock.describe()
+
+
+@pytest.mark.unit
+def test_the_wall_clock_runs_only_while_resumed_and_totals_never_go_back():
+    kernel = FakeKernel()
+    clock = _clock(kernel)
+    kernel.time += 20
+    clock.pause()
+    kernel.time += 1000  # the grader checking an answer: not the kernel's time
+    clock.resume()
+    kernel.time += 5
+    assert clock.verdict() is Verdict.RUNNING and clock.wall == pytest.approx(20)
+    kernel.cpu = 3.0
+    clock.verdict()
+    kernel.cpu = 1.0  # a spinning child ended and was reaped outside the kernel: its time stays counted
+    clock.verdict()
+    kernel.cpu = 2.5
+    clock.verdict()
+    assert clock.cpu == pytest.approx(4.5)
+
+
+@pytest.mark.unit
+def test_an_unknown_run_queue_wait_is_judged_as_the_student_sitting():
+    kernel = FakeKernel()
+    kernel.waiting = None  # type: ignore[assignment]
+    clock = _clock(kernel)
+    kernel.time += BACKSTOP_FACTOR * 10
+    assert clock.verdict() is Verdict.SAT_IDLE
