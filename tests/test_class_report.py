@@ -70,6 +70,7 @@ def test_the_headline_counts_statuses_and_gives_the_median_of_the_graded(report)
         ("4", "graded"),
         ("1", "flagged for a TA"),
         ("1", "could not be graded"),
+        ("0", "not scored: grader error"),
         ("5.5", "median score of 11"),
     ]
 

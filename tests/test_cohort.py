@@ -76,7 +76,7 @@ def test_a_failure_of_the_grader_is_one_row_and_its_traceback_is_logged_beside_t
     result = grade_cohort(scratch, LocalExecutor(2, task=grade_unless_bug), (NOTEBOOK,), Progress(2, io.StringIO()))
     ada, bug = result.rows
     log = scratch.root / "class-report" / LOG_NAME
-    assert ada.status is Status.GRADED and bug.status is Status.FAILED
+    assert ada.status is Status.GRADED and bug.status is Status.GRADER_ERROR
     assert "ValueError: a bug in the grader" in bug.message and str(log) in bug.message
     text = log.read_text()
     assert text.startswith("==== bug: internal error while grading ====") and "grade_unless_bug" in text

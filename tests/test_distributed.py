@@ -3,14 +3,18 @@
 The local workers are held to serial `nbgrader autograde` by the oracle (test_proof_oracle.py).
 """
 
+import concurrent.futures
 import dataclasses
 import os
+import signal
+import time
 
 import pytest
 from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT, twin_course
 from cohort_fixtures import SMALL_COHORT_NOTEBOOK as NOTEBOOK
 from services import dask_cluster, postgres_server
 
+from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import DaskExecutor
 from gradekit.grading.gradebook_records import read_record
@@ -48,3 +52,34 @@ def test_work_ran_on_both_cluster_workers(distributed_run):
     workers = {row.worker for row in result.rows}
     assert len(workers) == 2
     assert not any(worker.endswith(f":{os.getpid()}") for worker in workers)
+
+
+def _kill_a_busy_worker(client) -> str:
+    """SIGKILL the process of a worker while it grades; returns its address."""
+    while True:
+        busy = [address for address, keys in client.processing().items() if keys]
+        if busy:
+            (pid,) = client.run(os.getpid, workers=busy[:1]).values()
+            os.kill(pid, signal.SIGKILL)
+            return busy[0]
+        time.sleep(0.2)
+
+
+def test_a_worker_lost_mid_grade_is_replaced_and_its_submission_graded_again(small_cohort, tmp_path):
+    local, _, _ = small_cohort
+    shared = twin_course(local, tmp_path / "shared", skip={MALFORMED_STUDENT, CRASHING_STUDENT, *CHEATS})
+    with dask_cluster(workers=2) as address:
+        executor = DaskExecutor(address)
+        try:
+            with concurrent.futures.ThreadPoolExecutor(1) as background:
+                grading = background.submit(grade_cohort, shared, executor, (NOTEBOOK,))
+                killed = _kill_a_busy_worker(executor.client)
+                result = grading.result()
+            executor.client.wait_for_workers(2, timeout=90)
+            workers_after = set(executor.client.scheduler_info()["workers"])
+        finally:
+            executor.close()
+    assert killed not in workers_after and len(workers_after) == 2  # the nanny started a fresh worker
+    assert len(result.rows) == 5 and all(row.status is Status.GRADED for row in result.rows)
+    for row in result.rows:
+        assert read_record(shared, row.student_id) == read_record(local, row.student_id), row.student_id

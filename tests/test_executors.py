@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from gradekit.core.failures import GraderCause
 from gradekit.core.status import Status
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.submission_grader import GradedSubmission
@@ -32,16 +33,19 @@ def _grade(tmp_path, task, students):
     return {g.student_id: g for g in LocalExecutor(2, task=task).grade_all(tmp_path, tasks)}
 
 
-def test_only_the_culprit_fails_when_a_worker_dies(tmp_path):
+def test_only_the_culprit_is_not_scored_when_a_worker_dies_every_time(tmp_path):
     outcomes = _grade(tmp_path, kill_on_poison, ("amy", "ben", "poison", "cleo", "dan", "eve"))
     assert set(outcomes) == {"amy", "ben", "poison", "cleo", "dan", "eve"}
-    assert outcomes["poison"].status is Status.FAILED and "worker" in outcomes["poison"].message
+    poison = outcomes["poison"]
+    assert poison.status is Status.GRADER_ERROR and poison.cause is GraderCause.WORKER_LOST
+    assert "worker" in poison.message and "tried 3 times" in poison.message
     assert all(g.status is Status.GRADED for name, g in outcomes.items() if name != "poison")
 
 
 def test_a_failure_of_our_own_code_comes_back_with_the_workers_traceback(tmp_path):
     outcomes = _grade(tmp_path, fail_inside_the_grader, ("amy", "bug"))
     bug = outcomes["bug"]
-    assert bug.status is Status.FAILED and "KeyError: 'cell_timeout'" in bug.message
+    assert bug.status is Status.GRADER_ERROR and bug.cause is GraderCause.INTERNAL_ERROR
+    assert "KeyError: 'cell_timeout'" in bug.message
     assert "fail_inside_the_grader" in bug.internal_error and 'settings["cell_timeout"]' in bug.internal_error
     assert outcomes["amy"].status is Status.GRADED and not outcomes["amy"].internal_error

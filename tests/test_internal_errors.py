@@ -2,6 +2,7 @@
 
 import pytest
 
+from gradekit.core.failures import GraderCause
 from gradekit.core.status import Status
 from gradekit.grading.internal_errors import crashed, record_internal_errors
 from gradekit.grading.submission_grader import GradedSubmission
@@ -26,7 +27,8 @@ def _graded(student):
 
 def test_a_crash_is_a_failed_row_carrying_its_traceback():
     row = _crash("ada")
-    assert row.status is Status.FAILED and "KeyError: 'cell_timeout'" in row.message
+    assert row.status is Status.GRADER_ERROR and row.cause is GraderCause.INTERNAL_ERROR
+    assert "KeyError: 'cell_timeout'" in row.message
     assert "_raise_in_our_code" in row.internal_error and row.internal_error.startswith("Traceback")
 
 

@@ -24,7 +24,7 @@ def kit_config(**values) -> Config:
 
 def test_each_setting_is_typed_configurable_and_explained():
     traits = CourseKit.class_traits(config=True)
-    assert set(traits) == {"assignment_id", "kernel_memory_gb"}
+    assert set(traits) == {"assignment_id", "kernel_memory_gb", "grader_attempts", "retry_backoff_seconds"}
     for name, trait in traits.items():
         assert len(trait.help) > 30, f"CourseKit.{name} needs help text"
     assert type(traits["assignment_id"]).__name__ == "Unicode"
@@ -98,6 +98,7 @@ def test_workers_take_the_kit_settings_the_coordinator_wrote(tmp_path):
     settings = read_settings(tmp_path)
     worker = with_run_settings(load_course(), settings)
     assert (worker.kernel_memory_gb, worker.assignment_id) == (2.5, "week1")
+    assert (worker.grader_attempts, worker.retry_backoff_seconds) == (3, 0.5)
     assert settings["cell_timeout"] == 30
     assert str(coordinator.exchange_root.resolve()) in settings["protected_roots"]
 

@@ -13,6 +13,7 @@ import pytest
 from class_report_fixtures import CATALOG, FORGED_EQ, MANIFEST, ROWS, graded
 
 from gradekit.authoring.solutions import NegativeControl
+from gradekit.core.failures import GraderCause
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status, run_exit_code
 from gradekit.grading.cohort import CohortResult
@@ -36,13 +37,14 @@ CONTROL = NegativeControl("010-f__wrong", "010_x", "f", "m-one-x", ("test_f",), 
 def row_with(status: Status, student: str = "zoe") -> CohortRow:
     """A full-marks row of `status`: with grades only when the status has them, findings when it is withheld."""
     if not status.has_grades:
-        return CohortRow(student, status, WHY, None)
+        cause = GraderCause.KERNEL_START if status.owner == "grader" else None
+        return CohortRow(student, status, WHY, None, cause=cause)
     full = graded(student, 2, 3, 1, 5, status=status, findings=(FORGED_EQ,) if status.withheld else ())
     return CohortRow(full.student_id, status, WHY if status.needs_ta else "", full.grades, findings=full.findings)
 
 
 def test_each_status_reads_as_its_word():
-    assert [str(s) for s in Status] == ["graded", "flagged", "failed"]
+    assert [str(s) for s in Status] == ["graded", "flagged", "failed", "grader error"]
     assert f"[{Status.FAILED:<7}]" == "[failed ]"
     assert Status("flagged") is Status.FLAGGED
 
@@ -57,7 +59,9 @@ def test_statuses_have_distinct_urgencies_and_only_a_clean_run_exits_0():
     assert len({s.urgency for s in Status}) == len(Status)
     assert run_exit_code([]) == 0
     assert run_exit_code([Status.GRADED, Status.FLAGGED]) == 4
-    assert run_exit_code(list(Status)) == 3  # a row that could not be graded outweighs a flagged one
+    assert run_exit_code([Status.GRADED, Status.FLAGGED, Status.FAILED]) == 3  # failed outweighs flagged
+    assert run_exit_code(list(Status)) == 5  # the grader's own error outweighs all: grade again first
+    assert len({s.exit_code for s in Status}) == len(Status)
 
 
 @EVERY_STATUS
@@ -69,6 +73,9 @@ def test_the_meaning_holds_together(status):
     if status.counts_as_submitted:  # its scores are final: stored and not waiting for anyone
         assert status.has_grades and not status.needs_ta
     assert status.failed + status.withheld + (not status.needs_ta) == 1
+    assert status.owner in ("student", "grader") if status.needs_ta else status.owner == ""
+    if status.owner == "grader":  # never a score, never counted, never a flag on the student
+        assert not status.has_grades and not status.counts_as_submitted and status.exit_code not in (3, 4)
 
 
 @EVERY_STATUS
@@ -106,7 +113,9 @@ def test_the_class_report_counts_it_and_reaches_out_when_a_ta_is_needed(tmp_path
         count = sum(1 for row in rows if row.status is each)
         assert f"<b>{count}</b>{each.headline}" in headline
     with open(tmp_path / "students.csv", newline="") as handle:
-        assert {line["student_id"]: line["status"] for line in csv.DictReader(handle)}["zoe"] == status.label
+        zoe_line = {line["student_id"]: line for line in csv.DictReader(handle)}["zoe"]
+    assert (zoe_line["status"], zoe_line["owner"]) == (status.label, status.owner)
+    assert zoe_line["cause"] == ("kernel_start" if status.owner == "grader" else "")
     reasons = dict(reasons_to_reach_out(class_report(tmp_path, MANIFEST, rows, CATALOG)))
     zoe = next((why for row, why in reasons.items() if row.student_id == "zoe"), ())
     assert any(why.startswith(f"{status.reason}: ") for why in zoe) == status.needs_ta

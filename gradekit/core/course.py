@@ -35,6 +35,8 @@ class Course:
     code_stub: str
     kernel_memory_gb: float
     lms_roster: Path | None = None  # LmsExportPlugin.roster; without one there is no LMS export
+    grader_attempts: int = 3  # tries of a submission whose grading failed for the grader's own reason
+    retry_backoff_seconds: float = 0.5  # the wait before the second try, doubled for each later one
     # The whole configuration as loaded, for nbgrader run in process. Its preprocessors are classes
     # the file loads by path, so it does not pickle: workers get the run's settings as a file instead.
     nbgrader_config: Config = dataclasses.field(default_factory=Config, repr=False, compare=False)
@@ -87,6 +89,8 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
         code_stub=config.ClearSolutions.code_stub["python"],
         kernel_memory_gb=kit.kernel_memory_gb,
         lms_roster=_roster(config),
+        grader_attempts=kit.grader_attempts,
+        retry_backoff_seconds=kit.retry_backoff_seconds,
         nbgrader_config=config,
     )
 

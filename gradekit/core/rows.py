@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from gradekit.core.failures import GraderCause
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.notes import Finding, Note
 from gradekit.core.status import Status
@@ -18,6 +19,7 @@ class CohortRow:
     worker: str = ""
     notes: tuple[Note, ...] = ()
     findings: tuple[Finding, ...] = ()
+    cause: GraderCause | None = None  # set on a grader error: what went wrong on the grader's side
 
     @property
     def score(self) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from traitlets import Float, TraitError, Unicode, validate
+from traitlets import Float, Integer, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 # An assignment id names a folder under source/ and release/, and nbgrader's gradebook key.
@@ -30,6 +30,37 @@ class CourseKit(Configurable):
             "a submission that needs more fails its own cell instead of exhausting the machine."
         ),
     ).tag(config=True)
+
+    grader_attempts = Integer(
+        3,
+        help=(
+            "How many times the parallel grader tries a submission whose grading failed for a reason of its own "
+            "(a kernel or worker that did not start or was lost, a missing temporary file, an overloaded machine); "
+            "after the last try the row is a grader error, never a score."
+        ),
+    ).tag(config=True)
+
+    retry_backoff_seconds = Float(
+        0.5,
+        help=(
+            "Seconds to wait before the second try of a grader-owned failure; each later try waits twice as long, "
+            "so that a busy machine has time to recover."
+        ),
+    ).tag(config=True)
+
+    @validate("grader_attempts")
+    def _at_least_one_attempt(self, proposal):
+        value = proposal["value"]
+        if value < 1:
+            raise TraitError(f"CourseKit.grader_attempts must be at least 1, got {value}")
+        return value
+
+    @validate("retry_backoff_seconds")
+    def _a_wait_that_is_not_negative(self, proposal):
+        value = proposal["value"]
+        if value < 0:
+            raise TraitError(f"CourseKit.retry_backoff_seconds must not be negative, got {value}")
+        return value
 
     @validate("assignment_id")
     def _a_folder_name(self, proposal):

@@ -24,10 +24,11 @@ class Meaning:
     counts_as_submitted: bool  # its scores count in the class's figures (median, histogram, item statistics)
     headline: str  # how the class report's headline counts it: "3 flagged for a TA"
     reason: str = ""  # why to reach out, before the row's findings or message; empty when no TA is needed
+    owner: str = ""  # whose failure the row is, "student" or "grader"; empty when nothing failed or is withheld
 
 
 class Status(enum.StrEnum):
-    """A `str` underneath, so CSV files and printed rows read "graded", "flagged" or "failed"."""
+    """A `str` underneath, so CSV files and printed rows read "graded", "flagged", "failed" or "grader error"."""
 
     meaning: Meaning
 
@@ -48,6 +49,7 @@ class Status(enum.StrEnum):
             counts_as_submitted=False,
             headline="flagged for a TA",
             reason="flagged, grade withheld",
+            owner="student",
         ),
     )
     FAILED = (
@@ -60,6 +62,21 @@ class Status(enum.StrEnum):
             counts_as_submitted=False,
             headline="could not be graded",
             reason="could not be graded",
+            owner="student",
+        ),
+    )
+    # The grader's own failure, still there after its retries: nothing is scored and the student is not blamed.
+    GRADER_ERROR = (
+        "grader error",
+        Meaning(
+            -1,
+            5,
+            has_grades=False,
+            needs_ta=True,
+            counts_as_submitted=False,
+            headline="not scored: grader error",
+            reason="grader error, not scored: grade again",
+            owner="grader",
         ),
     )
 
@@ -95,6 +112,10 @@ class Status(enum.StrEnum):
     @property
     def reason(self) -> str:
         return self.meaning.reason
+
+    @property
+    def owner(self) -> str:
+        return self.meaning.owner
 
     @property
     def failed(self) -> bool:

@@ -3,6 +3,9 @@
 Workers grade in private directories; the coordinator alone writes to the
 course: the graded files under autograded/ and the grades in the gradebook.
 Rows come out ordered by student id, whatever order the workers finish in.
+A gradebook that stays busy (another process holds its lock) is the grader's
+failure: storing is tried again with backoff, and a row still not stored is a
+grader error whose student keeps what the gradebook held.
 """
 
 from __future__ import annotations
@@ -15,14 +18,17 @@ from pathlib import Path
 from typing import Iterable, Iterator, Protocol
 
 from nbgrader.api import MissingEntry
+from sqlalchemy.exc import OperationalError
 
 from gradekit.authoring.release import build_release, copy_source, new_workspace
 from gradekit.core.course import Course
+from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.rows import CohortRow
 from gradekit.grading.gradebook import open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
-from gradekit.grading.internal_errors import LOG_NAME, record_internal_errors
+from gradekit.grading.grader_failures import backoff_seconds
+from gradekit.grading.internal_errors import LOG_NAME, crashed, record_internal_errors
 from gradekit.grading.progress import Progress
 from gradekit.grading.submission_grader import GradedSubmission, write_settings
 
@@ -32,6 +38,11 @@ TEMPLATE_DIR = ".grading-template"
 
 
 class Executor(Protocol):
+    @property
+    def workers(self) -> int:
+        """How many submissions it grades at once."""
+        ...
+
     def grade_all(self, template_root: Path, tasks: Iterable[tuple[Path, str]]) -> Iterator[GradedSubmission]: ...
 
 
@@ -94,14 +105,16 @@ def grade_cohort(
     write_settings(template.root, course, cell_timeout)
     tasks = submitted_students(course)
     log.info("grading %d submissions of %s with %s", len(tasks), course.assignment_id, type(executor).__name__)
-    progress = progress or Progress(len(tasks))
+    progress = progress or Progress(len(tasks), workers=executor.workers)
     outcomes: dict[str, GradedSubmission] = {}
     grades: dict[str, SubmissionGrades] = {}
     for graded in executor.grade_all(template.root, largest_first(tasks)):
         if graded.ok:
-            _store(course, graded)
-            # Read back now, while the workers grade the rest, rather than all at the end.
-            grades[graded.student_id] = read_grades(course, graded.student_id)
+            try:
+                # Read back now, while the workers grade the rest, rather than all at the end.
+                grades[graded.student_id] = _store_and_read_back(course, graded)
+            except GraderFailure as failure:
+                graded = crashed(graded.student_id, failure, graded.worker, course.grader_attempts)
         outcomes[graded.student_id] = graded
         progress.update(graded)
     outcomes = record_internal_errors(outcomes, error_log or course.root / "class-report" / LOG_NAME)
@@ -140,9 +153,27 @@ def _fresh(folder: Path) -> Path:
     return folder
 
 
+def _store_and_read_back(course: Course, graded: GradedSubmission) -> SubmissionGrades:
+    """Store the row's grades and files and read the grades back, waiting out a busy gradebook a few times."""
+    for attempt in range(1, course.grader_attempts + 1):
+        try:
+            _store(course, graded)
+            return read_grades(course, graded.student_id)
+        except OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                raise
+            log.warning("%s: the gradebook is busy (try %d of %d)", graded.student_id, attempt, course.grader_attempts)
+            if attempt == course.grader_attempts:
+                raise GraderFailure(GraderCause.GRADEBOOK_BUSY, str(error.orig)) from error
+            time.sleep(backoff_seconds(attempt + 1, course.retry_backoff_seconds))
+    raise AssertionError("unreachable: the last try returns or raises")
+
+
 def _store(course: Course, graded: GradedSubmission) -> None:
+    """The record first: when the gradebook cannot take it, the graded files of the last grade stay too."""
     if graded.record is None:  # a row with grades always carries its record (submission_grader.py)
         raise ValueError(f"{graded.student_id}: a {graded.status} row came back without its gradebook record")
+    write_record(course, graded.record)
     destination = course.autograded_dir / graded.student_id / course.assignment_id
     if destination.exists():
         shutil.rmtree(destination)
@@ -150,10 +181,16 @@ def _store(course: Course, graded: GradedSubmission) -> None:
         path = destination / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
-    write_record(course, graded.record)
 
 
 def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow:
     return CohortRow(
-        graded.student_id, graded.status, graded.message, grades, graded.worker, graded.notes, graded.findings
+        graded.student_id,
+        graded.status,
+        graded.message,
+        grades,
+        graded.worker,
+        graded.notes,
+        graded.findings,
+        graded.cause,
     )

@@ -1,7 +1,10 @@
 """Where submissions are graded: worker processes on this machine, or a Dask distributed cluster.
 
 Both run the same `ScratchGrader` and yield `GradedSubmission`s as they finish;
-a worker keeps its grader (and so its loaded nbgrader) for all its tasks.
+a worker keeps its grader (and so its loaded nbgrader) for all its tasks. A
+worker lost while grading is the grader's failure: its submissions are graded
+again on a fresh worker, a bounded number of times (the run's settings), and
+one still lost after that is a grader-error row, never a score.
 """
 
 from __future__ import annotations
@@ -13,12 +16,15 @@ import multiprocessing
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.internal_errors import crashed
-from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader
+from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader, retry_policy
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
@@ -49,25 +55,31 @@ def grade_task(template_root: str, submission_dir: str, student_id: str) -> Grad
         return crashed(student_id, error, WORKER_ID)
 
 
-def _crashed(student_id: str, error: BaseException) -> GradedSubmission:
-    """A task that raised or whose worker died; a worker's traceback rides along as the error's cause."""
-    if isinstance(error, concurrent.futures.process.BrokenProcessPool):
-        died = RuntimeError("the grading worker process died while grading this submission")
-        died.__cause__ = error
-        error = died
-    return crashed(student_id, error)
+def _crashed(student_id: str, error: BaseException, attempts: int = 1) -> GradedSubmission:
+    """A task that raised or whose worker was lost; a worker's traceback rides along as the error's cause."""
+    if _worker_lost(error):
+        lost = GraderFailure(GraderCause.WORKER_LOST, "the grading worker process died while grading this submission")
+        lost.__cause__ = error
+        error = lost
+    return crashed(student_id, error, attempts=attempts)
+
+
+def _worker_lost(error: BaseException) -> bool:
+    """The worker process died (this machine's pool) or left the cluster more often than Dask retries."""
+    return isinstance(error, concurrent.futures.process.BrokenProcessPool) or type(error).__name__ == "KilledWorker"
 
 
 class LocalExecutor:
     """`jobs` worker processes on this machine, each grading whole submissions.
 
-    If a worker process dies, the pool cannot tell which submission killed it:
-    every submission caught in that pool is graded again, each in a pool of
-    its own, so only the culprit ends up with a failed row.
+    If a worker process dies, the pool cannot tell which submission it was
+    grading: every submission caught in that pool is graded again, each in a
+    fresh pool of its own, with backoff, until it is graded or its tries run out.
     """
 
     def __init__(self, jobs: int, task=grade_task):
         self.jobs = jobs
+        self.workers = jobs
         self.task = task  # a module-level function (template, folder, student) -> GradedSubmission
 
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
@@ -77,9 +89,18 @@ class LocalExecutor:
                 suspects.append(task)
             else:
                 yield outcome
+        attempts, first_wait = retry_policy(template_root)
         for task in suspects:
-            for _, outcome in self._run(template_root, [task], 1):
-                yield _crashed(task[1], outcome) if isinstance(outcome, BaseException) else outcome
+            yield self._alone(template_root, task, attempts, first_wait)
+
+    def _alone(self, template_root: Path, task: Task, attempts: int, first_wait: float) -> GradedSubmission:
+        """`task` in fresh pools of one worker, the first try having been the shared pool's."""
+        for attempt in range(2, attempts + 1):
+            time.sleep(backoff_seconds(attempt, first_wait))
+            ((_, outcome),) = self._run(template_root, [task], 1)
+            if not isinstance(outcome, BaseException):
+                return outcome
+        return _crashed(task[1], concurrent.futures.process.BrokenProcessPool("the worker died"), attempts)
 
     def _run(self, template_root: Path, tasks: list[Task], jobs: int):
         """(task, GradedSubmission or the exception its worker died with), as they finish."""
@@ -107,20 +128,34 @@ class DaskExecutor:
 
         self.client = Client(scheduler_address, timeout="30s")
 
+    @property
+    def workers(self) -> int:
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
+
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
+        """Dask moves the task of a worker that leaves to another; one lost more often than Dask allows is sent again."""
         from distributed import as_completed
 
-        futures = {
-            self.client.submit(
-                grade_task, str(template_root), str(folder), student, key=f"grade-{student}", pure=False
-            ): student
-            for folder, student in tasks
-        }
-        for future in as_completed(futures):
+        attempts, first_wait = retry_policy(template_root)
+        futures = {self._submit(template_root, task, 1): (task, 1) for task in tasks}
+        finished = as_completed(list(futures))
+        for future in finished:
+            task, attempt = futures.pop(future)
             try:
                 yield future.result()
             except Exception as error:
-                yield _crashed(futures[future], error)
+                if not (_worker_lost(error) and attempt < attempts):
+                    yield _crashed(task[1], error, attempt)
+                    continue
+                time.sleep(backoff_seconds(attempt + 1, first_wait))
+                again = self._submit(template_root, task, attempt + 1)
+                futures[again] = (task, attempt + 1)
+                finished.add(again)
+
+    def _submit(self, template_root: Path, task: Task, attempt: int):
+        folder, student = task
+        key = f"grade-{student}-try-{attempt}"
+        return self.client.submit(grade_task, str(template_root), str(folder), student, key=key, pure=False)
 
     def close(self) -> None:
         self.client.close()

@@ -12,24 +12,23 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from gradekit.core.status import Status
-from gradekit.grading.submission_grader import GradedSubmission
+from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.grading.submission_grader import GradedSubmission, grader_error
 
 LOG_NAME = "internal-errors.log"
 
 
-def crashed(student_id: str, error: BaseException, worker: str = "") -> GradedSubmission:
-    """A failed row for a submission our own code could not grade, carrying the formatted traceback."""
-    return GradedSubmission(
-        student_id,
-        Status.FAILED,
-        f"internal error of the grader: {type(error).__name__}: {error}",
-        None,
-        (),
-        0.0,
-        worker,
-        internal_error="".join(traceback.format_exception(error)),
-    )
+def crashed(student_id: str, error: BaseException, worker: str = "", attempts: int = 1) -> GradedSubmission:
+    """The grader-error row of a submission our own code could not grade, carrying the formatted traceback."""
+    if not isinstance(error, GraderFailure):
+        error = _as_failure(error)
+    return grader_error(student_id, error, attempts, 0.0, worker, "".join(traceback.format_exception(error)))
+
+
+def _as_failure(error: BaseException) -> GraderFailure:
+    failure = GraderFailure(GraderCause.INTERNAL_ERROR, f"{type(error).__name__}: {error}")
+    failure.__cause__ = error  # the traceback in the log shows where it happened
+    return failure
 
 
 def record_internal_errors(outcomes: dict[str, GradedSubmission], log: Path) -> dict[str, GradedSubmission]:

@@ -39,6 +39,7 @@ from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
+from gradekit.grading.grader_failures import notice
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute
 from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
@@ -80,6 +81,8 @@ SHORTEST_SECRET = 25  # characters: shorter lines (an `expect(` or a `)`) are to
 SEALED_SOURCES: dict[str, NotebookNode] = {}
 SEALED_HELPERS: dict[str, Path] = {}
 CUT_NOTICE = "[a line of the hidden tests was cut here by the grader]"
+# Findings that say nothing of tampering with the kernel's side of the wire.
+UNTAMPERED = frozenset({FindingKind.UNREADABLE_ANSWER, FindingKind.HIDDEN_CODE_SHOWN})
 
 
 def hidden_test_lines(notebook) -> set[str]:
@@ -225,7 +228,8 @@ class SafeExecute(WarmExecute):
         """The clock's verdict; an overloaded machine is the grader's failure, raised here."""
         verdict = clock.verdict()
         if verdict is Verdict.OVERLOADED:
-            raise GraderFailure(GraderCause.OVERLOADED, f"{self._notebook}: {clock.describe()}")
+            # Noticed as well as raised: on its way out nbgrader turns it into a failed run.
+            raise notice(GraderFailure(GraderCause.OVERLOADED, f"{self._notebook}: {clock.describe()}"))
         return verdict
 
     def _past_limit(self, what: str) -> str:
@@ -240,7 +244,15 @@ class SafeExecute(WarmExecute):
             loop = asyncio.get_running_loop()
 
             def exchange(request: bytes) -> bytes:
-                return asyncio.run_coroutine_threadsafe(self._exchange(request), loop).result()
+                try:
+                    return asyncio.run_coroutine_threadsafe(self._exchange(request), loop).result()
+                except GraderFailure as failure:  # noticed here: a test cell may catch what it raises through
+                    raise notice(failure)
+                except (OSError, CrossingError) as error:
+                    if self._private_tmp and not Path(self._private_tmp).is_dir():
+                        missing = GraderFailure(GraderCause.TEMP_FILE_MISSING, f"{self._private_tmp} is gone")
+                        raise notice(missing) from error
+                    raise
 
             self._sealed = SealedNotebook(self._source, SEALED_HELPERS, exchange)
         return self._sealed
@@ -380,7 +392,11 @@ class SafeExecute(WarmExecute):
             else:
                 findings[self._finding(FindingKind.FOREIGN_LOG_LINE)] = None
         if not armed and self._probes:
-            findings[self._finding(FindingKind.GUARD_NEVER_ARMED)] = None
+            # The guard is armed before any student code runs: unless its log shows a stranger's hand, that is ours.
+            if any(f.kind is FindingKind.FOREIGN_LOG_LINE for f in findings):
+                findings[self._finding(FindingKind.GUARD_NEVER_ARMED)] = None
+            else:
+                notice(GraderFailure(GraderCause.GUARD_NOT_ARMED, self._notebook))
         if refusals_counted > refusals_logged:
             findings[self._finding(FindingKind.LOG_LOST_RECORDS)] = None
         if not self._stopped:
@@ -388,7 +404,14 @@ class SafeExecute(WarmExecute):
                 if nonce not in answered:
                     findings[self._finding(FindingKind.PROBE_UNANSWERED, "", cell)] = None
         log.unlink(missing_ok=True)
+        self._notice_unreadable_replies(tuple(findings))
         return tuple(findings)
+
+    def _notice_unreadable_replies(self, findings: tuple[Finding, ...]) -> None:
+        """An unreadable reply from a live kernel the guard saw nothing wrong in is ours (tried again); else the student's."""
+        unreadable = [f for f in findings if f.kind is FindingKind.UNREADABLE_ANSWER]
+        if unreadable and not self._stopped and all(f.kind in UNTAMPERED for f in findings):
+            notice(GraderFailure(GraderCause.REPLY_UNREADABLE, unreadable[0].text))
 
 
 def _cut_hidden_lines(cell, hidden: set[str]) -> bool:

@@ -28,6 +28,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from gradekit.core.cell_ids import grade_id
+from gradekit.core.failures import GraderFailure
 from gradekit.sandbox.crossing import CrossingError, Mirror, call_message, checked_reply, result_of
 
 HELPER_MODULES = ("autograd_checks", "local_digits")  # the course's own modules beside the notebooks
@@ -114,7 +115,7 @@ class SealedNotebook:
         self._printed = io.StringIO()
         try:
             exec(compile(source, filename, "exec"), self.namespace)
-        except KernelStopped:
+        except (KernelStopped, GraderFailure):
             raise
         except BaseException as error:  # the verdict of a failed check, or an answer's error
             return self._printed.getvalue(), error

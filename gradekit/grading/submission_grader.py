@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import logging
 import os
 import shutil
 import socket
@@ -26,16 +27,23 @@ from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 
 from gradekit.core.course import Course, load_course
+from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, Note, NoteKind
 from gradekit.core.settings import CourseKit
 from gradekit.core.status import Status
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
+from gradekit.grading.grader_failures import NOTICED, backoff_seconds, raise_noticed
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
+from gradekit.grading.warm_kernels import discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
+# The kit settings that travel from the coordinator to every worker (see write_settings).
+RUN_SETTINGS = ("assignment_id", "kernel_memory_gb", "grader_attempts", "retry_backoff_seconds")
+
+log = logging.getLogger(__name__)
 
 
 SETTINGS_FILE = "grading-settings.json"
@@ -46,8 +54,10 @@ class GradedSubmission:
     """One submission's outcome; a failure is a status on its row, never an exception.
 
     status: GRADED; FLAGGED (graded, but the grade is withheld for a TA:
-    `findings` says why); or FAILED (nothing graded: `message` says why).
-    `notes` lists what was set aside or repaired on the way.
+    `findings` says why); FAILED (nothing graded: `message` says why); or
+    GRADER_ERROR (the grader's own failure, still there after its retries:
+    `cause` says which, nothing is scored). `notes` lists what was set aside
+    or repaired on the way.
     """
 
     student_id: str
@@ -60,6 +70,7 @@ class GradedSubmission:
     notes: tuple[Note, ...] = ()
     findings: tuple[Finding, ...] = ()
     internal_error: str = ""  # the formatted traceback when our own code failed, for the coordinator's log
+    cause: GraderCause | None = None  # on a grader error: what went wrong on the grader's side
 
     @property
     def ok(self) -> bool:
@@ -77,6 +88,8 @@ def write_settings(template_root: Path, course: Course, cell_timeout: int | None
         "protected_roots": [str(Path(root).resolve()) for root in (course.root, course.exchange_root)],
         "assignment_id": course.assignment_id,
         "kernel_memory_gb": course.kernel_memory_gb,
+        "grader_attempts": course.grader_attempts,
+        "retry_backoff_seconds": course.retry_backoff_seconds,
     }
     (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
 
@@ -88,9 +101,40 @@ def read_settings(template_root: Path) -> dict:
 
 def with_run_settings(course: Course, settings: dict) -> Course:
     """`course` with the kit settings the coordinator wrote, checked as the configuration's are."""
-    given = {name: settings[name] for name in ("assignment_id", "kernel_memory_gb") if name in settings}
-    kit = CourseKit(**given)
-    return dataclasses.replace(course, assignment_id=kit.assignment_id, kernel_memory_gb=kit.kernel_memory_gb)
+    kit = CourseKit(**{name: settings[name] for name in RUN_SETTINGS if name in settings})
+    return dataclasses.replace(course, **{name: getattr(kit, name) for name in RUN_SETTINGS})
+
+
+def retry_policy(template_root: Path) -> tuple[int, float]:
+    """(tries, first wait in seconds) for the grader's own failures in the run that wrote `template_root`."""
+    settings = read_settings(template_root)
+    kit = CourseKit(
+        **{name: settings[name] for name in ("grader_attempts", "retry_backoff_seconds") if name in settings}
+    )
+    return kit.grader_attempts, kit.retry_backoff_seconds
+
+
+def grader_error(
+    student_id: str,
+    failure: GraderFailure,
+    attempts: int,
+    seconds: float = 0.0,
+    worker: str = "",
+    internal_error: str = "",
+) -> GradedSubmission:
+    """The row of a submission whose grading failed for the grader's own reason on every try: nothing is scored."""
+    tries = f" (tried {attempts} times)" if attempts > 1 else ""
+    return GradedSubmission(
+        student_id,
+        Status.GRADER_ERROR,
+        f"{failure}{tries}",
+        None,
+        (),
+        seconds,
+        worker,
+        internal_error=internal_error,
+        cause=failure.cause,
+    )
 
 
 def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = None) -> NbGraderAPI:
@@ -151,41 +195,57 @@ class ScratchGrader:
         protected = {str(self.course.root), str(template_root.resolve()), *settings.get("protected_roots", ())}
         protected |= {str(configured.root), str(configured.exchange_root.resolve())}
         os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(protected))
+        self._last_attempt = True
 
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
+        """Grade one submission, trying again on fresh kernels while the grader's own failures last."""
         started = time.monotonic()
-        try:
-            self._reset_course()
-            intake = take_in(Path(submission_dir), self.course.source_dir)
-            if intake.problem:
-                return self._failed(student_id, intake.problem, started, intake.notes)
-            outcome, notes = self._autograde(student_id, intake)
-            if not outcome["success"]:
-                return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)
-            reports = tuple(REPORTS)
-            findings = intake.findings + tuple(f for report in reports for f in report.findings)
-            notes += tuple(n for report in reports for n in report.notes)
-            record = read_record(self.course, student_id)
-            if findings:
-                record = withhold(record, {finding.notebook for finding in findings})
-            graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
-            return GradedSubmission(
-                student_id,
-                Status.FLAGGED if findings else Status.GRADED,
-                ("grade withheld for a TA: " + "; ".join(f.text for f in findings)) if findings else "",
-                record,
-                _files(graded_dir),
-                time.monotonic() - started,
-                WORKER_ID,
-                intake.notes + notes,
-                findings,
-            )
-        except Exception as error:  # our own failure: it must not take the worker down, and its traceback is kept
-            message = f"internal error of the grader: {type(error).__name__}: {error}"
-            return self._failed(student_id, message, started, internal_error=traceback.format_exc())
-        finally:
-            shutil.rmtree(self.course.submitted_dir / student_id, ignore_errors=True)
-            shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
+        attempts = self.course.grader_attempts
+        for attempt in range(1, attempts + 1):
+            self._last_attempt = attempt == attempts
+            try:
+                return self._grade_once(Path(submission_dir), student_id, started)
+            except GraderFailure as error:
+                failure, trace = error, traceback.format_exc()
+            except Exception as error:  # our own code failed: it must not take the worker down
+                failure = GraderFailure(GraderCause.INTERNAL_ERROR, f"{type(error).__name__}: {error}")
+                trace = traceback.format_exc()
+            finally:
+                shutil.rmtree(self.course.submitted_dir / student_id, ignore_errors=True)
+                shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
+            log.warning("%s: try %d of %d failed: %s", student_id, attempt, attempts, failure)
+            if attempt < attempts:
+                discard_zygote()  # the next try starts from a fresh warm parent, hence fresh kernels
+                time.sleep(backoff_seconds(attempt + 1, self.course.retry_backoff_seconds))
+        return grader_error(student_id, failure, attempts, time.monotonic() - started, WORKER_ID, trace)
+
+    def _grade_once(self, submission_dir: Path, student_id: str, started: float) -> GradedSubmission:
+        """One try; a failure of the grader's own is raised, every other outcome is a row."""
+        self._reset_course()
+        intake = take_in(Path(submission_dir), self.course.source_dir)
+        if intake.problem:
+            return self._failed(student_id, intake.problem, started, intake.notes)
+        outcome, notes = self._autograde(student_id, intake)
+        if not outcome["success"]:
+            return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)
+        reports = tuple(REPORTS)
+        findings = intake.findings + tuple(f for report in reports for f in report.findings)
+        notes += tuple(n for report in reports for n in report.notes)
+        record = read_record(self.course, student_id)
+        if findings:
+            record = withhold(record, {finding.notebook for finding in findings})
+        graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
+        return GradedSubmission(
+            student_id,
+            Status.FLAGGED if findings else Status.GRADED,
+            ("grade withheld for a TA: " + "; ".join(f.text for f in findings)) if findings else "",
+            record,
+            _files(graded_dir),
+            time.monotonic() - started,
+            WORKER_ID,
+            intake.notes + notes,
+            findings,
+        )
 
     def _autograde(self, student_id: str, intake: Intake) -> tuple[dict, tuple[Note, ...]]:
         """nbgrader's autograde of what intake kept; notebooks nbgrader cannot process are set aside.
@@ -215,7 +275,9 @@ class ScratchGrader:
         for attempt in range(2 if retry else 1):
             self._reset_course()
             REPORTS.clear()
+            NOTICED.clear()
             outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
+            raise_noticed(self._last_attempt)
             if outcome["success"]:
                 break
         return outcome
@@ -233,18 +295,9 @@ class ScratchGrader:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)
 
-    def _failed(
-        self,
-        student_id: str,
-        message: str,
-        started: float,
-        notes: tuple[Note, ...] = (),
-        internal_error: str = "",
-    ) -> GradedSubmission:
+    def _failed(self, student_id: str, message: str, started: float, notes: tuple[Note, ...] = ()) -> GradedSubmission:
         seconds = time.monotonic() - started
-        return GradedSubmission(
-            student_id, Status.FAILED, message, None, (), seconds, WORKER_ID, notes, internal_error=internal_error
-        )
+        return GradedSubmission(student_id, Status.FAILED, message, None, (), seconds, WORKER_ID, notes)
 
 
 def withhold(record: SubmissionRecord, notebooks: set[str]) -> SubmissionRecord:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,9 +29,12 @@ from typing import cast
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
+from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Type
 
+from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.grading.grader_failures import notice
 from gradekit.grading.prompt_client import PromptKernelClient
 from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_VARIABLE
 
@@ -101,12 +105,24 @@ def without_secrets(environment) -> dict[str, str]:
 
 
 def zygote() -> Zygote:
-    """This process's zygote, started on first use."""
+    """This process's zygote, started on first use; one that cannot start is the grader's failure."""
     global _zygote
     if _zygote is None or _zygote.process.poll() is not None:
-        _zygote = Zygote(without_secrets(os.environ))
+        try:
+            _zygote = Zygote(without_secrets(os.environ))
+        except OSError as error:
+            raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
         atexit.register(_zygote.close)
     return _zygote
+
+
+def discard_zygote() -> None:
+    """End this process's zygote (if any), so that the next kernel is forked from a fresh one."""
+    global _zygote
+    if _zygote is not None:
+        _zygote.process.kill()
+        _zygote.process.wait()
+        _zygote = None
 
 
 class ForkedKernelProcess:
@@ -192,7 +208,14 @@ class WarmProvisioner(LocalProvisioner):
             env[TMP_VARIABLE] = self.private_tmp = tempfile.mkdtemp(prefix="kit-kernel-")
             for name in SECRET_VARIABLES:  # a gradebook URL may carry a password
                 env.pop(name, None)
-        pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None, self.private_tmp)
+        try:
+            pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None, self.private_tmp)
+        except (OSError, GraderFailure) as error:
+            self.remove_private_files()
+            if isinstance(error, GraderFailure):
+                raise
+            discard_zygote()
+            raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
         self.process = cast(subprocess.Popen, ForkedKernelProcess(pid))  # it answers the calls jupyter_client makes
         self.pid = self.pgid = pid  # the kernel leads a session of its own (kernel_zygote.py)
         self.cwd = cwd
@@ -203,6 +226,15 @@ class WarmProvisioner(LocalProvisioner):
         # student's kernel: the kernel's whole process group dies with it.
         kill_process_group(self.pgid)
         await super().cleanup(restart)
+        if self.private_tmp:  # nothing of the kernel's may outlive it (its guard log is read, then removed, later)
+            shutil.rmtree(self.private_tmp, ignore_errors=True)
+
+    def remove_private_files(self) -> None:
+        """The kernel's guard log and private folder, for a kernel that never ran."""
+        if self.guard_log:
+            Path(self.guard_log).unlink(missing_ok=True)
+        if self.private_tmp:
+            shutil.rmtree(self.private_tmp, ignore_errors=True)
 
 
 class WarmKernelManager(AsyncKernelManager):
@@ -226,3 +258,33 @@ class WarmExecute(Execute):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", WarmKernelManager)
         super().__init__(*args, **kwargs)
+
+    def preprocess(self, nb, resources=None, km=None):
+        try:
+            return super().preprocess(nb, resources, km)
+        except GraderFailure as failure:  # nbgrader would make it a log line: the scratch grader must see it
+            notice(failure)
+            raise
+
+    async def async_start_new_kernel(self, **kwargs) -> None:
+        try:
+            await super().async_start_new_kernel(**kwargs)
+        except GraderFailure:
+            raise
+        except Exception as error:  # no student code has run yet: a kernel that does not start is ours
+            raise GraderFailure(GraderCause.KERNEL_START, f"{type(error).__name__}: {error}") from error
+
+    async def async_start_new_kernel_client(self):
+        provisioner = getattr(self.km, "provisioner", None)  # nbclient drops the manager when the start fails
+        try:
+            return await super().async_start_new_kernel_client()
+        except Exception as error:  # the kernel never answered: it did not start
+            if isinstance(provisioner, WarmProvisioner):
+                provisioner.remove_private_files()
+            if isinstance(error, GraderFailure):
+                raise
+            raise GraderFailure(GraderCause.KERNEL_START, f"{type(error).__name__}: {error}") from error
+
+    # nbclient binds its synchronous wrappers to its own coroutine functions; rebind them to ours.
+    start_new_kernel = run_sync(async_start_new_kernel)
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)

@@ -139,6 +139,8 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
         reasons = []
         if row.status.needs_ta:
             reasons.append(f"{row.status.reason}: " + ("; ".join(f.text for f in row.findings) or row.message))
+        if row.cause:  # the grader's own failure: say so, so that nobody reads it as the student's
+            reasons.append(f"the grader's failure, not the student's: {row.cause.value}")
         if row.student_id in lowest:
             reasons.append(f"among the {LOWEST_SCORES} lowest scores")
         left_out = row.grades.unsubmitted if row.grades else ()

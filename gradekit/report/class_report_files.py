@@ -68,6 +68,8 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
     header = [
         "student_id",
         "status",
+        "owner",
+        "cause",
         "score",
         "max_score",
         "misconceptions",
@@ -80,6 +82,8 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
         [
             r.student_id,
             r.status.label,
+            r.status.owner,
+            r.cause.name.lower() if r.cause else "",
             f"{r.score:g}",
             f"{report.max_points:g}",
             " ".join(r.grades.diagnosed) if r.grades else "",

@@ -1,0 +1,203 @@
+"""Each of the grader's own failures, injected: it is retried to a correct grade, or, when it
+persists, the row is a grader error and the gradebook keeps what it held.
+
+Faults are injected by monkeypatching in this process before the workers fork from it, so each
+worker carries the fault; a marker file makes a fault happen once across processes.
+"""
+
+import dataclasses
+import io
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from gradekit.authoring.release import clone_workspace
+from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.core.status import Status
+from gradekit.grading import cohort, safe_execute, submission_grader, warm_kernels
+from gradekit.grading.cohort import grade_cohort
+from gradekit.grading.executors import LocalExecutor, grade_task
+from gradekit.grading.gradebook_records import read_record
+from gradekit.grading.progress import Progress
+from gradekit.grading.prompt_client import PromptKernelClient
+from gradekit.proof.subjects import REFERENCE_ID
+from gradekit.sandbox.crossing import CrossingError
+from gradekit.sandbox.kernel_guard import ARM_EVENT
+
+pytestmark = pytest.mark.nbgrader
+
+NOTEBOOK = "010_history"
+STUDENT = "ada"
+
+
+@pytest.fixture
+def one_student(small_cohort, tmp_path):
+    """A course where one student handed in the reference; tried twice, with a short wait, per grading."""
+    scratch = clone_workspace(small_cohort[0], tmp_path / "course")
+    shutil.copytree(small_cohort[0].submitted_dir / REFERENCE_ID, scratch.submitted_dir / STUDENT)
+    return dataclasses.replace(scratch, grader_attempts=2, retry_backoff_seconds=0.1)
+
+
+def _grade(course, task=grade_task):
+    result = grade_cohort(course, LocalExecutor(1, task=task), (NOTEBOOK,), Progress(1, io.StringIO()))
+    (row,) = result.rows
+    return row
+
+
+def _once(marker: Path) -> bool:
+    """True the first time it is asked for `marker`, in whichever process asks."""
+    try:
+        marker.touch(exist_ok=False)
+    except FileExistsError:
+        return False
+    return True
+
+
+def _full_marks(row) -> bool:
+    return row.status is Status.GRADED and row.grades is not None and row.score == row.grades.max_score > 0
+
+
+def _failing(method, cause_of_failure, marker: Path | None):
+    """`method`, failing by calling `cause_of_failure` the first time (`marker`), or every time (None)."""
+
+    def failing(*args, **kwargs):
+        if marker is None or _once(marker):
+            cause_of_failure(*args, **kwargs)
+        return method(*args, **kwargs)
+
+    return failing
+
+
+def _async_failing(method, cause_of_failure, marker: Path | None):
+    async def failing(*args, **kwargs):
+        if marker is None or _once(marker):
+            cause_of_failure(*args, **kwargs)
+        return await method(*args, **kwargs)
+
+    return failing
+
+
+def _raise(error):
+    def raising(*args, **kwargs):
+        raise error
+
+    return raising
+
+
+def _inject(monkeypatch, cause: GraderCause, marker: Path | None) -> None:
+    """Make the grading meet `cause` once (or always, without a marker)."""
+    if cause is GraderCause.ZYGOTE_START:
+        fail = _raise(OSError("the kernel zygote could not fork: injected"))
+        monkeypatch.setattr(warm_kernels.Zygote, "spawn", _failing(warm_kernels.Zygote.spawn, fail, marker))
+    elif cause is GraderCause.KERNEL_START:
+        fail = _raise(RuntimeError("Kernel didn't respond in 60 seconds"))
+        ready = PromptKernelClient.wait_for_ready
+        monkeypatch.setattr(PromptKernelClient, "wait_for_ready", _async_failing(ready, fail, marker))
+    elif cause is GraderCause.GUARD_NOT_ARMED:
+        tell = safe_execute.SafeExecute._tell_guard
+
+        async def unarmed(self, event, argument):
+            if event == ARM_EVENT and (marker is None or _once(marker)):
+                return  # the arming message is lost
+            return await tell(self, event, argument)
+
+        monkeypatch.setattr(safe_execute.SafeExecute, "_tell_guard", unarmed)
+    elif cause is GraderCause.TEMP_FILE_MISSING:
+        exchange = safe_execute.SafeExecute._exchange
+
+        def vanish(self, request):
+            shutil.rmtree(self._private_tmp)
+
+        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, vanish, marker))
+    elif cause is GraderCause.REPLY_UNREADABLE:
+        fail = _raise(CrossingError("the kernel's answer is not a plain file of bounded size"))
+        monkeypatch.setattr(safe_execute, "_read_reply", _failing(safe_execute._read_reply, fail, marker))
+    elif cause is GraderCause.OVERLOADED:  # as the time limit raises it when the machine, not the answer, is slow
+        exchange = safe_execute.SafeExecute._exchange
+        fail = _raise(GraderFailure(GraderCause.OVERLOADED, "injected"))
+        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, fail, marker))
+    elif cause is GraderCause.INTERNAL_ERROR:
+        fail = _raise(KeyError("injected"))
+        read = submission_grader.read_record
+        monkeypatch.setattr(submission_grader, "read_record", _failing(read, fail, marker))
+    else:
+        raise AssertionError(f"no injection for {cause}")
+
+
+KERNEL_LEVEL = [
+    GraderCause.ZYGOTE_START,
+    GraderCause.KERNEL_START,
+    GraderCause.GUARD_NOT_ARMED,
+    GraderCause.TEMP_FILE_MISSING,
+    GraderCause.REPLY_UNREADABLE,
+    GraderCause.OVERLOADED,
+    GraderCause.INTERNAL_ERROR,
+]
+
+
+@pytest.mark.parametrize("cause", KERNEL_LEVEL, ids=lambda cause: cause.name)
+def test_a_failure_of_the_grader_once_is_retried_to_full_marks(one_student, monkeypatch, tmp_path, cause):
+    _inject(monkeypatch, cause, tmp_path / "failed-once")
+    row = _grade(one_student)
+    assert (tmp_path / "failed-once").exists()  # the fault did happen
+    assert _full_marks(row), (row.status, row.message)
+    assert not row.findings and row.cause is None
+
+
+@pytest.mark.parametrize(
+    "cause", [GraderCause.ZYGOTE_START, GraderCause.TEMP_FILE_MISSING, GraderCause.GUARD_NOT_ARMED], ids=str
+)
+def test_a_failure_that_persists_is_a_grader_error_and_the_gradebook_keeps_its_grade(one_student, monkeypatch, cause):
+    assert _full_marks(_grade(one_student))
+    before = read_record(one_student, STUDENT)
+    _inject(monkeypatch, cause, None)
+    row = _grade(one_student)
+    assert row.status is Status.GRADER_ERROR and row.cause is cause and row.grades is None
+    assert "tried 2 times" in row.message and not row.findings
+    assert read_record(one_student, STUDENT) == before
+
+
+def test_an_unreadable_reply_that_persists_is_the_submissions_finding(one_student, monkeypatch):
+    """A submission can break its replies itself: on a fresh kernel every time, the finding stands."""
+    _inject(monkeypatch, GraderCause.REPLY_UNREADABLE, None)
+    row = _grade(one_student)
+    assert row.status is Status.FLAGGED and row.cause is None
+    assert any("could not be read" in finding.text for finding in row.findings)
+
+
+def die_on_first_try(template_root, folder, student):
+    """Real grading, except that the worker process is killed outright the first time."""
+    if _once(Path(template_root).parent / "worker-killed"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return grade_task(template_root, folder, student)
+
+
+def test_a_lost_worker_is_replaced_and_the_submission_graded_again(one_student):
+    row = _grade(one_student, die_on_first_try)
+    assert (one_student.root / "worker-killed").exists()
+    assert _full_marks(row)
+
+
+def _busy(*args, **kwargs):
+    raise OperationalError("INSERT", {}, Exception("database is locked"))
+
+
+def test_a_busy_gradebook_is_waited_out(one_student, monkeypatch, tmp_path):
+    monkeypatch.setattr(cohort, "write_record", _failing(cohort.write_record, _busy, tmp_path / "busy-once"))
+    row = _grade(one_student)
+    assert (tmp_path / "busy-once").exists() and _full_marks(row)
+
+
+def test_a_gradebook_that_stays_busy_is_a_grader_error_and_nothing_is_stored(one_student, monkeypatch):
+    assert _full_marks(_grade(one_student))
+    before = read_record(one_student, STUDENT)
+    graded_copy = one_student.autograded_dir / STUDENT / one_student.assignment_id / f"{NOTEBOOK}.ipynb"
+    stamp = graded_copy.stat().st_mtime_ns
+    monkeypatch.setattr(cohort, "write_record", _busy)
+    row = _grade(one_student)
+    assert row.status is Status.GRADER_ERROR and row.cause is GraderCause.GRADEBOOK_BUSY
+    assert read_record(one_student, STUDENT) == before and graded_copy.stat().st_mtime_ns == stamp
