@@ -13,6 +13,7 @@ import pytest
 from class_report_fixtures import CATALOG, FORGED_EQ, MANIFEST, ROWS, graded
 
 from gradekit.authoring.solutions import NegativeControl
+from gradekit.commands.ta_pipeline import status_counts
 from gradekit.core.failures import GraderCause
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status, run_exit_code
@@ -134,3 +135,9 @@ def test_the_proof_blames_it_only_when_a_ta_is_needed(status):
     violations = status_violations(row_with(status), student)
     assert bool(violations) == status.needs_ta
     assert all(v.reason.startswith(f"{status.label}: ") for v in violations)
+
+
+@pytest.mark.parametrize("status", list(Status), ids=lambda status: status.name)
+def test_the_grade_commands_summary_counts_it_by_its_headline(status):
+    summary = status_counts((row_with(Status.GRADED, "amy"), row_with(status)))
+    assert f"1 {status.headline}" in summary or (status is Status.GRADED and summary == "2 graded")

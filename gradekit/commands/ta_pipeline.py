@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from gradekit.core.catalog import load_catalog
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
+from gradekit.core.rows import CohortRow
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.lms.export_step import export_for_lms
@@ -50,10 +52,9 @@ def grade_and_report(
     for row in result.rows:
         if row.status.needs_ta:
             print(f"{row.student_id}: {row.status.label}: {row.message}")
-    print(
-        f"\n{len(result.rows)} submissions in {result.seconds:.0f} s, {len(result.failed)} could not be graded, "
-        f"{len(result.flagged)} flagged for a TA (grade withheld: formgrader lists them as needing manual grading)"
-    )
+    print(f"\n{len(result.rows)} submissions in {result.seconds:.0f} s: {status_counts(result.rows)}")
+    if result.flagged:
+        print("flagged rows have their grade withheld: formgrader lists them as needing manual grading")
     noted = sum(1 for row in result.rows if row.notes)
     if noted:
         print(f"notes on {noted} submission(s) (what was set aside or repaired): {report_dir(course) / 'students.csv'}")
@@ -64,6 +65,13 @@ def grade_and_report(
     print(f"class report: {report}")
     print(f"similarity:   {similarity}")
     return result
+
+
+def status_counts(rows: tuple[CohortRow, ...]) -> str:
+    """ "12 graded, 1 flagged for a TA": every status the rows have, the most urgent first."""
+    counts = Counter(row.status for row in rows)
+    present = sorted(counts, key=lambda status: status.urgency)
+    return ", ".join(f"{counts[status]} {status.headline}" for status in present) or "none"
 
 
 def grades_csv(course: Course) -> Path:
