@@ -1,0 +1,179 @@
+"""Faults injected into a grading run from outside, on a timer, each recorded as it is injected.
+
+Every fault is one the grader owns (DESIGN: "Failures have owners"): a lost
+kernel or worker, a worker that stalls, a kernel's temporary folder that
+vanishes, a gradebook that is briefly busy. None is the student's doing, so
+none may change a grade.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from gradekit.commands.soak_processes import GradingTree, ProcessEntry, grading_tree, is_alive
+
+TARGET_POLL_SECONDS = 0.2
+KERNEL_TMP_PREFIX = "kit-kernel-"  # how warm_kernels.py names a guarded kernel's private folder
+
+
+class FaultKind(enum.Enum):
+    """What the soak does; the value is how the report says it."""
+
+    KILL_KERNEL = "killed a kernel"
+    STOP_WORKER = "stopped a worker for a while"
+    DELETE_KERNEL_TMP = "deleted a kernel's temporary folder"
+    LOCK_GRADEBOOK = "held the gradebook locked"
+    KILL_WORKER = "killed a worker"
+
+
+# The last kind breaks the worker pool: the executor then grades what is left one submission at a time.
+EVERY_KIND = tuple(FaultKind)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    kind: FaultKind
+    target: str  # which process or file it hit
+    seconds: float  # after the loaded run started
+
+
+@dataclasses.dataclass(frozen=True)
+class FaultPlan:
+    kinds: tuple[FaultKind, ...] = EVERY_KIND  # injected in this order, one each
+    interval_seconds: float = 15.0  # before each fault
+    stop_seconds: float = 5.0  # how long a stopped worker stays stopped
+    lock_seconds: float = 1.5  # how long the gradebook stays locked
+    seed: int = 0  # which of the candidate processes is hit
+
+
+class FaultInjector:
+    """A thread that injects the plan's faults into the grading below `coordinator`, from `__enter__` on.
+
+    `spare` are the coordinator's children that do not grade (the soak's load);
+    `gradebook` is the SQLite file to lock; `temp_dir` is where the kernels'
+    private folders are made. `__exit__` stops the thread and resumes any
+    worker it left stopped.
+    """
+
+    def __init__(
+        self, plan: FaultPlan, coordinator: int, spare: frozenset[int], gradebook: Path, temp_dir: Path
+    ) -> None:
+        self.plan = plan
+        self.coordinator = coordinator
+        self.spare = spare
+        self.gradebook = gradebook
+        self.temp_dir = temp_dir
+        self.faults: list[Fault] = []
+        self.seen: dict[int, ProcessEntry] = {}  # every grading process met, for the final sweep
+        self._random = random.Random(plan.seed)
+        self._done = threading.Event()
+        self._stopped: ProcessEntry | None = None
+        self._thread = threading.Thread(target=self._run, name="soak-faults", daemon=True)
+        self._started = 0.0
+
+    def __enter__(self) -> FaultInjector:
+        self._started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._done.set()
+        self._thread.join()
+        self._resume_stopped()
+
+    def _run(self) -> None:
+        for kind in self.plan.kinds:
+            if self._done.wait(self.plan.interval_seconds):
+                return
+            while not self._done.is_set():
+                target = self._inject(kind, self._look())
+                if target is not None:
+                    self.faults.append(Fault(kind, target, time.monotonic() - self._started))
+                    break
+                self._done.wait(TARGET_POLL_SECONDS)  # nothing to hit yet: look again shortly
+
+    def _look(self) -> GradingTree:
+        tree = grading_tree(self.coordinator, self.spare)
+        self.seen.update((entry.pid, entry) for entry in tree.everyone)
+        return tree
+
+    def _inject(self, kind: FaultKind, tree: GradingTree) -> str | None:
+        """Inject one fault of `kind`; what it hit, or None when nothing could be hit now."""
+        if kind is FaultKind.KILL_KERNEL:
+            return self._signal(tree.kernels, signal.SIGKILL, "kernel")
+        if kind is FaultKind.KILL_WORKER:
+            return self._signal(tree.workers, signal.SIGKILL, "worker")
+        if kind is FaultKind.STOP_WORKER:
+            return self._stop_a_worker(tree.workers)
+        if kind is FaultKind.DELETE_KERNEL_TMP:
+            return self._delete_kernel_tmp(tree.kernels)
+        return self._lock_gradebook()
+
+    def _signal(self, candidates: tuple[ProcessEntry, ...], signum: int, what: str) -> str | None:
+        if not candidates:
+            return None
+        entry = self._random.choice(candidates)
+        if not is_alive(entry):
+            return None
+        os.kill(entry.pid, signum)
+        return f"{what} {entry.pid}"
+
+    def _stop_a_worker(self, workers: tuple[ProcessEntry, ...]) -> str | None:
+        target = self._signal(workers, signal.SIGSTOP, "worker")
+        if target is None:
+            return None
+        self._stopped = self.seen[int(target.split()[-1])]
+        self._done.wait(self.plan.stop_seconds)
+        self._resume_stopped()
+        return f"{target} for {self.plan.stop_seconds:g} s"
+
+    def _resume_stopped(self) -> None:
+        stopped, self._stopped = self._stopped, None
+        if stopped is not None and is_alive(stopped):
+            os.kill(stopped.pid, signal.SIGCONT)
+
+    def _delete_kernel_tmp(self, kernels: tuple[ProcessEntry, ...]) -> str | None:
+        if not kernels:
+            return None
+        folder = kernel_tmp_folder(self.temp_dir)
+        if folder is None:
+            return None
+        shutil.rmtree(folder, ignore_errors=True)
+        return f"{folder.name} ({len(kernels)} kernels running)"
+
+    def _lock_gradebook(self) -> str:
+        with contextlib.closing(sqlite3.connect(self.gradebook, timeout=60, isolation_level=None)) as connection:
+            connection.execute("BEGIN EXCLUSIVE")
+            self._done.wait(self.plan.lock_seconds)
+            connection.execute("ROLLBACK")
+        return f"{self.gradebook.name} for {self.plan.lock_seconds:g} s"
+
+
+def kernel_tmp_folder(temp_dir: Path) -> Path | None:
+    """The private folder of a kernel at work now: of those in `temp_dir`, the one written last.
+
+    The grader names the folder in the kernel's environment, but a forked
+    kernel's /proc/<pid>/environ shows the environment its zygote started
+    with, not the one set after the fork; so the folder is found where the
+    grader makes it. The soak gives its grading a temporary directory of its
+    own, so every candidate is one of its own kernels' folders; a kernel at
+    work writes its replies there, so the folder written last belongs to a
+    live kernel rather than to one already lost.
+    """
+    made = []
+    for folder in temp_dir.glob(f"{KERNEL_TMP_PREFIX}*"):
+        try:
+            made.append((folder.stat().st_mtime, folder.name, folder))
+        except FileNotFoundError:
+            continue  # the grader removed it as we looked
+    return max(made)[2] if made else None
