@@ -120,22 +120,28 @@ class FaultInjector:
         return self._lock_gradebook()
 
     def _signal(self, candidates: tuple[ProcessEntry, ...], signum: int, what: str) -> str | None:
-        if not candidates:
-            return None
-        entry = self._random.choice(candidates)
-        if not is_alive(entry):
+        entry = self._pick(candidates)
+        if entry is None:
             return None
         os.kill(entry.pid, signum)
         return f"{what} {entry.pid}"
 
-    def _stop_a_worker(self, workers: tuple[ProcessEntry, ...]) -> str | None:
-        target = self._signal(workers, signal.SIGSTOP, "worker")
-        if target is None:
+    def _pick(self, candidates: tuple[ProcessEntry, ...]) -> ProcessEntry | None:
+        """One of the candidates, chosen by the plan's seed, if it still runs."""
+        if not candidates:
             return None
-        self._stopped = self.seen[int(target.split()[-1])]
+        entry = self._random.choice(candidates)
+        return entry if is_alive(entry) else None
+
+    def _stop_a_worker(self, workers: tuple[ProcessEntry, ...]) -> str | None:
+        worker = self._pick(workers)
+        if worker is None:
+            return None
+        self._stopped = worker  # resumed below, or by __exit__ if the soak ends first
+        os.kill(worker.pid, signal.SIGSTOP)
         self._done.wait(self.plan.stop_seconds)
         self._resume_stopped()
-        return f"{target} for {self.plan.stop_seconds:g} s"
+        return f"worker {worker.pid} for {self.plan.stop_seconds:g} s"
 
     def _resume_stopped(self) -> None:
         stopped, self._stopped = self._stopped, None
