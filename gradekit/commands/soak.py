@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import logging
 import os
@@ -211,9 +212,9 @@ def run_soak(course: Course, manifest: Manifest, settings: SoakSettings) -> Soak
             quiet_result = _grade(quiet, names, settings.jobs)
             logger.info("quiet run: %.1f s; now %d hogs and the faults", quiet_result.seconds, settings.hogs)
             with Load(settings.hogs, settings.memory_bytes) as load:
-                with FaultInjector(
-                    settings.faults, os.getpid(), load.pids, loaded.root / "gradebook.db", temp_dir
-                ) as faults:
+                gradebook = loaded.root / "gradebook.db"
+                share = functools.partial(graded_share, loaded, len(students))
+                with FaultInjector(settings.faults, os.getpid(), load.pids, gradebook, temp_dir, share) as faults:
                     loaded_result = _grade(loaded, names, settings.jobs)
             leftovers = stop_leftovers(faults.seen)
         differences = differing_rows(outcomes(quiet, quiet_result), outcomes(loaded, loaded_result))
@@ -233,6 +234,12 @@ def run_soak(course: Course, manifest: Manifest, settings: SoakSettings) -> Soak
         load_pids=tuple(sorted(load.pids)),
         leftovers=leftovers,
     )
+
+
+def graded_share(course: Course, students: int) -> float:
+    """The share of the cohort graded so far, seen from outside: the coordinator stores each graded submission."""
+    folder = course.autograded_dir
+    return len(list(folder.iterdir())) / students if folder.is_dir() else 0.0
 
 
 def _grade(course: Course, notebooks: tuple[str, ...], jobs: int) -> CohortResult:

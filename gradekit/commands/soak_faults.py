@@ -19,6 +19,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from gradekit.commands.soak_processes import GradingTree, ProcessEntry, grading_tree, is_alive
 
@@ -36,7 +37,8 @@ class FaultKind(enum.Enum):
     KILL_WORKER = "killed a worker"
 
 
-# The last kind breaks the worker pool: the executor then grades what is left one submission at a time.
+# The last kind breaks the worker pool: the executor then grades what is left one submission at a time,
+# so it comes last, when little is left.
 EVERY_KIND = tuple(FaultKind)
 
 
@@ -50,7 +52,10 @@ class Fault:
 @dataclasses.dataclass(frozen=True)
 class FaultPlan:
     kinds: tuple[FaultKind, ...] = EVERY_KIND  # injected in this order, one each
-    interval_seconds: float = 15.0  # before each fault
+    interval_seconds: float = 5.0  # at least this long before each fault
+    # Fault i of k also waits until i/(k+1) of `spread` of the cohort is graded, so the faults fall
+    # across the whole run, however long the load makes it; 0 paces them by time alone.
+    spread: float = 1.0
     stop_seconds: float = 5.0  # how long a stopped worker stays stopped
     lock_seconds: float = 1.5  # how long the gradebook stays locked
     seed: int = 0  # which of the candidate processes is hit
@@ -61,14 +66,22 @@ class FaultInjector:
 
     `spare` are the coordinator's children that do not grade (the soak's load);
     `gradebook` is the SQLite file to lock; `temp_dir` is where the kernels'
-    private folders are made. `__exit__` stops the thread and resumes any
-    worker it left stopped.
+    private folders are made; `graded_share` says which share of the cohort is
+    graded so far (0 to 1). `__exit__` stops the thread and resumes any worker
+    it left stopped.
     """
 
     def __init__(
-        self, plan: FaultPlan, coordinator: int, spare: frozenset[int], gradebook: Path, temp_dir: Path
+        self,
+        plan: FaultPlan,
+        coordinator: int,
+        spare: frozenset[int],
+        gradebook: Path,
+        temp_dir: Path,
+        graded_share: Callable[[], float] = lambda: 1.0,
     ) -> None:
         self.plan = plan
+        self.graded_share = graded_share
         self.coordinator = coordinator
         self.spare = spare
         self.gradebook = gradebook
@@ -92,9 +105,13 @@ class FaultInjector:
         self._resume_stopped()
 
     def _run(self) -> None:
-        for kind in self.plan.kinds:
+        for number, kind in enumerate(self.plan.kinds, 1):
             if self._done.wait(self.plan.interval_seconds):
                 return
+            share = self.plan.spread * number / (len(self.plan.kinds) + 1)
+            while self.graded_share() < share:
+                if self._done.wait(TARGET_POLL_SECONDS):
+                    return
             while not self._done.is_set():
                 target = self._inject(kind, self._look())
                 if target is not None:
