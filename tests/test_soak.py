@@ -117,6 +117,20 @@ def test_the_gradebook_is_busy_while_the_injector_holds_it_and_free_after(tmp_pa
 
 
 @pytest.mark.unit
+def test_a_fault_waits_for_its_share_of_the_cohort_to_be_graded(tmp_path):
+    gradebook = tmp_path / "gradebook.db"
+    sqlite3.connect(gradebook).close()
+    graded = [0.0]
+    plan = FaultPlan(kinds=(FaultKind.LOCK_GRADEBOOK,), interval_seconds=0, lock_seconds=0)
+    with FaultInjector(plan, os.getpid(), frozenset(), gradebook, tmp_path, lambda: graded[0]) as injector:
+        time.sleep(0.5)
+        assert injector.faults == []  # one fault of one: it waits until half the cohort is graded
+        graded[0] = 0.5
+        _wait_for(lambda: injector.faults)
+    assert [fault.kind for fault in injector.faults] == [FaultKind.LOCK_GRADEBOOK]
+
+
+@pytest.mark.unit
 def test_the_kernel_folder_to_delete_is_the_one_written_last(tmp_path):
     for name, written in (("kit-kernel-old", 1_000), ("kit-kernel-new", 2_000), ("kit-guard-x", 3_000)):
         (tmp_path / name).mkdir()
