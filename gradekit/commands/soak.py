@@ -214,9 +214,12 @@ def run_soak(course: Course, manifest: Manifest, settings: SoakSettings) -> Soak
             with Load(settings.hogs, settings.memory_bytes) as load:
                 gradebook = loaded.root / "gradebook.db"
                 share = functools.partial(graded_share, loaded, len(students))
-                with FaultInjector(settings.faults, os.getpid(), load.pids, gradebook, temp_dir, share) as faults:
-                    loaded_result = _grade(loaded, names, settings.jobs)
-            leftovers = stop_leftovers(faults.seen)
+                faults = FaultInjector(settings.faults, os.getpid(), load.pids, gradebook, temp_dir, share)
+                try:
+                    with faults:
+                        loaded_result = _grade(loaded, names, settings.jobs)
+                finally:  # whether grading ended or raised, nothing the faults cut loose may outlive the soak
+                    leftovers = stop_leftovers(faults.seen)
         differences = differing_rows(outcomes(quiet, quiet_result), outcomes(loaded, loaded_result))
     return SoakResult(
         students=len(students),
