@@ -17,6 +17,7 @@ from sqlalchemy.exc import OperationalError
 
 from gradekit.authoring.release import clone_workspace
 from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.core.notes import NoteKind
 from gradekit.core.status import Status
 from gradekit.grading import cohort, safe_execute, submission_grader, warm_kernels
 from gradekit.grading.cohort import grade_cohort
@@ -120,6 +121,13 @@ def _inject(monkeypatch, cause: GraderCause, marker: Path | None) -> None:
         exchange = safe_execute.SafeExecute._exchange
         fail = _raise(GraderFailure(GraderCause.OVERLOADED, "injected"))
         monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, fail, marker))
+    elif cause is GraderCause.KERNEL_KILLED:  # as the machine's out-of-memory killer or an operator would
+        exchange = safe_execute.SafeExecute._exchange
+
+        def kill(self, request):
+            os.kill(self.km.provisioner.pid, signal.SIGKILL)
+
+        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, kill, marker))
     elif cause is GraderCause.INTERNAL_ERROR:
         fail = _raise(KeyError("injected"))
         read = submission_grader.read_record
@@ -135,6 +143,7 @@ KERNEL_LEVEL = [
     GraderCause.TEMP_FILE_MISSING,
     GraderCause.REPLY_UNREADABLE,
     GraderCause.OVERLOADED,
+    GraderCause.KERNEL_KILLED,
     GraderCause.INTERNAL_ERROR,
 ]
 
@@ -167,6 +176,14 @@ def test_an_unreadable_reply_that_persists_is_the_submissions_finding(one_studen
     row = _grade(one_student)
     assert row.status is Status.FLAGGED and row.cause is None
     assert any("could not be read" in finding.text for finding in row.findings)
+
+
+def test_a_kernel_killed_on_every_try_leaves_the_submissions_own_outcome(one_student, monkeypatch):
+    """A kernel may SIGKILL itself: on a fresh kernel every time, its stopped cells score as any dead kernel's."""
+    _inject(monkeypatch, GraderCause.KERNEL_KILLED, None)
+    row = _grade(one_student)
+    assert row.status is Status.GRADED and row.cause is None and row.attempts == 2
+    assert not _full_marks(row) and any(note.kind is NoteKind.KERNEL_STOPPED for note in row.notes)
 
 
 def die_on_first_try(template_root, folder, student):

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from gradekit.core.failures import GraderCause
 from gradekit.core.notes import FindingKind, NoteKind
 from gradekit.core.status import Status
 
@@ -20,3 +21,8 @@ def test_every_status_has_a_row(status):
 @pytest.mark.parametrize("kind", [*NoteKind, *FindingKind], ids=lambda kind: kind.name)
 def test_every_kind_of_note_and_finding_is_explained_in_the_words_the_class_report_uses(kind):
     assert kind.phrase in PAGE, f"add '{kind.phrase}' ({kind.name}) to docs/pages/troubleshooting.md"
+
+
+@pytest.mark.parametrize("cause", list(GraderCause), ids=lambda cause: cause.name)
+def test_every_cause_of_a_grader_error_is_explained(cause):
+    assert f"| `{cause.name.lower()}` |" in PAGE

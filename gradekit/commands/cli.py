@@ -196,6 +196,21 @@ def _benchmark(args) -> int:
     return 0 if result.identical else 1
 
 
+def _soak(args) -> int:
+    from gradekit.commands.soak import FULL_NOTEBOOKS, SoakSettings, run_soak, soak_lines
+    from gradekit.commands.soak_faults import FaultPlan
+
+    notebooks = FULL_NOTEBOOKS if args.full else args.notebooks
+    settings = SoakSettings(args.jobs, notebooks, args.hogs_per_core, faults=FaultPlan(seed=args.seed))
+    result = run_soak(*_course_and_manifest(), settings)
+    print("\n".join(soak_lines(result)))
+    if args.figures:
+        from gradekit.commands.figures import soak_figure, write_figure
+
+        write_figure(args.figures, "soak", soak_figure(result))
+    return 0 if result.ok else 1
+
+
 def _digits(args) -> int:
     from gradekit.commands.digits import train_on_digits
 
@@ -330,6 +345,26 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--controls-per-notebook", type=int, default=2)
     _figures_option(bench)
     bench.set_defaults(run=_benchmark)
+    soak = commands.add_parser(
+        "soak", help="grade one cohort quietly, then under CPU hogs, memory pressure and injected faults; compare"
+    )
+    soak.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
+    size = soak.add_mutually_exclusive_group()
+    size.add_argument(
+        "--notebooks", type=int, default=300, metavar="N", help="grade at least N notebooks (default: 300)"
+    )
+    size.add_argument("--full", action="store_true", help="a larger cohort: at least 1000 notebooks")
+    soak.add_argument(
+        "--hogs-per-core",
+        type=int,
+        default=4,
+        help="CPU-spinning processes per core during the loaded run (default: 4)",
+    )
+    soak.add_argument(
+        "--seed", type=int, default=0, help="which controls make up the cohort and which processes the faults hit"
+    )
+    _figures_option(soak)
+    soak.set_defaults(run=_soak)
     digits = commands.add_parser(
         "digits", help="train the reference raw-tensor MLP on the local MNIST digits; report the test score once"
     )

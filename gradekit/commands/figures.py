@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gradekit.commands.benchmark import BenchmarkResult
+from gradekit.commands.soak import SoakResult
 from gradekit.core.atomic_files import atomic_write
 from gradekit.mutation.adequacy import Adequacy
 from gradekit.mutation.report import score_rows
@@ -106,3 +107,28 @@ def benchmark_figure(result: BenchmarkResult) -> str:
 def demo_figure(pseudo_students: int, jobs: int, wall_seconds: float) -> str:
     header = ["pseudo students", "workers", "wall time (digits training included)", "machine"]
     return markdown_table(header, [[pseudo_students, jobs, seconds_text(wall_seconds), machine()]])
+
+
+def soak_figure(result: SoakResult) -> str:
+    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(result.notebook_kinds.items()))
+    cohort = f"Cohort: {result.students} submissions, {result.notebooks} notebooks ({kinds}); {machine()}."
+    runs = markdown_table(
+        ["", "wall time", "load"],
+        [
+            ["quiet run", seconds_text(result.quiet_seconds), "none"],
+            [
+                "loaded run",
+                seconds_text(result.loaded_seconds),
+                f"{result.hogs} CPU hogs, {result.memory_bytes // 2**20} MB held, {len(result.faults)} faults",
+            ],
+        ],
+    )
+    faults = markdown_table(
+        ["after", "fault", "target"],
+        [[f"{fault.seconds:.0f} s", fault.kind.value, fault.target] for fault in result.faults],
+    )
+    verdict = markdown_table(
+        ["workers", "retries", "rows with nothing graded under load", "rows that differ from the quiet run"],
+        [[result.jobs, result.retries, result.grader_errors, f"{result.differing} of {result.students}"]],
+    )
+    return f"{cohort}\n\n{runs}\n\n{faults}\n\n{verdict}"

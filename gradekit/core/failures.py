@@ -18,6 +18,7 @@ class GraderCause(enum.Enum):
     KERNEL_START = "a grading kernel did not start"
     ZYGOTE_START = "the warm kernel parent did not start"
     WORKER_LOST = "the grading worker was lost"
+    KERNEL_KILLED = "a grading kernel was killed from outside (SIGKILL)"
     GUARD_NOT_ARMED = "the grading guard could not be armed"
     TEMP_FILE_MISSING = "a kernel's temporary file went missing"
     REPLY_UNREADABLE = "a live, untampered kernel's reply could not be read"

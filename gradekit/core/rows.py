@@ -20,6 +20,7 @@ class CohortRow:
     notes: tuple[Note, ...] = ()
     findings: tuple[Finding, ...] = ()
     cause: GraderCause | None = None  # set on a grader error: what went wrong on the grader's side
+    attempts: int = 1  # tries its grading took; more than one when the grader's own failures were retried
 
     @property
     def score(self) -> float:

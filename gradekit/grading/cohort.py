@@ -193,4 +193,5 @@ def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow
         graded.notes,
         graded.findings,
         graded.cause,
+        graded.attempts,
     )

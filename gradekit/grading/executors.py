@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import concurrent.futures.process
+import dataclasses
 import multiprocessing
 import os
 import shutil
@@ -99,7 +100,7 @@ class LocalExecutor:
             time.sleep(backoff_seconds(attempt, first_wait))
             ((_, outcome),) = self._run(template_root, [task], 1)
             if not isinstance(outcome, BaseException):
-                return outcome
+                return dataclasses.replace(outcome, attempts=outcome.attempts + attempt - 1)
         return _crashed(task[1], concurrent.futures.process.BrokenProcessPool("the worker died"), attempts)
 
     def _run(self, template_root: Path, tasks: list[Task], jobs: int):

@@ -13,7 +13,8 @@ from gradekit.core.failures import GraderCause, GraderFailure
 NOTICED: list[GraderFailure] = []
 # A submission can produce these too (an answer that replaces the kernel's answering function):
 # when they persist on a fresh kernel, the submission's own finding stands.
-THE_SUBMISSION_CAN_CAUSE = frozenset({GraderCause.REPLY_UNREADABLE})
+# A kernel can also SIGKILL itself: when it dies that way on every try, the cells it stopped score as the student's.
+THE_SUBMISSION_CAN_CAUSE = frozenset({GraderCause.REPLY_UNREADABLE, GraderCause.KERNEL_KILLED})
 
 
 def notice(failure: GraderFailure) -> GraderFailure:

@@ -41,7 +41,7 @@ from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
 from gradekit.grading.grader_failures import notice
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
-from gradekit.grading.warm_kernels import WarmExecute
+from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
 from gradekit.sandbox.crossing import CrossingError
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
@@ -150,6 +150,7 @@ class SafeExecute(WarmExecute):
             self._stop(cell, str(stop))
             return cell
         except DeadKernelError:
+            self._notice_killed()
             self._stop(cell, KERNEL_DIED)
             return cell
         except CellTimeoutError:
@@ -316,6 +317,7 @@ class SafeExecute(WarmExecute):
                     reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=max(wait, 0.0)))
                 except Empty:
                     if not await ensure_async(self.km.is_alive()):
+                        self._notice_killed()
                         raise KernelStopped(KERNEL_DIED)
                     if clock and self._judge(clock) is not Verdict.RUNNING:
                         return None
@@ -335,6 +337,12 @@ class SafeExecute(WarmExecute):
         _fail(cell, "KernelStopped", why)
         self._stopped = f"an earlier cell ({name}) stopped the kernel"
         self._notes.append(Note(NoteKind.KERNEL_STOPPED, self._notebook, why, (name,)))
+
+    def _notice_killed(self) -> None:
+        """A kernel that died of SIGKILL was most likely killed from outside: noticed, so the notebook is retried."""
+        process = getattr(self.km.provisioner, "process", None)
+        if process is not None and process.poll() is not None and killed_from_outside(process):
+            notice(GraderFailure(GraderCause.KERNEL_KILLED, f"{self._notebook}: kernel {process.pid}"))
 
     def _kill_kernel(self) -> None:
         pid = getattr(self.km.provisioner, "pid", None)

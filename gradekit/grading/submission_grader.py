@@ -71,6 +71,7 @@ class GradedSubmission:
     findings: tuple[Finding, ...] = ()
     internal_error: str = ""  # the formatted traceback when our own code failed, for the coordinator's log
     cause: GraderCause | None = None  # on a grader error: what went wrong on the grader's side
+    attempts: int = 1  # tries it took, the grader's own failures retried (a pool's lost worker included)
 
     @property
     def ok(self) -> bool:
@@ -134,6 +135,7 @@ def grader_error(
         worker,
         internal_error=internal_error,
         cause=failure.cause,
+        attempts=attempts,
     )
 
 
@@ -204,7 +206,8 @@ class ScratchGrader:
         for attempt in range(1, attempts + 1):
             self._last_attempt = attempt == attempts
             try:
-                return self._grade_once(Path(submission_dir), student_id, started)
+                graded = self._grade_once(Path(submission_dir), student_id, started)
+                return dataclasses.replace(graded, attempts=attempt)
             except GraderFailure as error:
                 failure, trace = error, traceback.format_exc()
             except Exception as error:  # our own code failed: it must not take the worker down

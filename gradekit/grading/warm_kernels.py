@@ -77,6 +77,17 @@ class Zygote:
             raise OSError(f"the kernel zygote could not fork: {reply.get('error')}")
         return reply["pid"]
 
+    def ended(self, pid: int) -> int | None:
+        """The wait status of kernel `pid`, which this zygote forked and reaped; None when it does not know."""
+        assert self.process.stdin is not None  # opened as a pipe in __init__
+        try:
+            with self.lock:
+                self.process.stdin.write(json.dumps({"ended": pid}) + "\n")
+                self.process.stdin.flush()
+                return self._reply().get("status")
+        except (OSError, ValueError):
+            return None
+
     def _reply(self) -> dict:
         assert self.process.stdout is not None  # opened as a pipe in __init__
         line = self.process.stdout.readline()
@@ -136,7 +147,7 @@ class ForkedKernelProcess:
 
     def poll(self) -> int | None:
         if self.returncode is None and not _running(self.pid):
-            self.returncode = -signal.SIGKILL  # the zygote reaped it; its exit status is not ours to read
+            self.returncode = _exit_code(self.pid)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -168,6 +179,19 @@ def kill_process_group(pgid: int | None) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass  # nothing left in the group
+
+
+def _exit_code(pid: int) -> int:
+    """How a forked kernel ended, as Popen says it (-signal when killed), asked of the zygote that reaped it."""
+    status = _zygote.ended(pid) if _zygote is not None and _zygote.process.poll() is None else None
+    if status is None:
+        return -signal.SIGKILL  # unknown: the zygote is gone or never saw it end
+    return os.waitstatus_to_exitcode(status)
+
+
+def killed_from_outside(process) -> bool:
+    """True when a kernel ended by SIGKILL, which it does not send itself unless it means to (the grader retries)."""
+    return getattr(process, "returncode", None) == -signal.SIGKILL
 
 
 def _running(pid: int) -> bool:
