@@ -238,6 +238,8 @@ def test_a_short_soak_grades_twice_injects_its_faults_and_leaves_no_process_behi
     kinds = (FaultKind.KILL_KERNEL, FaultKind.STOP_WORKER)
     plan = FaultPlan(kinds=kinds, interval_seconds=1, stop_seconds=2, spread=0)
     settings = SoakSettings(jobs=2, notebooks=5, hogs_per_core=1, memory_bytes=64 * 2**20, faults=plan)
+    # Other tests of this session may keep processes of their own below this one (a cluster, a zygote).
+    before = {entry.pid for entry in descendants(os.getpid(), process_table())}
     result = run_soak(course, manifest.only(["010_history"]), settings)
 
     assert result.notebooks >= 5 and result.quiet_seconds > 0 and result.loaded_seconds > 0
@@ -245,7 +247,7 @@ def test_a_short_soak_grades_twice_injects_its_faults_and_leaves_no_process_behi
     killed = result.faults[0].target
     assert killed.startswith("kernel ") and read_entry(int(killed.split()[1])) is None
     assert len(result.load_pids) == result.hogs + 1 and all(read_entry(pid) is None for pid in result.load_pids)
-    assert not descendants(os.getpid(), process_table())
+    assert not [entry for entry in descendants(os.getpid(), process_table()) if entry.pid not in before]
     # The killed kernel's notebook is graded again on a fresh kernel: no row differs from the quiet run.
     assert result.differing == 0 == len(result.differences), result.differences
     assert soak_lines(result)[-1].startswith(f"soak {'holds' if result.ok else 'FAILS'}: {result.differing} of ")
