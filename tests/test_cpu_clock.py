@@ -15,6 +15,7 @@ from gradekit.grading.cpu_clock import (
     CellClock,
     Usage,
     Verdict,
+    _processes,
     _stat_fields,
     kernel_usage,
 )
@@ -38,10 +39,16 @@ def _start(source: str) -> subprocess.Popen:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """SIGKILL the process and every descendant, the child that left its session included."""
+    table = _processes()
+    family = {process.pid}
+    while joined := {pid for pid, (parent, *_) in table.items() if parent in family} - family:
+        family |= joined
+    for pid in family:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     process.wait()
 
 
