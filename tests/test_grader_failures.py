@@ -162,6 +162,7 @@ def test_each_failure_of_the_grader_met_once_is_retried_until_full_marks(one_stu
     assert row.attempts > 1 and not row.findings and row.cause is None
 
 
+@pytest.mark.parametrize("cause", [GraderCause.ZYGOTE_START, GraderCause.TEMP_FILE_MISSING], ids=str)
 def test_a_failure_that_persists_is_a_grader_error_and_the_gradebook_keeps_its_grade(one_student, monkeypatch, cause):
     assert _full_marks(_grade(one_student))
     before = read_record(one_student, STUDENT)
