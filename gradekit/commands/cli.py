@@ -57,10 +57,7 @@ def _prove(args) -> int:
     )
     wall = time.monotonic() - started
     print(f"wall time {wall:.1f} s (grading {result.seconds:.1f} s, {args.jobs} workers)")
-    if args.figures:
-        from gradekit.commands.figures import proof_figure, write_figure
-
-        write_figure(args.figures, "prove", proof_figure(result, args.jobs, wall))
+    _write_figures(args, "prove", lambda figures: figures.proof_figure(result, args.jobs, wall))
     return 0 if result.ok and not differing else 1
 
 
@@ -90,10 +87,7 @@ def _check(args) -> int:
     print(
         f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s"
     )
-    if args.figures:
-        from gradekit.commands.figures import check_figure, write_figure
-
-        write_figure(args.figures, "check", check_figure(result))
+    _write_figures(args, "check", lambda figures: figures.check_figure(result))
     return 0 if result.ok else 1
 
 
@@ -113,10 +107,7 @@ def _mutants(args) -> int:
     print(
         f"\nmutation bar {verdict}: {len(result.results)} mutants in {result.seconds:.0f} s; survivors and diffs: {page}"
     )
-    if args.figures:
-        from gradekit.commands.figures import mutants_figure, write_figure
-
-        write_figure(args.figures, "mutants", mutants_figure(result))
+    _write_figures(args, "mutants", lambda figures: figures.mutants_figure(result))
     return 0 if result.ok else 1
 
 
@@ -167,11 +158,13 @@ def _demo(args) -> int:
     started = time.monotonic()
     course, manifest = _course_and_manifest()
     code = run_demo(demo_course(course, manifest, course.root / "demo-course"), manifest, args.jobs, args.full)
-    if args.figures:
-        from gradekit.commands.figures import demo_figure, write_figure
-
-        students = len(demo_subjects(manifest, args.full))
-        write_figure(args.figures, "demo", demo_figure(students, args.jobs, time.monotonic() - started))
+    _write_figures(
+        args,
+        "demo",
+        lambda figures: figures.demo_figure(
+            len(demo_subjects(manifest, args.full)), args.jobs, time.monotonic() - started
+        ),
+    )
     return code
 
 
@@ -189,10 +182,7 @@ def _benchmark(args) -> int:
 
     result = run_benchmark(*_course_and_manifest(), args.jobs, args.controls_per_notebook)
     print("\n".join(benchmark_lines(result)))
-    if args.figures:
-        from gradekit.commands.figures import benchmark_figure, write_figure
-
-        write_figure(args.figures, "benchmark", benchmark_figure(result))
+    _write_figures(args, "benchmark", lambda figures: figures.benchmark_figure(result))
     return 0 if result.identical else 1
 
 
@@ -204,10 +194,7 @@ def _soak(args) -> int:
     settings = SoakSettings(args.jobs, notebooks, args.hogs_per_core, faults=FaultPlan(seed=args.seed))
     result = run_soak(*_course_and_manifest(), settings)
     print("\n".join(soak_lines(result)))
-    if args.figures:
-        from gradekit.commands.figures import soak_figure, write_figure
-
-        write_figure(args.figures, "soak", soak_figure(result))
+    _write_figures(args, "soak", lambda figures: figures.soak_figure(result))
     return 0 if result.ok else 1
 
 
@@ -216,10 +203,7 @@ def _digits(args) -> int:
 
     loss, accuracy, seconds = train_on_digits(*_course_and_manifest(), Path(args.folder) if args.folder else None)
     print(f"raw-tensor MLP on local digits: test loss {loss:.4f}, test accuracy {accuracy:.3f} ({seconds:.1f} s)")
-    if args.figures:
-        from gradekit.commands.figures import digits_figure, write_figure
-
-        write_figure(args.figures, "digits", digits_figure(loss, accuracy, seconds))
+    _write_figures(args, "digits", lambda figures: figures.digits_figure(loss, accuracy, seconds))
     return 0
 
 
@@ -263,6 +247,14 @@ class _CommandParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs["parents"] = [*kwargs.get("parents", ()), _verbosity(argparse.SUPPRESS)]
         super().__init__(*args, **kwargs)
+
+
+def _write_figures(args, command: str, render) -> None:
+    """With --figures, write what `render` makes of this run (given the figures module) for the docs."""
+    if args.figures:
+        from gradekit.commands import figures
+
+        figures.write_figure(args.figures, command, render(figures))
 
 
 def _figures_option(command: argparse.ArgumentParser) -> None:
