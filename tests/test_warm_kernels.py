@@ -3,6 +3,7 @@
 import json
 import os
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -11,7 +12,9 @@ from nbclient import NotebookClient
 
 from gradekit.core.course import REPO_ROOT
 from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading import warm_kernels
 from gradekit.grading.warm_kernels import WarmKernelManager, Zygote, without_secrets
+from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 pytestmark = pytest.mark.notebook
 
@@ -57,16 +60,18 @@ def test_forked_kernel_matches_a_normal_kernel(tmp_path):
     assert len({first["pid"], second["pid"], os.getpid()}) == 3
 
 
-def test_the_kernels_parent_never_holds_the_graders_secrets(monkeypatch):
-    """Kernels are forked from the zygote and can read its environment block: it must hold no password."""
+def test_the_kernels_parent_never_holds_the_graders_secrets(monkeypatch, tmp_path):
+    """Kernels are forked from the zygote and can read its environment block: it must hold no password, no course path."""
     monkeypatch.setenv("KIT_GRADEBOOK_URL", "postgresql://grader:sw0rdfish@127.0.0.1/gradebook")
     monkeypatch.setenv("KIT_EXCHANGE_ROOT", "/srv/exchange")
-    parent = Zygote(without_secrets(os.environ))
+    monkeypatch.setenv(PROTECTED_VARIABLE, "/srv/course-with-hidden-tests")
+    parent = Zygote(without_secrets(os.environ), tmp_path / "kernels")
     try:
-        block = open(f"/proc/{parent.process.pid}/environ", "rb").read()
+        block = open(f"/proc/{parent.host_pid}/environ", "rb").read()
     finally:
         parent.close()
     assert b"sw0rdfish" not in block and b"KIT_EXCHANGE_ROOT" not in block
+    assert b"hidden-tests" not in block
     assert b"PATH=" in block
 
 
@@ -111,17 +116,25 @@ print(json.dumps({"kernel": os.getpid(), "group": os.getpgrp(), "orphan": orphan
 """
 
 
-def _running(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
-    except FileNotFoundError:
-        return False
+def _descendants(pid):
+    """Every process below `pid`, as this machine sees them."""
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            children = [int(c) for c in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()]
+        except OSError:
+            continue
+        found += children
+        pending += children
+    return found
 
 
-def test_a_kernel_leads_its_own_group_and_takes_its_orphans_down(tmp_path):
-    """A process forked without exec (an unguarded kernel may fork) does not outlive its kernel."""
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(LEAVES_AN_ORPHAN)])
+@pytest.mark.parametrize("new_session", [False, True], ids=["in-its-group", "in-a-session-of-its-own"])
+def test_a_kernel_leads_its_own_group_and_leaves_nothing_running(tmp_path, new_session):
+    """A process forked without exec (an unguarded kernel may fork, even leave its group) does not outlive its kernel."""
+    source = LEAVES_AN_ORPHAN.replace("    orphan = os.fork()", "    os.setsid()\n    orphan = os.fork()")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source if new_session else LEAVES_AN_ORPHAN)])
     client = NotebookClient(
         notebook,
         kernel_name="python3",
@@ -131,9 +144,12 @@ def test_a_kernel_leads_its_own_group_and_takes_its_orphans_down(tmp_path):
     )
     with client.setup_kernel(env=grading_environment()):
         client.execute_cell(notebook.cells[0], 0)
+        zygote = warm_kernels.zygote()
+        assert len(_descendants(zygote.host_pid)) >= 2  # the kernel and its orphan, in the zygote's box
     seen = json.loads(notebook.cells[0].outputs[0]["text"])
-    assert seen["group"] == seen["kernel"] == seen["orphan_group"] != os.getpgrp()
+    assert seen["group"] == seen["kernel"] != os.getpgrp()
+    assert (seen["orphan_group"] == seen["kernel"]) is not new_session
     deadline = time.monotonic() + 10
-    while _running(seen["orphan"]) and time.monotonic() < deadline:
+    while _descendants(zygote.host_pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _running(seen["orphan"])
+    assert _descendants(zygote.host_pid) == []

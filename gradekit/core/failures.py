@@ -17,6 +17,7 @@ class GraderCause(enum.Enum):
 
     KERNEL_START = "a grading kernel did not start"
     ZYGOTE_START = "the warm kernel parent did not start"
+    NO_SANDBOX = "grading kernels cannot be boxed on this machine"
     WORKER_LOST = "the grading worker was lost"
     KERNEL_KILLED = "a grading kernel was killed from outside (SIGKILL)"
     GUARD_NOT_ARMED = "the grading guard could not be armed"

@@ -23,7 +23,6 @@ import dataclasses
 import json
 import os
 import secrets
-import shutil
 import signal
 import stat
 from pathlib import Path
@@ -40,9 +39,9 @@ from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
 from gradekit.grading.grader_failures import notice
+from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
-from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
 from gradekit.sandbox.crossing import CrossingError
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
@@ -108,7 +107,7 @@ class SafeExecute(WarmExecute):
         self._notes: list[Note] = []
         self._probes: dict[str, str] = {}  # nonce -> the graded cell it followed
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
-        self._private_tmp: str | None = None
+        self._folder: KernelFolder | None = None  # a guarded kernel's folder: its mailbox and guard log
         self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
         self._noticed: list[Finding] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
@@ -119,8 +118,8 @@ class SafeExecute(WarmExecute):
             return super().preprocess(nb, resources, km)
         finally:
             REPORTS.append(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
-            if self._private_tmp:
-                shutil.rmtree(self._private_tmp, ignore_errors=True)
+            if self._folder:
+                self._folder.remove()
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
         if cell.cell_type != "code":
@@ -130,7 +129,8 @@ class SafeExecute(WarmExecute):
             return cell
         if self._guard_log is None:
             self._guard_log = getattr(self.km.provisioner, "guard_log", None) or ""
-            self._private_tmp = getattr(self.km.provisioner, "private_tmp", None)
+            provisioner = self.km.provisioner
+            self._folder = provisioner.folder if getattr(provisioner, "guarded", False) else None
             if self._guard_log:
                 await self._tell_guard(ARM_EVENT, "")
         sealed = self._sealed_notebook()
@@ -241,7 +241,7 @@ class SafeExecute(WarmExecute):
 
     def _sealed_notebook(self) -> SealedNotebook | None:
         """The grading side of this notebook, once its kernel can answer (sealed grading only)."""
-        if self._sealed is None and self._source is not None and self._private_tmp:
+        if self._sealed is None and self._source is not None and self._folder:
             loop = asyncio.get_running_loop()
 
             def exchange(request: bytes) -> bytes:
@@ -250,8 +250,8 @@ class SafeExecute(WarmExecute):
                 except GraderFailure as failure:  # noticed here: a test cell may catch what it raises through
                     raise notice(failure)
                 except (OSError, CrossingError) as error:
-                    if self._private_tmp and not Path(self._private_tmp).is_dir():
-                        missing = GraderFailure(GraderCause.TEMP_FILE_MISSING, f"{self._private_tmp} is gone")
+                    if self._folder and not self._folder.path.is_dir():
+                        missing = GraderFailure(GraderCause.TEMP_FILE_MISSING, f"{self._folder.path} is gone")
                         raise notice(missing) from error
                     raise
 
@@ -278,11 +278,10 @@ class SafeExecute(WarmExecute):
     async def _exchange(self, request: bytes) -> bytes:
         """Hand `request` to the kernel's answering function and return its reply."""
         # Sealed grading starts only once the kernel's private folder is known (see _sealed_notebook).
-        assert self._private_tmp is not None
-        folder = Path(self._private_tmp)
-        reply_path = folder / REPLY_FILE
-        reply_path.unlink(missing_ok=True)
-        _write_beside(folder / REQUEST_FILE, request)
+        assert self._folder is not None
+        folder = self._folder
+        _empty(folder.reply)  # an answering function that writes nothing must not leave the last reply standing
+        _write_beside(folder.request, request)
         msg_id = await ensure_async(self.kc.execute("__kit_answer__()", silent=True, store_history=False))
         self._clock = self._clock or self._new_clock(self.timeout)
         try:
@@ -297,7 +296,7 @@ class SafeExecute(WarmExecute):
                 raise KernelStopped(self._past_limit("ignored the interrupt"))
             self._note_interrupted(self._running)
             raise CellOutOfTime(self._past_limit("was interrupted"))
-        return _read_reply(reply_path)
+        return _read_reply(folder.reply)
 
     async def _await_reply(self, msg_id: str, limit: CellClock | float | None):
         """The status of the shell reply to `msg_id`, or None once `limit` is up; a dead kernel stops the notebook.
@@ -459,10 +458,16 @@ def _write_beside(path: Path, data: bytes) -> None:
     os.replace(part, path)
 
 
+def _empty(path: Path) -> None:
+    """Truncate a file of the kernel's mailbox; the grader made it, and opens nothing else there."""
+    handle = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    os.close(handle)
+
+
 def _read_reply(path: Path) -> bytes:
     """The kernel's reply: a regular file of bounded size, never a link to somewhere else."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         raise CrossingError(
             "the kernel gave no answer (its answering function failed, or was removed or replaced)"

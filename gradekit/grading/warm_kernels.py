@@ -34,7 +34,9 @@ from nbgrader.preprocessors import Execute
 from traitlets import Type
 
 from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.grading import worker_box
 from gradekit.grading.grader_failures import notice
+from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.prompt_client import PromptKernelClient
 from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_VARIABLE
 
@@ -42,49 +44,77 @@ IN_KERNEL_DIR = Path(__file__).resolve().parent.parent / "sandbox"
 ZYGOTE_SOURCE = (IN_KERNEL_DIR / "kernel_zygote.py").read_text()
 GUARD_FILE = IN_KERNEL_DIR / "kernel_guard.py"
 ANSWER_SERVER_FILE = IN_KERNEL_DIR / "answer_server.py"
+BOX_FILE = IN_KERNEL_DIR / "kernel_box.py"
+KERNEL_TMP_BYTES = 256 * 2**20  # a boxed kernel's /tmp: a tmpfs, so its pages are memory
 # Settings of the grader that a guarded kernel has no business reading.
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL", "KIT_EXCHANGE_ROOT")
 SHUTDOWN_POLL_SECONDS = 0.01
 
 
 class Zygote:
-    """The warm parent process, driven over its stdin/stdout."""
+    """The warm parent process, driven over its stdin/stdout; inside the worker's box when `boxed`.
 
-    def __init__(self, env: dict[str, str]):
+    `kernels_root` holds one folder per kernel (kernel_folders.py), the only
+    folder of the machine a boxed zygote sees besides Python's own.
+    """
+
+    def __init__(self, env: dict[str, str], kernels_root: Path, boxed: bool = True):
         self.lock = threading.Lock()
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", ZYGOTE_SOURCE],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            cwd="/",
-            env=env,
-            text=True,
-        )
+        self.kernels_root, self.boxed = kernels_root, boxed
+        self.errors = tempfile.TemporaryFile()  # what a boxed zygote says on its standard error
+        program = [sys.executable, "-c", ZYGOTE_SOURCE]
+        if not boxed:
+            pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            self.process = subprocess.Popen(program, cwd="/", env=env, **pipes)  # type: ignore[call-overload]
+            self.host_pid = self.process.pid
+        else:
+            try:
+                self.process, self.host_pid = worker_box.start(kernels_root, program, env, self.errors)
+            except worker_box.BoxUnavailable as error:
+                raise OSError(str(error)) from None
         self._reply()  # {"ready": true} once the imports are done
 
     def spawn(
-        self, argv: list[str], cwd: str, env: dict[str, str], guard: str | None = None, private_tmp: str | None = None
-    ) -> int:
-        request = {"argv": argv, "cwd": cwd, "env": env, "guard": guard}
-        if private_tmp:
-            request.update(answer_server=str(ANSWER_SERVER_FILE), private_tmp=private_tmp)
-        assert self.process.stdin is not None  # opened as a pipe in __init__
+        self, argv: list[str], cwd: str, env: dict[str, str], folder: KernelFolder | None = None, guarded: bool = False
+    ) -> tuple[int, int]:
+        """Fork a kernel; returns its PID inside the zygote's box and as the rest of the machine sees it."""
+        request: dict = {"argv": argv, "cwd": cwd, "env": env}
+        if folder is not None and folder.boxed:
+            request.update(box=str(BOX_FILE), kernel_dir=str(folder.path), tmp_bytes=KERNEL_TMP_BYTES)
+        if folder is not None and guarded:
+            request.update(guard=str(GUARD_FILE), answer_server=str(ANSWER_SERVER_FILE))
+            request.update(request=str(folder.request), reply=str(folder.reply))
         with self.lock:
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
-            reply = self._reply()
+            reply = self._ask(request)
         if "pid" not in reply:
             raise OSError(f"the kernel zygote could not fork: {reply.get('error')}")
-        return reply["pid"]
+        box_pid = reply["pid"]
+        if not self.boxed:
+            return box_pid, box_pid
+        found = worker_box.host_pid(self.host_pid, box_pid)
+        if found is None:
+            raise OSError(f"kernel {box_pid} of the zygote's box is not to be found")
+        return box_pid, found
+
+    def clear(self) -> None:
+        """Have the zygote kill whatever finished kernels left running in its box."""
+        try:
+            with self.lock:
+                self._ask({"clear": True})
+        except (OSError, ValueError):
+            pass
+
+    def _ask(self, request: dict) -> dict:
+        assert self.process.stdin is not None  # opened as a pipe in __init__
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        return self._reply()
 
     def ended(self, pid: int) -> int | None:
         """The wait status of kernel `pid`, which this zygote forked and reaped; None when it does not know."""
-        assert self.process.stdin is not None  # opened as a pipe in __init__
         try:
             with self.lock:
-                self.process.stdin.write(json.dumps({"ended": pid}) + "\n")
-                self.process.stdin.flush()
-                return self._reply().get("status")
+                return self._ask({"ended": pid}).get("status")
         except (OSError, ValueError):
             return None
 
@@ -92,7 +122,8 @@ class Zygote:
         assert self.process.stdout is not None  # opened as a pipe in __init__
         line = self.process.stdout.readline()
         if not line:
-            raise OSError(f"the kernel zygote exited (code {self.process.poll()})")
+            said = worker_box.last_words(self.errors) if self.boxed else ""
+            raise OSError(f"the kernel zygote exited (code {self.process.poll()}) {said}".strip())
         return json.loads(line)
 
     def close(self) -> None:
@@ -100,9 +131,18 @@ class Zygote:
             assert self.process.stdin is not None  # opened as a pipe in __init__
             self.process.stdin.close()
             self.process.wait(timeout=10)
+        self.errors.close()
+        shutil.rmtree(self.kernels_root, ignore_errors=True)
 
 
 _zygote: Zygote | None = None
+_allow_unconfined = False  # set when the TA passed --allow-unconfined
+
+
+def allow_unconfined(allowed: bool) -> None:
+    """Whether this process may run kernels without the box where the machine cannot make one."""
+    global _allow_unconfined
+    _allow_unconfined = allowed
 
 
 def without_secrets(environment) -> dict[str, str]:
@@ -112,16 +152,21 @@ def without_secrets(environment) -> dict[str, str]:
     from the zygote inherits its memory, its initial environment block included,
     and can read that block back from /proc/self/environ.
     """
-    return {name: value for name, value in environment.items() if name not in SECRET_VARIABLES}
+    # The protected roots too: a guarded kernel receives them in its request, and its guard removes them.
+    hidden = (*SECRET_VARIABLES, PROTECTED_VARIABLE)
+    return {name: value for name, value in environment.items() if name not in hidden}
 
 
 def zygote() -> Zygote:
     """This process's zygote, started on first use; one that cannot start is the grader's failure."""
     global _zygote
     if _zygote is None or _zygote.process.poll() is not None:
+        boxed = worker_box.require(_allow_unconfined)  # refuses, unless allowed, where there is no box
+        root = Path(tempfile.mkdtemp(prefix="kit-kernels-"))
         try:
-            _zygote = Zygote(without_secrets(os.environ))
+            _zygote = Zygote(without_secrets(os.environ), root, boxed)
         except OSError as error:
+            shutil.rmtree(root, ignore_errors=True)
             raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
         atexit.register(_zygote.close)
     return _zygote
@@ -133,21 +178,27 @@ def discard_zygote() -> None:
     if _zygote is not None:
         _zygote.process.kill()
         _zygote.process.wait()
+        shutil.rmtree(_zygote.kernels_root, ignore_errors=True)
         _zygote = None
 
 
 class ForkedKernelProcess:
-    """The Popen calls jupyter_client makes, for a kernel that the zygote forked (and reaps)."""
+    """The Popen calls jupyter_client makes, for a kernel that the zygote forked (and reaps).
+
+    `pid` is the kernel as this machine sees it (signals, /proc); `box_pid` is
+    how its zygote knows it, inside the box.
+    """
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid: int):
+    def __init__(self, pid: int, box_pid: int | None = None):
         self.pid = pid
+        self.box_pid = pid if box_pid is None else box_pid
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
         if self.returncode is None and not _running(self.pid):
-            self.returncode = _exit_code(self.pid)
+            self.returncode = _exit_code(self.box_pid)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -211,54 +262,84 @@ def _forkable(cmd: list[str]) -> bool:
 
 
 class WarmProvisioner(LocalProvisioner):
-    """Forks the kernel from the zygote; guards it when the grader names protected roots.
+    """Forks the kernel from the zygote, boxed in a folder of its own; guards it when the grader names protected roots.
 
-    `guard_log` is where the guarded kernel reports (see kernel_guard.py), or None.
+    `folder` is the kernel's folder (kernel_folders.py): its mailbox, its guard
+    log (see kernel_guard.py) and its sockets. A boxed kernel has no network:
+    it talks to the grader over Unix sockets in that folder.
     """
 
-    guard_log: str | None = None
-    private_tmp: str | None = None  # the guarded kernel's only writable folder
+    folder: KernelFolder | None = None
+    guarded = False
+
+    async def pre_launch(self, **kwargs):
+        parent = zygote()  # before the connection file is written: it names the sockets
+        self.folder = KernelFolder.make(parent.kernels_root, str(kwargs.get("cwd") or os.getcwd()), parent.boxed)
+        km = self.parent
+        if parent.boxed and km is not None:
+            km.transport, km.cache_ports = "ipc", False
+            km.ip = str(self.folder.sockets / "k")
+        return await super().pre_launch(**kwargs)
+
+    @property
+    def guard_log(self) -> str | None:
+        return str(self.folder.guard_log) if self.folder and self.guarded else None
 
     async def launch_kernel(self, cmd: list[str], **kwargs):
-        if not _forkable(cmd):
+        folder = self.folder
+        if folder is None or not _forkable(cmd):
             return await super().launch_kernel(cmd, **kwargs)
-        cwd = str(kwargs.get("cwd") or os.getcwd())
+        notebook_dir = str(kwargs.get("cwd") or os.getcwd())
         env = dict(kwargs.get("env") or os.environ)
         env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's own launcher sets it
-        if env.get(PROTECTED_VARIABLE):
-            handle, self.guard_log = tempfile.mkstemp(prefix="kit-guard-", suffix=".jsonl")
-            os.close(handle)
-            env[LOG_VARIABLE] = self.guard_log
-            env[TMP_VARIABLE] = self.private_tmp = tempfile.mkdtemp(prefix="kit-kernel-")
+        if folder.boxed:  # a boxed kernel cannot see its worker (and must not learn its PID)
+            del env["JPY_PARENT_PID"]
+        self.guarded = bool(env.get(PROTECTED_VARIABLE))
+        if self.guarded:
+            env[LOG_VARIABLE] = str(folder.guard_log)
+            env[TMP_VARIABLE] = folder.kernel_tmp()
             for name in SECRET_VARIABLES:  # a gradebook URL may carry a password
                 env.pop(name, None)
+        if folder.boxed:
+            env.update(HOME="/tmp", TMPDIR="/tmp", IPYTHONDIR="/tmp/ipython", MPLCONFIGDIR="/tmp/matplotlib")
+        argv = _boxed_arguments(cmd[3:], folder)
         try:
-            pid = zygote().spawn(cmd[3:], cwd, env, str(GUARD_FILE) if self.guard_log else None, self.private_tmp)
+            box_pid, pid = zygote().spawn(argv, notebook_dir, env, folder, self.guarded)
         except (OSError, GraderFailure) as error:
             self.remove_private_files()
             if isinstance(error, GraderFailure):
                 raise
             discard_zygote()
             raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
-        self.process = cast(subprocess.Popen, ForkedKernelProcess(pid))  # it answers the calls jupyter_client makes
+        self.process = cast(subprocess.Popen, ForkedKernelProcess(pid, box_pid))  # answers jupyter_client's calls
         self.pid = self.pgid = pid  # the kernel leads a session of its own (kernel_zygote.py)
-        self.cwd = cwd
+        self.cwd = notebook_dir
         return self.connection_info
 
     async def cleanup(self, restart: bool = False) -> None:
         # A child the kernel forked without exec would outlive it, beside the next
-        # student's kernel: the kernel's whole process group dies with it.
+        # student's kernel: the kernel's whole process group dies with it, and the
+        # zygote kills whatever left the group.
         kill_process_group(self.pgid)
+        if _zygote is not None and _zygote.boxed:
+            _zygote.clear()
         await super().cleanup(restart)
-        if self.private_tmp:  # nothing of the kernel's may outlive it (its guard log is read, then removed, later)
-            shutil.rmtree(self.private_tmp, ignore_errors=True)
+        if self.folder and not self.guarded:  # a guarded kernel's folder holds its log: removed once read
+            self.folder.remove()
 
     def remove_private_files(self) -> None:
-        """The kernel's guard log and private folder, for a kernel that never ran."""
-        if self.guard_log:
-            Path(self.guard_log).unlink(missing_ok=True)
-        if self.private_tmp:
-            shutil.rmtree(self.private_tmp, ignore_errors=True)
+        """The kernel's folder, for a kernel that never ran."""
+        if self.folder:
+            self.folder.remove()
+
+
+def _boxed_arguments(argv: list[str], folder: KernelFolder) -> list[str]:
+    """The kernel's arguments, its connection file copied into its folder where a boxed kernel can read it."""
+    if not folder.boxed or "-f" not in argv:
+        return argv
+    at = argv.index("-f") + 1
+    shutil.copyfile(argv[at], folder.connection_file)
+    return [*argv[:at], str(folder.connection_file), *argv[at + 1 :]]
 
 
 class WarmKernelManager(AsyncKernelManager):

@@ -2,10 +2,13 @@
 
 Loaded by path in every graded kernel before any cell runs (kernel_zygote.py).
 `install` puts one function, `__kit_answer__`, among the builtins. The grader
-writes a request into the kernel's private folder and runs `__kit_answer__()`
-as a silent cell; the kernel reads the request, calls what it names (an answer,
-a method of an object it holds, or a function the test passes in) and writes
-its reply beside it. Both messages are made by `crossing.py`. The student can
+writes a request into the kernel's mailbox and runs `__kit_answer__()` as a
+silent cell; the kernel reads the request, calls what it names (an answer, a
+method of an object it holds, or a function the test passes in) and writes its
+reply into the one file of the mailbox it may write. That file is opened here,
+before any student code runs; the mailbox itself is read-only to the kernel
+(kernel_box.py), so the kernel can change what the reply says, never what the
+grader opens. Both messages are made by `crossing.py`. The student can
 replace any of this; that only changes what their own answers report, which
 the grader then judges like any other answer.
 """
@@ -15,12 +18,10 @@ import os
 import runpy
 import warnings
 
-REQUEST_FILE = "kit-request.bin"
-REPLY_FILE = "kit-reply.bin"
 CROSSING_FILE = "crossing.py"
 
 
-def install(private_tmp):
+def install(request_path, reply_path):
     crossing = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), CROSSING_FILE))
     state = {}
 
@@ -40,14 +41,16 @@ def install(private_tmp):
             state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer, kernel_globals=user_namespace)
         return state["mirror"]
 
+    reply_handle = os.open(reply_path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
     def answer():
-        with open(os.path.join(private_tmp, REQUEST_FILE), "rb") as request:
+        with open(request_path, "rb") as request:
             data = request.read()
-        reply = respond(mirror(), data, crossing)
-        path = os.path.join(private_tmp, REPLY_FILE)
-        with open(path + ".part", "wb") as out:
-            out.write(reply)
-        os.replace(path + ".part", path)
+        reply = memoryview(respond(mirror(), data, crossing))
+        os.ftruncate(reply_handle, 0)
+        written = 0
+        while written < len(reply):
+            written += os.pwrite(reply_handle, reply[written:], written)
 
     builtins.__kit_answer__ = answer
 

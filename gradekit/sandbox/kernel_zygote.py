@@ -3,14 +3,18 @@
 This file runs as its own program (`python -c <this source>`), never as part of
 the gradekit package, so nothing of the repository is importable in the
 kernels it forks. Protocol, one JSON object per line:
-  stdin  <- {"argv": [...], "cwd": "...", "env": {...}, "guard": "path",
-             "answer_server": "path", "private_tmp": "path"}       start `python -m ipykernel_launcher ...`
+  stdin  <- {"argv": [...], "cwd": "...", "env": {...}, "kernel_dir": "path",
+             "box": "path", "tmp_bytes": n, "guard": "path", "answer_server": "path",
+             "request": "path", "reply": "path"}                   start `python -m ipykernel_launcher ...`
   stdout -> {"pid": 1234} or {"error": "..."}
-It exits when its stdin closes. Children are reaped as soon as they end. A
+  stdin  <- {"ended": 1234}   stdout -> {"status": wait status or null}
+  stdin  <- {"clear": true}   stdout -> {"cleared": n}    kill what finished kernels left running
+It exits when its stdin closes. Children are reaped as soon as they end. With
+"box", the kernel first boxes itself around "kernel_dir" (kernel_box.py); a
 kernel whose environment sets KIT_KERNEL_MEMORY_BYTES gets that address-space
 limit; with "guard", the kernel installs that guard (kernel_guard.py) before
 any cell runs; with "answer_server", it answers the grader's calls
-(answer_server.py) through files in "private_tmp".
+(answer_server.py), reading "request" and writing "reply".
 """
 
 import contextlib
@@ -53,6 +57,8 @@ MEMORY_LIMIT_VARIABLE = "KIT_KERNEL_MEMORY_BYTES"
 # How each reaped kernel ended (its wait status), until the grader asks: a kernel
 # killed by SIGKILL was most likely killed from outside, which the grader retries.
 ENDED: dict[int, int] = {}
+LIVE: set[int] = set()  # kernels forked and not yet reaped
+BOX_FAILED = 70  # the exit code of a kernel that could not box itself
 
 
 def reap_children(signum, frame):
@@ -63,7 +69,9 @@ def reap_children(signum, frame):
             return
         if pid == 0:
             return
-        ENDED[pid] = status
+        if pid in LIVE:  # orphans the zygote adopted (as PID 1 of its box) are reaped, not recorded
+            LIVE.discard(pid)
+            ENDED[pid] = status
 
 
 def become_kernel(request):
@@ -75,22 +83,53 @@ def become_kernel(request):
     devnull = os.open(os.devnull, os.O_RDWR)
     for stream in (0, 1, 2):
         os.dup2(devnull, stream)
+    cwd = request["cwd"]
+    if request.get("box"):
+        try:
+            enter = runpy.run_path(request["box"], run_name="kit_kernel_box")["enter"]
+            cwd = enter(request["kernel_dir"], request["tmp_bytes"], cwd)
+        except Exception:
+            os._exit(BOX_FAILED)
     limit = request["env"].get(MEMORY_LIMIT_VARIABLE)
     if limit:
         resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
-    os.chdir(request["cwd"])
+    os.chdir(cwd)
     os.environ.clear()
     os.environ.update(request["env"])
     sys.path[0] = os.getcwd()
     sys.argv = ["ipykernel_launcher", *request["argv"]]
     if request.get("answer_server"):  # before the guard: its file lies where the guard forbids reading
-        runpy.run_path(request["answer_server"], run_name="kit_answer_server")["install"](request["private_tmp"])
+        server = runpy.run_path(request["answer_server"], run_name="kit_answer_server")
+        server["install"](request["request"], request["reply"])
     if request.get("guard"):
         runpy.run_path(request["guard"], run_name="kit_kernel_guard")["install"]()
     try:
         runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
     finally:
         os._exit(0)
+
+
+def clear_leftovers():
+    """Kill every process of this box that no live kernel leads: what finished kernels left behind.
+
+    Only PID 1 of a box of its own does this (a zygote outside a box would see the whole machine).
+    """
+    if os.getpid() != 1:
+        return 0
+    killed = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == 1:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                session = int(stat.read().rsplit(")", 1)[1].split()[3])
+        except (OSError, IndexError, ValueError):
+            continue
+        if session not in LIVE:
+            with contextlib.suppress(OSError):
+                os.kill(int(entry), signal.SIGKILL)
+                killed += 1
+    return killed
 
 
 def serve():
@@ -102,13 +141,22 @@ def serve():
         if "ended" in request:  # how a kernel ended, asked once it is gone
             print(json.dumps({"status": ENDED.pop(request["ended"], None)}), file=replies, flush=True)
             continue
+        if "clear" in request:
+            print(json.dumps({"cleared": clear_leftovers()}), file=replies, flush=True)
+            continue
+        # Blocked until the child is known as live: a kernel that ends at once is still recorded.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
         try:
             pid = os.fork()
         except OSError as error:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
             print(json.dumps({"error": str(error)}), file=replies, flush=True)
             continue
         if pid == 0:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
             become_kernel(request)
+        LIVE.add(pid)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         print(json.dumps({"pid": pid}), file=replies, flush=True)
 
 

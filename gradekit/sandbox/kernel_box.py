@@ -1,0 +1,116 @@
+"""A grading kernel's own box, made in the freshly forked kernel before anything else runs.
+
+The zygote already runs inside the worker's sandbox (its own user, PID, IPC,
+network and mount namespaces, read-only views of Python and its packages; see
+gradekit/grading/worker_box.py). Each kernel it forks then takes namespaces of
+its own, so that nothing one kernel does reaches the next:
+
+- new user, mount, IPC, network and UTS namespaces: no network at all (the
+  kernel's Jupyter sockets are Unix sockets in its folder), no shared memory or
+  semaphores with anyone;
+- a fresh size-capped tmpfs on /tmp and /dev/shm: its only scratch space, gone
+  with it;
+- of the worker's kernel folders, only its own (`kernel_dir`), read-only except
+  the files it must write (its reply, its guard log) and its socket folder. It
+  cannot create, replace or link an entry of its mailbox, only write into the
+  reply file the grader made;
+- finally a second user namespace, whose root owns none of those mounts: the
+  kernel cannot unmount or remount anything to see what lies below.
+
+Standard library only: the zygote loads this file by path.
+"""
+
+import ctypes
+import os
+
+NEW_NAMESPACES = 0x10000000 | 0x00020000 | 0x08000000 | 0x40000000 | 0x04000000  # user, mount, IPC, net, UTS
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+# statvfs flag -> the mount flag a remount must repeat (a less privileged namespace may not drop it).
+KEPT_FLAGS = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, 1 << 10), (2048, 1 << 11), (4096, 1 << 21))
+
+# The layout of a kernel's folder, made by the grader before the kernel starts.
+REQUEST = "mailbox/request"
+REPLY = "mailbox/reply"
+GUARD_LOG = "mailbox/guard.jsonl"
+SOCKETS = "sockets"  # where the kernel binds its Jupyter sockets (ipc transport)
+WORK = "work"  # the kernel's working folder: copies of its notebook's support files
+CONNECTION = "connection.json"
+WRITABLE = (REPLY, GUARD_LOG, SOCKETS)
+HANDOFF = "/kit"  # an empty folder of the worker's sandbox, used while the mounts are rearranged
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class BoxError(OSError):
+    pass
+
+
+def enter(kernel_dir, tmp_bytes, notebook_dir):
+    """Box this process (single-threaded, just forked) around `kernel_dir`; returns the folder to work in.
+
+    That is the notebook's own path where it can be made inside the box,
+    holding (read-only) the copies of its support files, so the kernel looks
+    as if started beside its notebook; else the work folder itself.
+    """
+    kernel_dir = os.path.realpath(kernel_dir)
+    _own_user_namespace(extra=NEW_NAMESPACES)
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount(kernel_dir, HANDOFF, None, MS_BIND | MS_REC)
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(tmp_bytes)},mode=1777")
+    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=1777")
+    parent = os.path.dirname(kernel_dir)
+    if os.path.isdir(parent):  # the worker's folder of kernel folders, when it lies outside /tmp: hide it
+        _mount("tmpfs", parent, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
+    os.makedirs(kernel_dir, exist_ok=True)
+    _mount(HANDOFF, kernel_dir, None, MS_BIND | MS_REC)
+    _remount(kernel_dir, read_only=True)
+    for name in WRITABLE:
+        path = os.path.join(kernel_dir, name)
+        _mount(path, path, None, MS_BIND)
+        _remount(path, read_only=False)
+    workdir = _work_where_the_notebook_was(os.path.join(kernel_dir, WORK), notebook_dir)
+    _own_user_namespace(extra=0)  # gives up every power over the mounts above
+    return workdir
+
+
+def _work_where_the_notebook_was(work, notebook_dir):
+    try:
+        os.makedirs(notebook_dir, exist_ok=True)
+        _mount(work, notebook_dir, None, MS_BIND)
+    except OSError:
+        return work
+    return notebook_dir
+
+
+def _own_user_namespace(extra):
+    uid, gid = os.getuid(), os.getgid()
+    if _libc.unshare(0x10000000 | extra) != 0:
+        _fail("unshare")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+
+
+def _remount(path, read_only):
+    flags = 0
+    for statvfs_flag, mount_flag in KEPT_FLAGS:
+        if os.statvfs(path).f_flag & statvfs_flag:
+            flags |= mount_flag
+    _mount(None, path, None, MS_REMOUNT | MS_BIND | flags | (MS_RDONLY if read_only else 0))
+
+
+def _mount(source, target, kind, flags, data=None):
+    encode = lambda text: text.encode() if text is not None else None  # noqa: E731
+    if _libc.mount(encode(source), encode(target), encode(kind), flags, encode(data)) != 0:
+        _fail(f"mount {target}")
+
+
+def _write(path, text):
+    with open(path, "w") as out:
+        out.write(text)
+
+
+def _fail(what):
+    number = ctypes.get_errno()
+    raise BoxError(number, f"{what}: {os.strerror(number)}")
