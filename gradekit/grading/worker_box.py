@@ -25,7 +25,7 @@ from pathlib import Path
 
 from gradekit.core.failures import GraderCause, GraderFailure
 
-BWRAP = "bwrap"
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # where Debian puts it, whatever PATH the grader was given
 SANDBOX_DIR = Path(__file__).resolve().parent.parent / "sandbox"
 BOX_UID = 65534  # "nobody": an identity that owns nothing of the grader's inside the box
 HANDOFF = "/kit"  # kernel_box.HANDOFF
@@ -51,7 +51,7 @@ def python_views() -> list[str]:
 def command(kernels_root: Path, program: list[str], info_fd: int) -> list[str]:
     """The bwrap command line that runs `program` as the worker's zygote."""
     line = [
-        BWRAP,
+        bwrap_program() or "bwrap",
         "--unshare-all",
         "--die-with-parent",
         "--new-session",
@@ -115,10 +115,14 @@ def last_words(errors) -> str:
     return errors.read().decode(errors="replace").strip()[-400:]
 
 
+def bwrap_program() -> str | None:
+    return shutil.which("bwrap") or shutil.which("bwrap", path=SYSTEM_PATH)
+
+
 @functools.lru_cache(maxsize=1)
 def unavailable_reason() -> str | None:
     """Why kernels cannot be boxed here (None when they can): tried once per process, with a real box."""
-    if shutil.which(BWRAP) is None:
+    if bwrap_program() is None:
         return f"bubblewrap is not installed: {INSTALL_HINT}"
     probe = [sys.executable, "-c", "import os; print(os.getuid())"]
     with tempfile.TemporaryDirectory(prefix="kit-box-probe-") as root, tempfile.TemporaryFile() as errors:
