@@ -25,7 +25,6 @@ import os
 import secrets
 import shutil
 import signal
-import stat
 from pathlib import Path
 from queue import Empty
 
@@ -35,6 +34,7 @@ from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
 from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
+from gradekit.core.bounded_files import RefusedFile, read_bounded
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
@@ -50,6 +50,7 @@ PROBE_SECONDS = 10
 KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
 INTERRUPT_GRACE_SECONDS = 5
 MAX_REPLY_BYTES = 2**30
+MAX_LOG_BYTES = 2**26  # of the guard's log read back; honest logs hold a few kilobytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -462,21 +463,24 @@ def _write_beside(path: Path, data: bytes) -> None:
 def _read_reply(path: Path) -> bytes:
     """The kernel's reply: a regular file of bounded size, never a link to somewhere else."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        return read_bounded(path, MAX_REPLY_BYTES)
+    except RefusedFile:
+        raise CrossingError("the kernel's answer is not a plain file of bounded size") from None
     except OSError:
         raise CrossingError(
             "the kernel gave no answer (its answering function failed, or was removed or replaced)"
         ) from None
-    with os.fdopen(handle, "rb") as reply:
-        info = os.fstat(reply.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REPLY_BYTES:
-            raise CrossingError("the kernel's answer is not a plain file of bounded size")
-        return reply.read(MAX_REPLY_BYTES + 1)
 
 
 def _read_log(path: Path) -> list[dict]:
+    try:  # the guard writes a few lines per cell: past the limit, the first records are what counts
+        text = read_bounded(path, MAX_LOG_BYTES, keep_head=True).decode(errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError:  # a kernel cannot put anything but its own appends there; if it did, the log says nothing
+        return [{}]
     records = []
-    for line in path.read_text(errors="replace").splitlines() if path.exists() else ():
+    for line in text.splitlines():
         try:
             record = json.loads(line)
         except ValueError:
