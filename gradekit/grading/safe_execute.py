@@ -274,6 +274,9 @@ class SafeExecute(WarmExecute):
         for broken in dict.fromkeys(sealed.broken_replies):
             self._noticed.append(self._finding(FindingKind.UNREADABLE_ANSWER, str(broken), _cell_name(cell)))
         sealed.broken_replies.clear()
+        for refused in dict.fromkeys(sealed.mirror.refused):
+            self._noticed.append(self._finding(FindingKind.TEST_TENSOR_CHANGED, refused, _cell_name(cell)))
+        sealed.mirror.refused.clear()
         await self._after(cell)
 
     async def _exchange(self, request: bytes) -> bytes:
