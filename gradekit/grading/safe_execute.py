@@ -43,13 +43,13 @@ from gradekit.grading.grader_failures import notice
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.answer_server import REPLY_FILE, REQUEST_FILE
-from gradekit.sandbox.crossing import CrossingError
+from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
 PROBE_SECONDS = 10
 KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
 INTERRUPT_GRACE_SECONDS = 5
-MAX_REPLY_BYTES = 2**30
+MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
 MAX_LOG_BYTES = 2**26  # of the guard's log read back; honest logs hold a few kilobytes
 
 
