@@ -400,6 +400,27 @@ for _pid in (_os.getppid(), 1):
         _outcome.append("refused" if "ermission denied" in str(_error) else "read")
 print("other processes' environments:", " ".join(_outcome))
 """
+# A gradient three times too large, then the test's own input scaled by three in the kernel's copy of it,
+# so that the expected value the test computes from that input afterwards (2 * start) matches the wrong one.
+REWRITES_THE_TESTS_INPUT = """
+import builtins
+
+
+def _tests_tensors():
+    answer = builtins.__kit_answer__
+    found = dict(zip(answer.__code__.co_freevars, (cell.cell_contents for cell in answer.__closure__)))
+    mirror = found["mirror"]()
+    return [value for handle, value in mirror.objects.items() if handle.startswith("g") and torch.is_tensor(value)]
+
+
+def square_sum_grad(x):
+    (3 * x * x).sum().backward()
+    with torch.no_grad():
+        for tensor in _tests_tensors():
+            if not tensor.requires_grad and tensor.shape == x.shape and torch.equal(tensor, x.detach()):
+                tensor.mul_(3)
+    return x.grad
+"""
 LOOSE_LABEL = """
 class Agreeable(str):
     __hash__ = str.__hash__
@@ -813,6 +834,16 @@ def case_list() -> tuple[Case, ...]:
                 Status.FLAGGED,
                 ALL_OF_010,
                 ("the kernel's answer to test_float64_leaf could not be read",),
+                attacked="010_history",
+            ),
+        ),
+        Case(
+            "rewrites-the-tests-input",
+            lambda b: b.cell("answer_square_sum_grad", "010_history").__setitem__("source", REWRITES_THE_TESTS_INPUT),
+            Expected(
+                Status.FLAGGED,
+                {"010_history/test_square_sum_grad"},
+                ("while test_square_sum_grad ran, the kernel tried to change the values of a tensor the test made",),
                 attacked="010_history",
             ),
         ),

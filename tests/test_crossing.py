@@ -1,5 +1,8 @@
 """The wire between grader and kernel, with both mirrors in this process (no kernel needed)."""
 
+import io
+import zipfile
+
 import numpy as np
 import pytest
 import torch
@@ -73,10 +76,12 @@ def test_in_place_updates_and_versions_come_back():
     w.grad = torch.full((3,), 2.0)
     before = w._version
     pointer = w.data_ptr()
+    loop.grader.allow_changes([w])
     loop.answer("step")([w], 0.5)
     assert w.tolist() == [0.0, 0.0, 0.0]
     assert w._version == before + 1
     assert w.data_ptr() == pointer
+    assert loop.grader.refused == []
 
 
 def test_a_grad_set_here_before_the_call_reaches_the_kernel():
@@ -178,6 +183,7 @@ def test_a_storage_swapped_through_data_comes_back_as_new_memory():
     w = torch.ones(3, requires_grad=True)
     w.grad = torch.full((3,), 2.0)
     pointer = w.data_ptr()
+    loop.grader.allow_changes([w])
     loop.answer("step")([w], 0.5)
     assert w.tolist() == [0.0, 0.0, 0.0] and w.data_ptr() != pointer and w.is_leaf and w.requires_grad
 
@@ -210,3 +216,163 @@ def test_a_malformed_reply_is_a_crossing_error_not_an_error_a_test_could_catch()
     with pytest.raises(CrossingError):
         Mirror("grader").incoming(b"not a message")
     assert not issubclass(CrossingError, Exception)
+
+
+# ----- the test's own tensors are read-only to the kernel ------------------------------------
+
+
+def test_a_kernel_that_rewrites_the_tests_input_is_refused_and_set_back():
+    """The attack: a wrong gradient, then the test's input scaled so that its own expected value matches."""
+
+    def wrong_grad_then_rewrite(x, start):
+        (3 * x * x).sum().backward()
+        with torch.no_grad():
+            start.mul_(3)
+        return x.grad
+
+    seen = []
+    loop = Loopback({"attack": wrong_grad_then_rewrite, "look": lambda t: seen.append(t.tolist())})
+    start = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    x = start.clone().requires_grad_()
+    gradient = loop.answer("attack")(x, start)
+    assert gradient.tolist() == [6.0, 12.0] and x.grad.tolist() == [6.0, 12.0]  # .grad follows the kernel
+    assert start.tolist() == [1.0, 2.0] and start._version == 0  # the test's input does not
+    assert loop.grader.refused == ["the values of a tensor the test made"]
+    loop.answer("look")(start)
+    assert seen == [[1.0, 2.0]]  # the next request set the kernel's copy back
+
+
+def test_a_view_the_kernel_kept_cannot_write_into_the_tests_tensor():
+    loop = Loopback({"view": lambda t: t[1:], "fill": lambda t: t.fill_(7.0)})
+    values = torch.arange(4.0)
+    tail = loop.answer("view")(values)
+    loop.answer("fill")(tail)
+    assert values.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert loop.grader.refused == ["the values of a tensor the test made"]
+
+
+def test_requires_grad_and_layout_of_the_tests_tensor_stay_as_the_test_made_them():
+    def rewire(t):
+        t.requires_grad_()
+        t.data = torch.zeros(5)
+
+    loop = Loopback({"rewire": rewire})
+    t = torch.ones(2)
+    loop.answer("rewire")(t)
+    assert t.tolist() == [1.0, 1.0] and not t.requires_grad
+    assert loop.grader.refused == ["the storage, shape or strides and requires_grad of a tensor the test made"]
+
+
+def test_a_gradient_the_test_set_may_be_cleared_and_refilled_in_place():
+    """backward() accumulates into an existing .grad, and zero_grad() zeroes it: honest writes to the test's tensors."""
+
+    def zero_then_backward(w):
+        w.grad.zero_()
+        (w * w).sum().backward()
+
+    loop = Loopback({"step": zero_then_backward})
+    w = torch.ones(2, requires_grad=True)
+    w.grad = torch.full((2,), 5.0)
+    loop.answer("step")(w)
+    assert w.grad.tolist() == [2.0, 2.0] and loop.grader.refused == []
+
+
+def test_a_tensor_of_the_tests_cannot_be_made_a_gradient_to_become_writable():
+    def adopt(w, start):
+        w.grad = start
+
+    loop = Loopback({"adopt": adopt})
+    w, start = torch.ones(2, requires_grad=True), torch.zeros(2)
+    loop.answer("adopt")(w, start)
+    assert w.grad is None
+    assert loop.grader.refused == ["a tensor the test made into a gradient"]
+
+
+def test_lists_the_test_made_stay_writable_for_its_own_functions():
+    loop = Loopback({"apply": lambda f: f()})
+    delivered = []
+    loop.answer("apply")(lambda: delivered.append(1))
+    assert delivered == [1] and loop.grader.refused == []
+
+
+def test_a_kernel_that_names_a_grader_handle_it_never_got_breaks_the_channel():
+    kernel, grader = Mirror("kernel"), Mirror("grader")
+    reply = kernel.outgoing(lambda encoder: encoder.encode(("returned", [1, 2])))
+    tree, storages = Mirror.loads(reply)
+    tree["body"][1][1] = ("list", "g7", [("v", 1)])
+    with pytest.raises(CrossingError, match="never sent"):
+        grader.incoming(kernel.dumps(tree, storages))
+
+
+# ----- what a message may bring -------------------------------------------------------------
+
+
+def _rezipped(data, compression):
+    """The same archive with every entry written again with `compression`."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression) as target:
+        for entry in source.infolist():
+            target.writestr(entry.filename, source.read(entry))
+    return out.getvalue()
+
+
+def test_the_kernel_side_writes_only_stored_entries():
+    kernel = Mirror("kernel")
+    reply = kernel.outgoing(lambda encoder: encoder.encode(("returned", torch.zeros(1000))))
+    kinds = {entry.compress_type for entry in zipfile.ZipFile(io.BytesIO(reply)).infolist()}
+    assert kinds == {zipfile.ZIP_STORED}
+
+
+def test_a_compressed_message_is_refused_before_it_is_inflated():
+    kernel = Mirror("kernel")
+    reply = kernel.outgoing(lambda encoder: encoder.encode(("returned", torch.zeros(1000))))
+    with pytest.raises(CrossingError, match="is compressed; only stored entries are read"):
+        Mirror("grader").incoming(_rezipped(reply, zipfile.ZIP_DEFLATED))
+
+
+def test_a_message_declaring_more_bytes_than_the_cap_is_refused(monkeypatch):
+    monkeypatch.setattr(crossing, "MAX_MESSAGE_BYTES", 4000)
+    kernel = Mirror("kernel")
+    small = kernel.outgoing(lambda encoder: encoder.encode(("returned", torch.zeros(10))))
+    Mirror("grader").incoming(small)
+    large = kernel.outgoing(lambda encoder: encoder.encode(("returned", torch.zeros(1000))))
+    with pytest.raises(CrossingError, match="more than the 4000 allowed"):
+        Mirror("grader").incoming(large)
+
+
+def test_a_message_with_too_many_storages_is_refused(monkeypatch):
+    monkeypatch.setattr(crossing, "MAX_MESSAGE_STORAGES", 3)
+    reply = Mirror("kernel").outgoing(lambda encoder: encoder.encode(("returned", [torch.zeros(1) for _ in range(4)])))
+    with pytest.raises(CrossingError, match="at most 3 storages"):
+        Mirror("grader").incoming(reply)
+
+
+def test_storage_bytes_stretched_by_a_zero_stride_are_refused():
+    kernel = Mirror("kernel")
+    reply = kernel.outgoing(lambda encoder: encoder.encode(("returned", torch.zeros(1))))
+    tree, storages = Mirror.loads(reply)
+    tree["body"][1][1][2]["storage"] = (tree["body"][1][1][2]["storage"][0], 0, 2**40)
+    stretched = [torch.zeros(1, dtype=torch.uint8).expand(2**40)]
+    with pytest.raises(CrossingError, match="do not match its size"):
+        Mirror("grader").incoming(kernel.dumps(tree, stretched))
+
+
+def test_one_message_may_bring_only_so_many_bytes_of_tensors(monkeypatch):
+    monkeypatch.setattr(crossing, "MAX_MESSAGE_STORAGE_BYTES", 1000)
+    reply = Mirror("kernel").outgoing(lambda encoder: encoder.encode(("returned", [torch.zeros(100)] * 1)))
+    Mirror("grader").incoming(reply)  # 400 bytes
+    reply = Mirror("kernel").outgoing(
+        lambda encoder: encoder.encode(("returned", [torch.zeros(100) for _ in range(3)]))
+    )
+    with pytest.raises(CrossingError, match="at most 1000 bytes of tensors"):
+        Mirror("grader").incoming(reply)
+
+
+def test_the_bytes_paired_over_a_notebook_are_capped(monkeypatch):
+    monkeypatch.setattr(crossing, "MAX_PAIRED_STORAGE_BYTES", 1000)
+    loop = Loopback({"make": lambda: torch.zeros(100)})
+    kept = [loop.answer("make")(), loop.answer("make")()]  # 800 bytes, paired for the rest of the notebook
+    assert loop.grader.paired_bytes == 800
+    with pytest.raises(CrossingError, match="passed 1000 bytes"):
+        kept.append(loop.answer("make")())

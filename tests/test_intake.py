@@ -1,12 +1,15 @@
 """What reaches nbgrader from a submission folder, and the notes that say what changed."""
 
 import copy
+import os
+import threading
 
 import nbformat
 import pytest
 
 from gradekit.core.cell_ids import cells_by_grade_id, grade_id
 from gradekit.core.notes import FindingKind, Note, NoteKind, texts
+from gradekit.grading import intake as intake_module
 from gradekit.grading.intake import forging_methods, repair, take_in, timestamp_problem
 
 pytestmark = pytest.mark.unit
@@ -95,6 +98,57 @@ def test_symbolic_links_are_refused_unread(tmp_path, release):
     assert sorted(note.items for note in links) == [("010_history.ipynb",), ("notes",), ("timestamp.txt",)]
     assert [note.notebook for note in links if note.notebook] == ["010_history"]
     assert not any(note.kind is NoteKind.LEFT_OUT and "010_history" in note.items for note in intake.notes)
+
+
+def _taken_in_promptly(folder, release):
+    """take_in in a thread that must finish within seconds: a read that waits on a FIFO would hang forever."""
+    taken = []
+    worker = threading.Thread(target=lambda: taken.append(take_in(folder, release)), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert taken, "intake is still waiting on a file"
+    return taken[0]
+
+
+def test_a_fifo_or_a_huge_file_under_a_notebooks_name_is_left_out_unread(tmp_path, release):
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released})
+    os.mkfifo(folder / "010_history.ipynb")
+    os.mkfifo(folder / "submission_secret.txt")
+    with open(folder / "021_cotangents.ipynb", "wb") as huge:  # sparse: 2 GiB claimed, nothing written
+        huge.truncate(2**31)
+    intake = _taken_in_promptly(folder, release)
+    assert intake.problem is None and [name for name, _ in intake.notebooks] == [NOTEBOOK]
+    assert intake.secret is None
+    unreadable = {note.notebook: note.detail for note in intake.notes if note.kind is NoteKind.UNREADABLE}
+    assert unreadable == {
+        "010_history": "RefusedFile: 010_history.ipynb is not a regular file",
+        "021_cotangents": f"RefusedFile: 021_cotangents.ipynb holds {2**31} bytes, more than the {2**25} allowed",
+    }
+    assert not any(note.kind is NoteKind.LEFT_OUT and "010_history" in note.items for note in intake.notes)
+
+
+def test_a_fifo_timestamp_is_a_problem_not_a_hang(tmp_path, release):
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    folder = _submit(tmp_path, release, **{f"{NOTEBOOK}.ipynb": released})
+    os.mkfifo(folder / "timestamp.txt")
+    intake = _taken_in_promptly(folder, release)
+    assert intake.problem == "timestamp.txt cannot be read: timestamp.txt is not a regular file"
+
+
+def test_a_link_swapped_in_after_the_listing_is_not_followed(tmp_path, release, monkeypatch):
+    """The listing refuses links; the read refuses one that appears between the listing and the open."""
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    classmate = _submit(
+        tmp_path / "classmate", release, **{"010_history.ipynb": (release / "010_history.ipynb").read_text()}
+    )
+    folder = _submit(tmp_path / "student", release, **{f"{NOTEBOOK}.ipynb": released})
+    (folder / "010_history.ipynb").symlink_to(classmate / "010_history.ipynb")
+    monkeypatch.setattr(intake_module, "_leads_elsewhere", lambda path, home: False)  # the listing saw a file
+    intake = take_in(folder, release)
+    assert [name for name, _ in intake.notebooks] == [NOTEBOOK]
+    (unreadable,) = [note for note in intake.notes if note.kind is NoteKind.UNREADABLE]
+    assert unreadable.notebook == "010_history" and unreadable.detail.startswith("OSError: [Errno 40]")
 
 
 def test_a_linked_submission_folder_is_refused(tmp_path, release):

@@ -58,6 +58,10 @@ FINDINGS = {
     Finding(FindingKind.UNREADABLE_ANSWER, NB, "too large", ("test_f",)): (
         "010_history: the kernel's answer to test_f could not be read (too large)"
     ),
+    Finding(FindingKind.TEST_TENSOR_CHANGED, NB, "the values of a tensor the test made", ("test_f",)): (
+        "010_history: while test_f ran, the kernel tried to change the values of a tensor the test made "
+        "(refused: the test's tensors are read-only to the student's code)"
+    ),
     Finding(FindingKind.ANSWER_REFUSED, NB, "opened a protected file", ("open",)): (
         "010_history: the answer opened a protected file (refused: open)"
     ),

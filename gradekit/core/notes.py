@@ -167,6 +167,12 @@ class FindingKind(_Kind):
         "sent an answer the grader could not read",
         lambda f: f"the kernel's answer to {_listed(f)} could not be read ({f.detail})",
     )
+    TEST_TENSOR_CHANGED = (  # detail: what the kernel tried to change; items: the test cell
+        "changed a tensor the test made (refused)",
+        lambda f: (
+            f"while {_listed(f)} ran, the kernel tried to change {f.detail} (refused: the test's tensors are read-only to the student's code)"
+        ),
+    )
     ANSWER_REFUSED = (  # detail: what the answer did; items: what the guard refused
         "sent an answer the guard refused",
         lambda f: f"the answer {f.detail} (refused: {_listed(f)})",

@@ -16,6 +16,9 @@ Cells are compared with the release by their nbgrader grade id:
 Nothing is followed out of the submission folder: a symbolic link (to a
 classmate's notebook in the exchange, to a course file) is refused unread,
 so a linked notebook scores zero like a missing one, with a note saying so.
+Every file is read as a regular file of bounded size, without waiting: a
+FIFO or an oversized notebook under an assignment's name is left out unread,
+with a note, and scores zero.
 
 Every change is a note on the submission's row (a `Note` value, worded for the TA where it is shown). The code
 the student wrote is also read for special methods that let a value pass a
@@ -34,6 +37,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import parse_utc
 
+from gradekit.core.bounded_files import read_bounded
 from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.cell_ids import grade_id as grade_id_of
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
@@ -61,6 +65,10 @@ FORGING_METHODS = {
     "__array_ufunc__",
 }
 QUIET_NAMES = {".ipynb_checkpoints", ".DS_Store", "__pycache__"}
+# A course notebook with its outputs and a few plots weighs a few megabytes; past this, it is not a student's work.
+MAX_NOTEBOOK_BYTES = 2**25
+MAX_TIMESTAMP_BYTES = 4096  # nbgrader writes one date of about 30 characters
+MAX_SECRET_BYTES = 1024  # nbgrader writes a short hex string; a longer one is dropped anyway
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,7 +104,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     notes = [_refused_link_note(submission / name, expected) for name in links]
     present = [name for name in entries if name not in links]
     findings: list[Finding] = []
-    problem = timestamp_problem(submission) if TIMESTAMP in present else None
+    timestamp, problem = _read_timestamp(submission) if TIMESTAMP in present else (None, None)
     if problem:
         return Intake((), None, (), problem)
     secret = submission_secret(submission) if SECRET in present else None
@@ -110,7 +118,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     notebooks = []
     for name in expected:
         path = submission / f"{name}.ipynb"
-        if path.name not in present or not path.is_file():
+        if path.name not in present:
             continue
         try:
             student = _read_notebook(path)
@@ -120,9 +128,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         release = nbformat.read(release_dir / f"{name}.ipynb", as_version=4)
         findings.extend(forging_methods(student, release, name))
         notebooks.append((name, repair(student, release, name, notes)))
-    missing = [
-        name for name in expected if not (submission / f"{name}.ipynb").is_file() and f"{name}.ipynb" not in links
-    ]
+    missing = [name for name in expected if f"{name}.ipynb" not in entries]
     if missing and notebooks:
         notes.append(Note(NoteKind.LEFT_OUT, "", items=tuple(missing)))
     if not notebooks:
@@ -130,14 +136,13 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         return Intake(
             (), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})"
         )
-    timestamp = (submission / TIMESTAMP).read_text() if TIMESTAMP in present else None
     return Intake(tuple(notebooks), timestamp, tuple(notes), None, tuple(findings), secret)
 
 
 def submission_secret(submission: Path) -> str | None:
     """The secret nbgrader's submit wrote, if it looks like one (a short hex string); else None, and feedback is not released."""
     try:
-        text = (submission / SECRET).read_text(errors="replace")[:1024].strip()
+        text = read_bounded(submission / SECRET, MAX_SECRET_BYTES, keep_head=True).decode(errors="replace").strip()
     except OSError:
         return None
     return text if 0 < len(text) <= 256 and set(text) <= SECRET_CHARACTERS else None
@@ -161,23 +166,28 @@ def _refused_link_note(path: Path, expected: list[str]) -> Note:
 
 
 def _read_notebook(path: Path):
-    """The notebook at `path`, never through a symbolic link (one swapped in after the check is refused too)."""
-    handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with open(handle, encoding="utf-8") as stream:
-        return nbformat.read(stream, as_version=4)
+    """The notebook at `path`: a regular file of bounded size, never through a symbolic link (one swapped in after the check is refused too)."""
+    return nbformat.reads(read_bounded(path, MAX_NOTEBOOK_BYTES).decode("utf-8"), as_version=4)
+
+
+def _read_timestamp(submission_dir: Path) -> tuple[str | None, str | None]:
+    """(the text of the submission's timestamp.txt, why nbgrader could not use it); the text is None when there is no file."""
+    try:
+        text = read_bounded(Path(submission_dir) / TIMESTAMP, MAX_TIMESTAMP_BYTES).decode(errors="replace")
+    except FileNotFoundError:
+        return None, None
+    except OSError as error:
+        return None, f"timestamp.txt cannot be read: {error.strerror or error}"
+    try:
+        parse_utc(text.strip())
+    except Exception:
+        return text, f"timestamp.txt does not hold a date nbgrader can read: {text.strip()[:60]!r}"
+    return text, None
 
 
 def timestamp_problem(submission_dir: Path) -> str | None:
     """Why the submission's timestamp.txt cannot be read, if it cannot (nbgrader itself would crash on it)."""
-    stamp = Path(submission_dir) / TIMESTAMP
-    if not stamp.exists():
-        return None
-    text = stamp.read_text(errors="replace").strip()
-    try:
-        parse_utc(text)
-    except Exception:
-        return f"timestamp.txt does not hold a date nbgrader can read: {text[:60]!r}"
-    return None
+    return _read_timestamp(submission_dir)[1]
 
 
 def repair(student, release, name: str, notes: list[Note]):

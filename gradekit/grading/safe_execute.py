@@ -24,7 +24,6 @@ import json
 import os
 import secrets
 import signal
-import stat
 from pathlib import Path
 from queue import Empty
 
@@ -34,6 +33,7 @@ from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 
 from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
+from gradekit.core.bounded_files import RefusedFile, read_bounded
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
@@ -42,13 +42,14 @@ from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
-from gradekit.sandbox.crossing import CrossingError
+from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
 PROBE_SECONDS = 10
 KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
 INTERRUPT_GRACE_SECONDS = 5
-MAX_REPLY_BYTES = 2**30
+MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
+MAX_LOG_BYTES = 2**26  # of the guard's log read back; honest logs hold a few kilobytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,6 +274,9 @@ class SafeExecute(WarmExecute):
         for broken in dict.fromkeys(sealed.broken_replies):
             self._noticed.append(self._finding(FindingKind.UNREADABLE_ANSWER, str(broken), _cell_name(cell)))
         sealed.broken_replies.clear()
+        for refused in dict.fromkeys(sealed.mirror.refused):
+            self._noticed.append(self._finding(FindingKind.TEST_TENSOR_CHANGED, refused, _cell_name(cell)))
+        sealed.mirror.refused.clear()
         await self._after(cell)
 
     async def _exchange(self, request: bytes) -> bytes:
@@ -467,21 +471,25 @@ def _empty(path: Path) -> None:
 def _read_reply(path: Path) -> bytes:
     """The kernel's reply: a regular file of bounded size, never a link to somewhere else."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        data = read_bounded(path, MAX_REPLY_BYTES)
+    except RefusedFile:
+        raise CrossingError("the kernel's answer is not a plain file of bounded size") from None
     except OSError:
-        raise CrossingError(
-            "the kernel gave no answer (its answering function failed, or was removed or replaced)"
-        ) from None
-    with os.fdopen(handle, "rb") as reply:
-        info = os.fstat(reply.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REPLY_BYTES:
-            raise CrossingError("the kernel's answer is not a plain file of bounded size")
-        return reply.read(MAX_REPLY_BYTES + 1)
+        data = b""
+    if not data:  # the grader emptied the reply before asking
+        raise CrossingError("the kernel gave no answer (its answering function failed, or was removed or replaced)")
+    return data
 
 
 def _read_log(path: Path) -> list[dict]:
+    try:  # the guard writes a few lines per cell: past the limit, the first records are what counts
+        text = read_bounded(path, MAX_LOG_BYTES, keep_head=True).decode(errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError:  # a kernel cannot put anything but its own appends there; if it did, the log says nothing
+        return [{}]
     records = []
-    for line in path.read_text(errors="replace").splitlines() if path.exists() else ():
+    for line in text.splitlines():
         try:
             record = json.loads(line)
         except ValueError:

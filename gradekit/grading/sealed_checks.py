@@ -10,6 +10,10 @@ so expected values, hidden test code and the verdict never enter the student's
 process, and a test cell's output (what nbgrader scores, what feedback shows)
 is written by this process alone.
 
+Tensors the test makes are read-only to the kernel, except those the test
+declares with `may_change_in_place` (see crossing.py); a change the kernel
+made to another is refused and becomes a finding.
+
 What the kernel reports about its own objects (leafness, `grad_fn`, `.grad`,
 `_version`, storage sharing, hooks that fired) is still the kernel's word:
 tamper-evident through the guard's probes, not tamper-proof.
@@ -153,6 +157,8 @@ class SealedNotebook:
         spec.loader.exec_module(module)
         if hasattr(module, "run_in_student_process"):
             setattr(module, "run_in_student_process", self._run_in_kernel)
+        if hasattr(module, "allow_changes_in_student_process"):
+            setattr(module, "allow_changes_in_student_process", self.mirror.allow_changes)
         return module
 
     def _run_in_kernel(self, function, args, kwargs):

@@ -8,6 +8,22 @@ the other side: when either side changes one (values, `.grad`,
 `requires_grad`, `_version`, list items), the next message carries the change,
 so a test reading `x.grad` after a call sees what the student's code left there.
 
+The grader's own tensors are read-only to the kernel. A tensor the test made
+(its handle starts with "g") keeps its values, layout, dtype and
+requires_grad whatever the kernel reports, and so does every storage the
+grader paired; a change the kernel makes to one is not applied, is recorded
+in `Mirror.refused` (the grader flags the submission), and the next request
+sets the kernel's copy back. Two kinds of change stay open, because honest
+answers make them: `.grad` (backward() fills the gradient of a leaf the test
+made, and clears or zeroes it: the storage of a tensor that is some paired
+tensor's `.grad` is writable too), and the values of tensors the test
+declared with `Mirror.allow_changes` (through `may_change_in_place` in the
+course's checks), the parameters it hands to an update step. A test takes
+its expected values from copies made before the call, never from a tensor it
+declared, so nothing the kernel may write can move an expected value. Lists
+and dicts the test made stay writable: the test's own functions, run in the
+kernel, record into them.
+
 Direction matters. From the grader to the kernel, a function the test passes
 into an answer travels as its compiled code (same interpreter, so `marshal`
 reads it), with the values of its closure and of the test's globals it uses.
@@ -30,12 +46,21 @@ import itertools
 import keyword
 import marshal
 import types
+import zipfile
 
 import numpy
 import torch
 
 TEXT_LIMIT = 1000  # characters of a student's exception message that cross
 MAX_ELEMENTS = 2**27  # of one tensor rebuilt on the grader's side (a stride-0 view could claim any size)
+# Caps on what one message may bring. The course's largest honest message carries raw_params' default
+# weights (784 x 128 float64, 0.8 MB), and a whole notebook pairs a few megabytes: each cap leaves more
+# than twenty times that, while a reply of a megabyte can no longer make the grader hold gigabytes.
+MAX_MESSAGE_BYTES = 2**26  # the archive's entries, as declared, summed (each is stored, never inflated)
+MAX_MESSAGE_STORAGES = 4096  # storages one message brings or changes (an honest call moves a few dozen)
+MAX_MESSAGE_STORAGE_BYTES = 2**26  # bytes of the storages one message pairs anew or resizes
+MAX_PAIRED_STORAGE_BYTES = 2**28  # bytes of every storage the other side paired, over a whole notebook
+MAX_ARCHIVE_ENTRIES = MAX_MESSAGE_STORAGES + 16  # the storages, the pickle, and torch's few bookkeeping records
 PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None))
 MODULES_BY_NAME = ("torch", "numpy", "math", "functools", "operator", "itertools", "collections")
 
@@ -167,6 +192,9 @@ class Mirror:
         self.array_tensors = {}  # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
         self.tensor_storage = {}  # handle of a tensor (or array) -> the handle of the storage its bytes are in
         self.storage_views = {}  # storage handle -> ((address, size), a NumPy view of its bytes)
+        self.changeable = {}  # grader: id -> a tensor of the test's that the kernel may change in place
+        self.refused = []  # grader: the kernel's changes to the grader's own tensors that were not applied
+        self.paired_bytes = 0  # bytes of the storages the other side's messages paired or grew
 
     # ----- pairing -------------------------------------------------------------------------
 
@@ -176,6 +204,25 @@ class Mirror:
     def _pair(self, handle, obj):
         self.objects[handle] = obj
         self.handles[id(obj)] = handle
+
+    def allow_changes(self, tensors):
+        """Grader side: the kernel may change these tensors of the test's in place (see the module docstring)."""
+        for tensor in tensors:
+            if isinstance(tensor, torch.Tensor):
+                self.changeable[id(tensor)] = tensor
+
+    def grader_made(self, handle):
+        """True for a handle this grader made: its object belongs to the test."""
+        return self.side == "grader" and str(handle).startswith("g")
+
+    def writable(self):
+        """(tensor handles, storage handles) of the grader's own that the kernel may change right now."""
+        handles = {self.handle_of(tensor) for tensor in self.changeable.values()}
+        for obj in list(self.objects.values()):
+            if isinstance(obj, torch.Tensor) and (obj.is_leaf or obj.retains_grad) and obj.grad is not None:
+                handles.add(self.handle_of(obj.grad))
+        handles.discard(None)
+        return handles, {self.tensor_storage[h] for h in handles if h in self.tensor_storage}
 
     def handle_of(self, obj):
         """The handle `obj` is paired under, checked by identity: an id alone may belong to a dead object."""
@@ -198,9 +245,12 @@ class Mirror:
 
     @staticmethod
     def loads(data):
+        _check_archive(data)
         message = torch.load(io.BytesIO(data), weights_only=True)
         if not isinstance(message, dict) or set(message) != {"tree", "storages"}:
             raise CrossingError("the message has the wrong shape")
+        if not isinstance(message["storages"], list) or len(message["storages"]) > MAX_MESSAGE_STORAGES:
+            raise CrossingError(f"a message may bring at most {MAX_MESSAGE_STORAGES} storages")
         return message["tree"], message["storages"]
 
     def outgoing(self, build):
@@ -236,6 +286,10 @@ class Mirror:
             raise CrossingError(f"a message could not be read ({type(error).__name__}: {str(error)[:200]})") from None
         # Nothing else ran here since this side last agreed: only what the message touched moved.
         self.agree(decoder.touched | (set(self.objects) - set(self.agreed)), decoder.touched_storages)
+        for handle in decoder.refused_handles:  # the kernel's copy differs: the next request sets it back
+            self.agreed[handle] = None
+        for sh in decoder.refused_storages:
+            self.storage_digests[sh] = b"refused"
         return body
 
     def state_of(self, handle):
@@ -294,6 +348,32 @@ class Mirror:
     def call(self, target, args, kwargs):
         """Grader side: run `target(*args, **kwargs)` in the kernel and return its result here."""
         return self._call(target, args, kwargs)
+
+
+def _check_archive(data):
+    """Refuse a message whose archive would inflate, or declares more bytes than a message may hold.
+
+    `torch.save` stores every entry as it is; `torch.load` would inflate a
+    compressed one before anything else is checked. The archive's own
+    directory is read from the bytes, without inflating anything.
+    """
+    try:
+        entries = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as error:
+        raise CrossingError(f"the message is not a readable archive ({error})") from None
+    if len(entries) > MAX_ARCHIVE_ENTRIES:
+        raise CrossingError(f"the message holds {len(entries)} entries, more than the {MAX_ARCHIVE_ENTRIES} allowed")
+    declared = 0
+    for entry in entries:
+        if entry.compress_type != zipfile.ZIP_STORED:
+            raise CrossingError(
+                f"the message's entry {entry.filename[:80]!r} is compressed; only stored entries are read"
+            )
+        if entry.file_size != entry.compress_size:
+            raise CrossingError(f"the message's entry {entry.filename[:80]!r} declares two different sizes")
+        declared += entry.file_size
+    if declared > MAX_MESSAGE_BYTES:
+        raise CrossingError(f"the message declares {declared} bytes, more than the {MAX_MESSAGE_BYTES} allowed")
 
 
 def _container_key(mirror, obj):
@@ -567,6 +647,25 @@ class _Decoder:
         self.storage_data = storages
         self.touched = set()  # handles this message created or changed
         self.touched_storages = set()
+        self.brought_bytes = 0  # bytes of the storages this message paired anew or grew
+        self.refused_handles = set()  # the grader's own tensors whose change was not applied
+        self.refused_storages = set()
+        self.writable_handles, self.writable_storages = mirror.writable() if mirror.side == "grader" else (set(), set())
+
+    def _refuse(self, what, handle=None, sh=None):
+        """Record a change to the grader's own objects that is not applied."""
+        self.mirror.refused.append(what)
+        if handle is not None:
+            self.refused_handles.add(handle)
+        if sh is not None:
+            self.refused_storages.add(sh)
+
+    def _own(self, handle, known, kind):
+        """A grader handle in the kernel's message must name an object of `kind` the grader gave it."""
+        if self.mirror.grader_made(handle) and not isinstance(known, kind):
+            raise CrossingError(
+                f"the message names {str(handle)[:20]!r}, which the grader never sent as a {kind.__name__}"
+            )
 
     def decode(self, node):
         mirror = self.mirror
@@ -660,42 +759,68 @@ class _Decoder:
     def _storage(self, spec):
         mirror = self.mirror
         sh, index, nbytes = spec
+        nbytes = int(nbytes)
         self.touched_storages.add(sh)
+        if len(self.touched_storages) > MAX_MESSAGE_STORAGES:
+            raise CrossingError(f"a message may bring at most {MAX_MESSAGE_STORAGES} storages")
         storage = mirror.storages.get(sh)
+        self._own(sh, storage, torch.UntypedStorage)
         data = self.storage_data[index] if index >= 0 else None
-        if ((storage is None or storage.nbytes() != int(nbytes)) and data is None) or (
-            data is not None
-            and not (isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.numel() == int(nbytes))
+        if (
+            nbytes < 0
+            or ((storage is None or storage.nbytes() != nbytes) and data is None)
+            or (data is not None and not _plain_bytes(data, nbytes))
         ):
             raise CrossingError("a storage's bytes do not match its size")
+        if mirror.grader_made(sh) and sh not in self.writable_storages:
+            if storage.nbytes() != nbytes or (data is not None and not torch.equal(_storage_bytes(storage), data)):
+                self._refuse("the values of a tensor the test made", sh=sh)
+            return storage
+        self._count(nbytes - (storage.nbytes() if storage is not None else 0))
         if storage is None:
-            storage = torch.UntypedStorage(int(nbytes))
+            storage = torch.UntypedStorage(nbytes)
             mirror.register_storage(sh, storage)
-        elif storage.nbytes() != int(nbytes):
-            storage.resize_(int(nbytes))
+        elif storage.nbytes() != nbytes:
+            storage.resize_(nbytes)
             mirror.register_storage(sh, storage)  # its bytes may have moved
         if data is not None:
             _storage_bytes(storage).copy_(data)
         return storage
 
+    def _count(self, growth):
+        """Count bytes a message pairs anew, against the caps of one message and of the whole notebook."""
+        if growth <= 0:
+            return
+        self.brought_bytes += growth
+        self.mirror.paired_bytes += growth
+        if self.brought_bytes > MAX_MESSAGE_STORAGE_BYTES:
+            raise CrossingError(f"a message may bring at most {MAX_MESSAGE_STORAGE_BYTES} bytes of tensors")
+        if self.mirror.paired_bytes > MAX_PAIRED_STORAGE_BYTES:
+            raise CrossingError(f"the tensors sent over this notebook passed {MAX_PAIRED_STORAGE_BYTES} bytes")
+
     def _tensor(self, handle, facts):
         mirror = self.mirror
         storage = self._storage(facts["storage"])
         self.touched.add(handle)
-        mirror.tensor_storage[handle] = facts["storage"][0]
         dtype = _dtype(facts["dtype"])
         size, stride, offset = [int(n) for n in facts["size"]], [int(n) for n in facts["stride"]], int(facts["offset"])
         if len(size) > 16 or len(stride) != len(size) or any(n < 0 for n in size) or _product(size) > MAX_ELEMENTS:
             raise CrossingError(f"a tensor of shape {size[:16]} is not accepted")
         known = mirror.objects.get(handle)
+        self._own(handle, known, torch.Tensor)
         if isinstance(known, torch.Tensor):
-            self._update(known, storage, dtype, size, stride, offset, facts)
+            if mirror.grader_made(handle) and handle not in self.writable_handles:
+                self._keep(known, handle, storage, dtype, size, stride, offset, facts)
+                return known
+            mirror.tensor_storage[handle] = facts["storage"][0]
+            self._update(known, handle, storage, dtype, size, stride, offset, facts)
             return known
+        mirror.tensor_storage[handle] = facts["storage"][0]
         tensor = torch.empty(0, dtype=dtype).set_(storage, offset, size, stride)
         _set_version(tensor, facts["version"])  # before any view is taken of it: a view records its base's version
         tensor = self._with_autograd(tensor, facts)
         mirror._pair(handle, tensor)
-        self._grad(tensor, facts)
+        self._grad(tensor, handle, facts)
         return tensor
 
     def _with_autograd(self, tensor, facts):
@@ -716,7 +841,7 @@ class _Decoder:
             )
         return tensor
 
-    def _update(self, tensor, storage, dtype, size, stride, offset, facts):
+    def _update(self, tensor, handle, storage, dtype, size, stride, offset, facts):
         moved = tensor.untyped_storage().data_ptr() != storage.data_ptr()  # `p.data = ...` swaps the storage
         if tensor.dtype == dtype and (
             moved or (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset)
@@ -730,13 +855,41 @@ class _Decoder:
             tensor.requires_grad_(bool(facts["requires_grad"]))
         if not tensor.is_leaf and facts.get("retains_grad") and not tensor.retains_grad:
             tensor.retain_grad()
-        self._grad(tensor, facts)
+        self._grad(tensor, handle, facts)
         if tensor.is_leaf:  # a stand-in for a kernel graph would take a new version for an in-place change
             _set_version(tensor, facts["version"])
 
-    def _grad(self, tensor, facts):
+    def _keep(self, tensor, handle, storage, dtype, size, stride, offset, facts):
+        """A read-only tensor of the test's: only its `.grad` follows the kernel; any other change is refused."""
+        place = (
+            tensor.untyped_storage().data_ptr(),
+            list(tensor.shape),
+            list(tensor.stride()),
+            tensor.storage_offset(),
+        )
+        changed = [
+            what
+            for what, differs in (
+                ("storage, shape or strides", place != (storage.data_ptr(), size, stride, offset)),
+                ("dtype", tensor.dtype != dtype),
+                ("requires_grad", tensor.requires_grad != bool(facts["requires_grad"])),
+            )
+            if differs
+        ]
+        if changed:
+            self._refuse(f"the {' and '.join(changed)} of a tensor the test made", handle=handle)
+        if not tensor.is_leaf and facts.get("retains_grad") and not tensor.retains_grad:
+            tensor.retain_grad()
+        self._grad(tensor, handle, facts)
+
+    def _grad(self, tensor, handle, facts):
         grad = self.decode(facts["grad"])
         if not (tensor.is_leaf or tensor.retains_grad) or grad is tensor.grad:
+            return
+        made_by_test = self.mirror.handle_of(grad) if grad is not None else None
+        if self.mirror.grader_made(made_by_test) and made_by_test not in self.writable_handles:
+            # A gradient's bytes are writable: a read-only tensor must not become one.
+            self._refuse("a tensor the test made into a gradient", handle=handle)
             return
         try:
             tensor.grad = grad
@@ -746,6 +899,7 @@ class _Decoder:
     def _container(self, handle, items, is_dict):
         mirror = self.mirror
         known = mirror.objects.get(handle) if handle is not None else None
+        self._own(handle, known, dict if is_dict else list)
         if handle is not None:
             self.touched.add(handle)
         if is_dict:
@@ -762,6 +916,18 @@ class _Decoder:
         else:
             known[:] = fresh
         return known
+
+
+def _plain_bytes(data, nbytes):
+    """True for a plain uint8 tensor that holds exactly `nbytes` bytes of its own (no stride-0 stretch)."""
+    return (
+        type(data) is torch.Tensor
+        and data.dtype == torch.uint8
+        and data.dim() == 1
+        and data.numel() == nbytes
+        and data.is_contiguous()
+        and data.untyped_storage().nbytes() == nbytes
+    )
 
 
 def _product(numbers):

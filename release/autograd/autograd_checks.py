@@ -82,6 +82,27 @@ def run_in_student_process(function, args, kwargs):
     return function(*args, **kwargs)
 
 
+def allow_changes_in_student_process(tensors):
+    """Nothing to allow while the student's code runs in this process.
+
+    Sealed grading replaces this function in the grader's copy of the module,
+    as it replaces run_in_student_process.
+    """
+
+
+def may_change_in_place(*tensors):
+    """Declare tensors of the test that the code beside the student's may change in place.
+
+    These are what an exercise hands over to be updated: the parameters of an
+    update step, or a tensor a step of the test changes beside the student's
+    code. Under sealed grading every other tensor the test makes is read-only
+    to the student's kernel (its `.grad` aside): a change made there is
+    refused and flags the submission. Take expected values from copies made
+    before the call, never from a tensor declared here.
+    """
+    allow_changes_in_student_process(tensors)
+
+
 def in_kernel(function, *args, **kwargs):
     """Run a step of a test beside the student's code (a graph or an object an answer receives).
 

@@ -17,7 +17,7 @@
 import torch
 import torch.nn.functional as F
 
-from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, in_kernel, seeded
+from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, in_kernel, may_change_in_place, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -70,6 +70,7 @@ weight = torch.randn(3, 2, generator=generator, dtype=torch.float64).requires_gr
 bias = torch.zeros(2, dtype=torch.float64, requires_grad=True)
 (torch.ones(4, 3, dtype=torch.float64) @ weight + bias).pow(2).sum().backward()
 params = [weight, bias]
+may_change_in_place(*params)  # sgd_step updates them where your code runs
 call_answer(sgd_step, params, 0.1, known_errors=UPDATE_ERRORS)
 for name, p in (("weight", params[0]), ("bias", params[1])):
     expect(p.is_leaf and p.requires_grad, f"after sgd_step, {name} should still be a leaf that requires grad")
@@ -83,6 +84,7 @@ cases = (
 for seed, lr, shapes in cases:
     generator = seeded(seed)
     params = [torch.randn(*shape, generator=generator, dtype=torch.float64).requires_grad_() for shape in shapes]
+    may_change_in_place(*params)  # the expected values below come from copies made before the call
     weights = [torch.randn(*shape, generator=generator, dtype=torch.float64) for shape in shapes]
     loss = sum((torch.sin(p) * w).sum() + (p * p).sum() for p, w in zip(params, weights))
     loss.backward()
@@ -175,6 +177,7 @@ from solutions.reference.safe_updates import optimizer_round
 generator = seeded(0)
 a = torch.randn(3, generator=generator, dtype=torch.float64).requires_grad_()
 b = torch.randn(2, generator=generator, dtype=torch.float64).requires_grad_()
+may_change_in_place(a, b)  # the optimizer steps them beside your code
 # The optimizer and the loss's graph are built beside your code, where optimizer_round runs.
 optimizer = in_kernel(torch.optim.SGD, [a, b], lr=0.1, momentum=0.9)
 loss = in_kernel(lambda a, b: (a * a).sum() + b.sum(), a, b)
@@ -222,6 +225,7 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
     generator = seeded(seed)
     a0, b0, c, target = (torch.randn(n, generator=generator, dtype=torch.float64) for n in (3, 2, 2, 3))
     a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
+    may_change_in_place(a, b)  # expected values come from a0, b0 and c, which stay read-only
     optimizer = in_kernel(torch.optim.SGD, [a, b], lr=lr, momentum=momentum)
     when = f"with SGD(momentum={momentum}) and set_to_none={set_to_none}"
     loss = in_kernel(lambda a, b, c: (a * a).sum() + (c * b).sum(), a, b, c)
@@ -256,6 +260,7 @@ def adam_rounds(set_to_none, seed):
     generator = seeded(seed)
     a0, b0, c0, target = (torch.randn(n, generator=generator, dtype=torch.float64) for n in (2, 3, 2, 2))
     a, b, c = (t.clone().requires_grad_() for t in (a0, b0, c0))
+    may_change_in_place(a, b, c)
     optimizer = in_kernel(torch.optim.Adam, [a, b, c], lr=0.01)
     when = f"with Adam and set_to_none={set_to_none}"
     loss = in_kernel(lambda a, b: (a * a).sum() + (b ** 3).sum(), a, b)

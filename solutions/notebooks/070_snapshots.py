@@ -32,7 +32,17 @@
 import numpy as np
 import torch
 
-from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, expect_tensor, in_kernel, quiet, seeded
+from autograd_checks import (
+    COMMON_ERRORS,
+    call_answer,
+    expect,
+    expect_close,
+    expect_tensor,
+    in_kernel,
+    may_change_in_place,
+    quiet,
+    seeded,
+)
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -101,6 +111,7 @@ def change_in_place(tensor):
 
 
 for what, original in originals():
+    may_change_in_place(original)  # change_in_place changes it beside your code; `before` is the copy compared
     before = torch.tensor(original.tolist(), dtype=torch.float64)
     copy = call_answer(tensor_snapshot, original)
     shown = f"tensor_snapshot(x) for x = {what}"
@@ -163,6 +174,7 @@ from solutions.reference.snapshots import descend_and_log
 
 # %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe
 w = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
+may_change_in_place(w)  # descend_and_log updates it where your code runs
 logged = call_answer(descend_and_log, w, lambda p: (p * p).sum(), 0.1, 3)
 expect(isinstance(logged, list), f"descend_and_log should return a list, got {type(logged).__name__}")
 expect(len(logged) == 3, f"descend_and_log(..., steps=3) should log 3 losses, got {len(logged)}")
@@ -189,6 +201,7 @@ for seed, size, lr, steps in ((20, 3, 0.1, 5), (21, 1, 0.05, 4), (22, 4, 0.2, 6)
         return (scale * (p - target) ** 2).sum()
 
     w = start.clone().requires_grad_()
+    may_change_in_place(w)  # the expected values come from start, which stays read-only
     pointer, version = w.data_ptr(), w._version
     logged = call_answer(descend_and_log, w, loss_fn, lr, steps)
     shown = f"descend_and_log(w, loss_fn, lr={lr}, steps={steps})"
@@ -367,6 +380,7 @@ from solutions.reference.snapshots import versioned_update
 # %% test test_versioned_update points=3 targets=data-attribute-is-safe
 x = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
 x.grad = torch.ones(2, dtype=torch.float64)
+may_change_in_place(x)  # versioned_update updates it where your code runs
 result = call_answer(versioned_update, [x], 0.5)
 expect(result is None, f"versioned_update should return None, got {type(result).__name__}")
 expect(x.is_leaf and x.requires_grad, "after versioned_update, x should still be a leaf that requires grad")
@@ -379,6 +393,7 @@ for seed, lr in ((40, 0.1), (41, 0.03)):
     w0 = torch.randn(3, dtype=torch.float64, generator=generator)
     x = x0.clone().requires_grad_()
     w = w0.clone().requires_grad_()
+    may_change_in_place(x, w)  # the expected values come from x0 and w0
     z = (x * w).sum()  # saves x and w for backward
     z.backward(retain_graph=True)  # x.grad = w0, w.grad = x0
     pointers, versions = (x.data_ptr(), w.data_ptr()), (x._version, w._version)
