@@ -49,3 +49,23 @@ def test_a_failure_of_our_own_code_comes_back_with_the_workers_traceback(tmp_pat
     assert "KeyError: 'cell_timeout'" in bug.message
     assert "fail_inside_the_grader" in bug.internal_error and 'settings["cell_timeout"]' in bug.internal_error
     assert outcomes["amy"].status is Status.GRADED and not outcomes["amy"].internal_error
+
+
+def leave_temporary_files(template_root, folder, student):
+    """Stands in for real grading: a worker leaves a scratch folder behind, as grading does until its exit."""
+    import tempfile
+
+    Path(tempfile.mkdtemp(prefix="gradekit-worker-"), "hidden-tests.ipynb").write_text("{}")
+    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+
+
+def test_nothing_a_worker_left_in_the_temporary_folder_outlives_the_run(tmp_path, monkeypatch):
+    """Pool workers exit without their exit handlers: the run's folder of temporary files is removed for them."""
+    import tempfile
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    outcomes = _grade(tmp_path, leave_temporary_files, ("amy", "ben", "cleo"))
+    assert {g.status for g in outcomes.values()} == {Status.GRADED}
+    assert list(temporary.iterdir()) == []

@@ -37,6 +37,7 @@ class Course:
     lms_roster: Path | None = None  # LmsExportPlugin.roster; without one there is no LMS export
     grader_attempts: int = 3  # tries of a submission whose grading failed for the grader's own reason
     retry_backoff_seconds: float = 0.5  # the wait before the second try, doubled for each later one
+    allow_unconfined: bool = False  # grade kernels without the box where a machine cannot make one (rows say so)
     # The whole configuration as loaded, for nbgrader run in process. Its preprocessors are classes
     # the file loads by path, so it does not pickle: workers get the run's settings as a file instead.
     nbgrader_config: Config = dataclasses.field(default_factory=Config, repr=False, compare=False)
@@ -91,6 +92,7 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
         lms_roster=_roster(config),
         grader_attempts=kit.grader_attempts,
         retry_backoff_seconds=kit.retry_backoff_seconds,
+        allow_unconfined=kit.allow_unconfined,
         nbgrader_config=config,
     )
 

@@ -141,6 +141,10 @@ class NoteKind(_Kind):
         "had a notebook nbgrader could not grade (it scores 0)",
         _in_notebook(lambda n: f"nbgrader could not grade it ({n.detail}); it scores 0"),
     )
+    UNCONFINED = (  # detail: why the machine could not box the kernels
+        "were graded without the kernel box (the TA allowed it)",
+        lambda n: f"graded without the kernel box, as the TA allowed: {n.detail}",
+    )
     KERNEL_STOPPED = (  # items: the cell; detail: why the kernel stopped
         "stopped their kernel (the cells after it score 0)",
         _in_notebook(lambda n: f"{n.detail} ({_listed(n)}); the cells after it score 0"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from traitlets import Float, Integer, TraitError, Unicode, validate
+from traitlets import Bool, Float, Integer, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 # An assignment id names a folder under source/ and release/, and nbgrader's gradebook key.
@@ -45,6 +45,15 @@ class CourseKit(Configurable):
         help=(
             "Seconds to wait before the second try of a grader-owned failure; each later try waits twice as long, "
             "so that a busy machine has time to recover."
+        ),
+    ).tag(config=True)
+
+    allow_unconfined = Bool(
+        False,
+        help=(
+            "Let the parallel grader run grading kernels without their operating-system box (bubblewrap) on a "
+            "machine that cannot make one. Off by default: such a machine is refused, and when allowed every row "
+            "says it was graded unconfined. The command line's --allow-unconfined sets it for one run."
         ),
     ).tag(config=True)
 

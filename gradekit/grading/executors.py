@@ -26,6 +26,7 @@ from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.internal_errors import crashed
 from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader, retry_policy
+from gradekit.grading.warm_kernels import discard_zygote
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
@@ -46,6 +47,19 @@ def _grader_for(template_root: str) -> ScratchGrader:
         atexit.register(shutil.rmtree, scratch, True)
         _graders[template_root] = ScratchGrader(Path(template_root), scratch / "course")
     return _graders[template_root]
+
+
+def _temporary_files_under(folder: str) -> None:
+    """A pool worker's start: its temporary files go under `folder`, which its coordinator removes."""
+    tempfile.tempdir = folder
+
+
+def forget_template(template_root: str) -> None:
+    """Remove this process's scratch course for a template and end its zygote (a cluster worker, after a run)."""
+    grader = _graders.pop(template_root, None)
+    discard_zygote()
+    if grader is not None:
+        shutil.rmtree(grader.course.root.parent, ignore_errors=True)
 
 
 def grade_task(template_root: str, submission_dir: str, student_id: str) -> GradedSubmission:
@@ -107,7 +121,15 @@ class LocalExecutor:
         """(task, GradedSubmission or the exception its worker died with), as they finish."""
         # Forked workers start with what this process has imported (nbgrader above all).
         context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        # A pool's workers exit without running their exit handlers: every temporary file of
+        # theirs (scratch courses with hidden tests, gradebook copies, kernel folders) goes
+        # under one folder, removed here once the pool is shut down.
+        with (
+            tempfile.TemporaryDirectory(prefix="gradekit-run-", ignore_cleanup_errors=True) as run_root,
+            concurrent.futures.ProcessPoolExecutor(
+                jobs, mp_context=context, initializer=_temporary_files_under, initargs=(run_root,)
+            ) as pool,
+        ):
             futures = {
                 pool.submit(self.task, str(template_root), str(folder), student): (folder, student)
                 for folder, student in tasks
@@ -152,6 +174,8 @@ class DaskExecutor:
                 again = self._submit(template_root, task, attempt + 1)
                 futures[again] = (task, attempt + 1)
                 finished.add(again)
+        # Workers outlive the run: nothing of it (hidden tests, gradebook copies) may stay on them.
+        self.client.run(forget_template, str(template_root))
 
     def _submit(self, template_root: Path, task: Task, attempt: int):
         folder, student = task

@@ -31,17 +31,18 @@ from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, Note, NoteKind
 from gradekit.core.settings import CourseKit
 from gradekit.core.status import Status
+from gradekit.grading import worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.grader_failures import NOTICED, backoff_seconds, raise_noticed
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
-from gradekit.grading.warm_kernels import discard_zygote
+from gradekit.grading.warm_kernels import allow_unconfined, discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
 # The kit settings that travel from the coordinator to every worker (see write_settings).
-RUN_SETTINGS = ("assignment_id", "kernel_memory_gb", "grader_attempts", "retry_backoff_seconds")
+RUN_SETTINGS = ("assignment_id", "kernel_memory_gb", "grader_attempts", "retry_backoff_seconds", "allow_unconfined")
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,7 @@ def write_settings(template_root: Path, course: Course, cell_timeout: int | None
         "kernel_memory_gb": course.kernel_memory_gb,
         "grader_attempts": course.grader_attempts,
         "retry_backoff_seconds": course.retry_backoff_seconds,
+        "allow_unconfined": course.allow_unconfined,
     }
     (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
 
@@ -191,6 +193,9 @@ class ScratchGrader:
                 {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
             )
         self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
+        self.warm_kernels = warm_kernels
+        if warm_kernels:
+            allow_unconfined(self.course.allow_unconfined)
         # Kernels inherit these; forked kernels are held to them (kernel_zygote.py, kernel_guard.py).
         os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
         # The exchange holds every student's submission and feedback, wherever it lies.
@@ -233,7 +238,7 @@ class ScratchGrader:
             return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)
         reports = tuple(REPORTS)
         findings = intake.findings + tuple(f for report in reports for f in report.findings)
-        notes += tuple(n for report in reports for n in report.notes)
+        notes += tuple(n for report in reports for n in report.notes) + self._unconfined()
         record = read_record(self.course, student_id)
         if findings:
             record = withhold(record, {finding.notebook for finding in findings})
@@ -249,6 +254,11 @@ class ScratchGrader:
             intake.notes + notes,
             findings,
         )
+
+    def _unconfined(self) -> tuple[Note, ...]:
+        """A note on the row when its kernels ran without their box (only ever because the TA allowed it)."""
+        reason = worker_box.unavailable_reason() if self.warm_kernels else None
+        return (Note(NoteKind.UNCONFINED, "", reason),) if reason else ()
 
     def _autograde(self, student_id: str, intake: Intake) -> tuple[dict, tuple[Note, ...]]:
         """nbgrader's autograde of what intake kept; notebooks nbgrader cannot process are set aside.

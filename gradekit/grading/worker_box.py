@@ -136,14 +136,20 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def refusal(allow_unconfined: bool) -> str | None:
+    """What to tell a TA whose machine cannot box kernels and who did not allow that; None when grading may go on."""
+    reason = unavailable_reason()
+    if reason is None or allow_unconfined:
+        return None
+    return f"{reason}; or pass --allow-unconfined to grade without it (every row will say so)"
+
+
 def require(allow_unconfined: bool) -> bool:
     """True when kernels are to be boxed; a machine without the box is refused unless the TA allowed it."""
-    reason = unavailable_reason()
-    if reason is None:
-        return True
-    if allow_unconfined:
-        return False
-    raise GraderFailure(GraderCause.NO_SANDBOX, f"{reason}; or pass --allow-unconfined to grade without it")
+    refused = refusal(allow_unconfined)
+    if refused:
+        raise GraderFailure(GraderCause.NO_SANDBOX, refused)
+    return unavailable_reason() is None
 
 
 def host_pid(zygote_pid: int, box_pid: int) -> int | None:
