@@ -383,13 +383,75 @@ def _other_process(path, reading):
 # which the grader kills with the kernel. No network either: connect() is refused, and of new
 # sockets only stream ones (Unix or TCP, which can then reach nobody) may be made, so no
 # datagram, raw or packet socket can send anything anywhere, not even to another kernel. The kernel's own sockets are bound
-# before the filter is installed.
-# Per architecture: (audit arch, the seccomp call, [execve, execveat, setsid, setpgid, connect], socket).
+# before the filter is installed. Refused too: process file descriptors (a pidfd signals any
+# process, the grading worker included, past the audit hook), reading or writing another
+# process's memory, and every way to change namespaces or mounts (they could undo a box the
+# operating system put the kernel in).
+# Per architecture: (audit arch, the seccomp call, {refused call: its number}, socket).
 SECCOMP_ARCHES = {
-    "x86_64": (0xC000003E, 317, (59, 322, 112, 109, 42), 41),
-    "aarch64": (0xC00000B7, 277, (221, 281, 157, 154, 203), 198),
+    "x86_64": (
+        0xC000003E,
+        317,
+        {
+            "execve": 59,
+            "execveat": 322,
+            "setsid": 112,
+            "setpgid": 109,
+            "connect": 42,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "unshare": 272,
+            "setns": 308,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsconfig": 431,
+            "fsmount": 432,
+            "fspick": 433,
+            "mount_setattr": 442,
+        },
+        41,
+    ),
+    "aarch64": (
+        0xC00000B7,
+        277,
+        {
+            "execve": 221,
+            "execveat": 281,
+            "setsid": 157,
+            "setpgid": 154,
+            "connect": 203,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "unshare": 97,
+            "setns": 268,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsconfig": 431,
+            "fsmount": 432,
+            "fspick": 433,
+            "mount_setattr": 442,
+        },
+        198,
+    ),
 }
 AF_UNIX, AF_INET, AF_INET6, SOCK_STREAM = 1, 2, 10, 1
+X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: same audit arch, numbers offset by this bit (no other arch has them)
 
 
 def forbid_new_programs():
@@ -402,7 +464,8 @@ def forbid_new_programs():
     if numbers is None or not sys.platform.startswith("linux"):
         return False
     arch, seccomp, refused, socket_call = numbers
-    program = b"".join(struct.pack("HBBI", *step) for step in seccomp_steps(arch, refused, socket_call))
+    steps = seccomp_steps(arch, tuple(refused.values()), socket_call)
+    program = b"".join(struct.pack("HBBI", *step) for step in steps)
     buffer = ctypes.create_string_buffer(program)
 
     class Program(ctypes.Structure):
@@ -418,18 +481,21 @@ def forbid_new_programs():
 def seccomp_steps(arch, refused, socket_call):
     """The filter as classic BPF steps (code, jump if true, jump if false, constant).
 
-    Another architecture passes; each refused call fails with EPERM; socket()
+    A call made through another architecture's table (32-bit calls from a
+    64-bit process, or x32 calls on x86_64) fails, since its numbers differ
+    and would slip past the list; each refused call fails with EPERM; socket()
     passes for AF_UNIX, AF_INET and AF_INET6 with SOCK_STREAM only (a datagram
     socket could send without connecting); the rest pass.
     Written with labels; `_assemble` turns them into relative jumps.
     """
-    load, load_arg, equal, mask, ret = 0x20, 0x20, 0x15, 0x54, 0x06
+    load, load_arg, equal, at_least, mask, ret = 0x20, 0x20, 0x15, 0x35, 0x54, 0x06
     allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
     domain, kind = 16, 24  # offsets of the call's first two arguments in seccomp_data (low words)
     steps = [
         (load, "", "", 4),
-        (equal, "", "allow", arch),  # the audit arch; another one passes
+        (equal, "", "refuse", arch),  # the audit arch
         (load, "", "", 0),  # the call number
+        (at_least, "refuse", "", X32_CALL_BIT),
         *[(equal, "refuse", "", number) for number in refused],
         (equal, "socket", "allow", socket_call),
         ("socket",),
