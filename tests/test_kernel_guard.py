@@ -263,3 +263,24 @@ def test_a_kernel_may_signal_its_own_children_only(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "False", "False", "False", "False"]
+
+
+def test_an_armed_kernel_adds_no_audit_hook_of_its_own(tmp_path):
+    """A student's hook could answer the guard's probe: once armed, Python drops it (silently) and the guard logs it."""
+    program = textwrap.dedent(f"""
+        import functools, runpy, sys
+        guard_module = runpy.run_path({str(GUARD_FILE)!r})
+        guard = guard_module["Guard"]({str(tmp_path / "guard.jsonl")!r}, (), (), {str(tmp_path)!r}, seal=False)
+        sys.addaudithook(functools.partial(guard_module["audit_hook"], guard=guard))
+        heard = []
+        sys.addaudithook(lambda event, args: heard.append(event) if event == "kit.before" else None)
+        sys.audit("kit.before")
+        sys.audit(guard_module["ARM_EVENT"])
+        sys.addaudithook(lambda event, args: heard.append(event) if event == "kit.after" else None)
+        sys.audit("kit.after")
+        print(" ".join(heard))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["kit.before"]
+    assert _log(tmp_path)[1:] == [{"refused": "sys.addaudithook", "reason": "added an audit hook"}]
