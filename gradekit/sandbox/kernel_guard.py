@@ -20,7 +20,9 @@ does two things:
   code ran? Its answer goes to the log, tagged with the grader's nonce.
 
 The log is a file the grader reads after the notebook; a probe without an
-answer is itself a finding. A determined attacker with arbitrary memory
+answer is itself a finding. The arming record and every answer carry the
+identity (device, inode) of the file the guard's descriptor points to, so a
+descriptor the student redirected, or a file put in the log's place, shows. A determined attacker with arbitrary memory
 access can defeat any in-process guard; docs/pages/security.md says what to do then.
 """
 
@@ -135,6 +137,7 @@ class Guard:
 
     def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir, seal=True):
         self.log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self.log_identity = log_identity(self.log_fd)  # before any student code: the file the grader made
         self.log_path = os.path.realpath(log_path)
         self.protected = tuple(protected_roots)
         self.allowed = tuple(allowed_roots)
@@ -162,13 +165,19 @@ class Guard:
             self.shell_hooks = shell_hooks()
             no_exec = forbid_new_programs() if self.seal else False
             self.armed = True
-            self.write({"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed})
+            self.write(
+                {"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed, "log": self.log_identity}
+            )
             return None
         if not self.armed:
             return None
         if event == PROBE_EVENT:
             nonce = args[0] if args and type(args[0]) is str else ""
-            self.write({"probe": nonce, "findings": self.integrity_findings(), "refusals": self.refusals})
+            findings = self.integrity_findings()
+            # Where this answer really goes: a descriptor redirected to another file shows another identity.
+            self.write(
+                {"probe": nonce, "findings": findings, "refusals": self.refusals, "log": log_identity(self.log_fd)}
+            )
             return None
         if event == "os.kill" and _own_child(args):
             return None  # ipykernel ends the kernel's children at shutdown; they are nobody else's
@@ -237,6 +246,15 @@ class Guard:
             if expected is not _MISSING and value is not expected:
                 findings.append(f"the notebook's name {name!r} no longer refers to what the checks use")
         return findings
+
+
+def log_identity(descriptor):
+    """[device, inode] of the file behind `descriptor`, which the grader compares with the log it made."""
+    try:
+        info = os.fstat(descriptor)
+    except OSError:
+        return None
+    return [info.st_dev, info.st_ino]
 
 
 def take_snapshot():
