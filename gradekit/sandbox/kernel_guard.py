@@ -12,7 +12,8 @@ does two things:
   the course's files (source notebooks with hidden tests, the gradebook,
   graded notebooks), opening SQLite databases or network connections,
   starting processes, forking, raw memory access through ctypes, walking the
-  garbage collector to reach the guard. Each refusal is written to the guard's log.
+  garbage collector to reach the guard, adding an audit hook of its own (one
+  that could answer the probe). Each refusal is written to the guard's log.
 * An integrity check, run when the grader raises the audit event
   `kit.probe`: are the objects the checks rely on (builtins, torch and
   numpy comparison functions, the check helpers, IPython's traceback and
