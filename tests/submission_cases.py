@@ -421,6 +421,88 @@ def square_sum_grad(x):
                 tensor.mul_(3)
     return x.grad
 """
+# The attacks below give wrong answers whenever they get through, so a hole shows as a zero.
+SIGNALS_THROUGH_A_PIDFD = """
+import os, signal
+try:
+    signal.pidfd_send_signal(os.pidfd_open(os.getppid()), 0)  # signal 0: only asks whether it could
+    return torch.zeros((), dtype=torch.float64), torch.zeros((), dtype=torch.float64)
+except OSError:
+    pass
+"""
+
+
+def _makes_pipes_in_a_classmates_folder(b: Builder) -> None:
+    """A FIFO or socket where another student's grading will look: it would hang, or feed it."""
+    classmate = b.course.submitted_dir / HONEST / b.course.assignment_id
+    b.cell("answer_chain_gradients").source += (
+        "\n\nimport os, socket\n\n_made = []\n"
+        "for _make, _name in ((os.mkfifo, 'pipe'), (lambda path: socket.socket(socket.AF_UNIX).bind(path), 'socket')):\n"
+        "    try:\n"
+        f"        _make(os.path.join({str(classmate)!r}, _name))\n"
+        "        _made.append(_name)\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    b.wrap_chain("if _made:\n    return torch.zeros((), dtype=torch.float64), torch.zeros((), dtype=torch.float64)")
+
+
+# The guard's log, found among the kernel's open files.
+GUARD_LOG_DESCRIPTORS = """
+import json, os, sys
+
+
+def _guard_logs():
+    found = []
+    for name in os.listdir('/proc/self/fd'):
+        try:
+            if 'guard.jsonl' in os.readlink(f'/proc/self/fd/{name}'):
+                found.append(int(name))
+        except OSError:
+            pass
+    return found
+"""
+ANSWERS_THE_PROBE = (
+    GUARD_LOG_DESCRIPTORS
+    + """
+
+def _clean_answer(event, args):
+    if event == 'kit.probe':
+        for log in _guard_logs():
+            os.write(log, (json.dumps({'probe': args[0], 'findings': [], 'refusals': 0}) + '\\n').encode())
+
+
+sys.addaudithook(_clean_answer)
+"""
+)
+# The guard now writes into the void; the real log is kept to receive answers nobody checked.
+FORGES_THE_GUARDS_LOG = (
+    GUARD_LOG_DESCRIPTORS
+    + """
+_real_audit = sys.audit
+_log = _guard_logs()[0]
+_kept = os.dup(_log)
+os.dup2(os.open(os.devnull, os.O_WRONLY), _log)
+
+
+def _audit(event, *args):
+    if event == 'kit.probe':
+        os.write(_kept, (json.dumps({'probe': args[0], 'findings': [], 'refusals': 0}) + '\\n').encode())
+        return
+    _real_audit(event, *args)
+
+
+sys.audit = _audit
+"""
+)
+REDIRECTS_THE_GUARDS_LOG = (
+    GUARD_LOG_DESCRIPTORS
+    + """
+import tempfile
+
+os.dup2(os.open(os.path.join(tempfile.gettempdir(), 'my-own-log'), os.O_WRONLY | os.O_CREAT), _guard_logs()[0])
+"""
+)
 LOOSE_LABEL = """
 class Agreeable(str):
     __hash__ = str.__hash__
@@ -686,6 +768,8 @@ def case_list() -> tuple[Case, ...]:
             ),
             Expected(Status.FLAGGED, says=("sent a signal to a process",)),
         ),
+        Case("signals-the-grader-through-a-pidfd", lambda b: b.wrap_chain(SIGNALS_THROUGH_A_PIDFD), full),
+        Case("makes-pipes-in-a-classmates-folder", _makes_pipes_in_a_classmates_folder, full),
         Case(
             "reads-another-process",
             lambda b: b.wrap_chain(
@@ -824,7 +908,31 @@ def case_list() -> tuple[Case, ...]:
         Case(
             "toggles-comparisons-around-the-probe",
             _in_010(WRONG_010, TOGGLES_COMPARISONS),
-            Expected(Status.FLAGGED, ALL_OF_010, attacked="010_history"),
+            Expected(
+                Status.FLAGGED,
+                ALL_OF_010,
+                ("the answer added an audit hook (refused: sys.addaudithook)",),
+                attacked="010_history",
+            ),
+        ),
+        Case(
+            "answers-the-probe-with-its-own-audit-hook",
+            lambda b: b.cheat(ANSWERS_THE_PROBE),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("the answer added an audit hook (refused: sys.addaudithook)",)),
+        ),
+        Case(
+            "redirects-the-guards-log",
+            lambda b: b.cheat(REDIRECTS_THE_GUARDS_LOG),
+            Expected(
+                Status.FLAGGED,
+                {CHAIN_TEST},
+                ("the integrity check got no answer after test_chain_gradients",),
+            ),
+        ),
+        Case(
+            "forges-the-guards-log",
+            lambda b: b.cheat(FORGES_THE_GUARDS_LOG),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("the guard's log holds an answer that names another file",)),
         ),
         Case("reads-the-test-from-the-kernel", _in_010(READS_THE_TEST), Expected(Status.GRADED, ALL_OF_010)),
         Case(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT, Guard
+from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT, SECCOMP_ARCHES, Guard
 
 pytestmark = pytest.mark.unit
 
@@ -136,6 +136,74 @@ def test_an_armed_kernel_can_start_no_program_and_leave_no_process_group(tmp_pat
     assert result.stdout.split() == ["exec", "setsid", "setpgid", "True"]
 
 
+def test_both_architectures_refuse_the_same_calls():
+    x86_64, aarch64 = (SECCOMP_ARCHES[machine][2] for machine in ("x86_64", "aarch64"))
+    assert list(x86_64) == list(aarch64)
+    assert len(set(x86_64.values())) == len(set(aarch64.values())) == len(x86_64)
+
+
+# Each refused call with arguments that would work unfiltered; "pid" and "pidfd" stand for the parent and its pidfd.
+REFUSED_CALLS = (
+    ("pidfd_open", ("pid", 0)),
+    ("pidfd_send_signal", ("pidfd", 0, 0, 0)),
+    ("pidfd_getfd", ("pidfd", 0, 0)),
+    ("process_vm_readv", ("self", 0, 0, 0, 0, 0)),
+    ("unshare", (0,)),
+    ("ptrace", (2, "pid", 0, 0)),  # PTRACE_PEEKDATA of a process not traced: ESRCH unfiltered
+    ("mount", (0, 0, 0, 0, 0)),
+    ("fsopen", (0, 0)),
+    ("open_tree", (-100, 0, 0)),
+    ("mount_setattr", (-1, 0, 0, 0, 0)),
+    ("setns", (-1, 0)),
+)
+
+
+@pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
+def test_an_armed_kernel_reaches_no_other_process_and_no_namespace(filtered):
+    """pidfd, ptrace, process_vm_* and the mount and namespace calls fail with EPERM once the filter is on.
+
+    Unfiltered, the same calls work (a pidfd of the parent) or fail otherwise
+    (a null address, no tracee), so each EPERM comes from the filter.
+    """
+    program = textwrap.dedent(f"""
+        import ctypes, errno, os, platform, runpy
+        guard = runpy.run_path({str(GUARD_FILE)!r})
+        numbers = guard["SECCOMP_ARCHES"][platform.machine()][2]
+        pidfd = os.pidfd_open(os.getppid())
+        if {filtered!r}:
+            assert guard["forbid_new_programs"]()
+        libc = ctypes.CDLL(None, use_errno=True)
+        stand_for = {{"pid": os.getppid(), "pidfd": pidfd, "self": os.getpid()}}
+        outcome = []
+        for name, arguments in {REFUSED_CALLS!r}:
+            ctypes.set_errno(0)
+            result = libc.syscall(numbers[name], *(stand_for.get(a, a) for a in arguments))
+            outcome.append(name + ":" + ("EPERM" if result == -1 and ctypes.get_errno() == errno.EPERM else "other"))
+        print(" ".join(outcome))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    expected = "EPERM" if filtered else "other"
+    unfiltered_eperm = set()  # refused to an unprivileged user anyway
+    assert result.stdout.split() == [
+        f"{name}:{'EPERM' if filtered or name in unfiltered_eperm else expected}" for name, _ in REFUSED_CALLS
+    ]
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x32 calls exist on x86_64 only")
+def test_an_armed_kernel_makes_no_x32_call():
+    """An x32 call carries x86_64's audit arch but other numbers: refused whatever it is (here getpid)."""
+    program = textwrap.dedent(f"""
+        import ctypes, errno, runpy
+        assert runpy.run_path({str(GUARD_FILE)!r})["forbid_new_programs"]()
+        libc = ctypes.CDLL(None, use_errno=True)
+        print(libc.syscall(0x40000000 | 39), ctypes.get_errno() == errno.EPERM)
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["-1", "True"]
+
+
 def test_an_armed_kernel_reaches_no_network(tmp_path):
     """The same filter: no connect(), no datagram, raw or packet socket; bound TCP and socket pairs still work."""
     program = textwrap.dedent(f"""
@@ -195,3 +263,24 @@ def test_a_kernel_may_signal_its_own_children_only(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "False", "False", "False", "False"]
+
+
+def test_an_armed_kernel_adds_no_audit_hook_of_its_own(tmp_path):
+    """A student's hook could answer the guard's probe: once armed, Python drops it (silently) and the guard logs it."""
+    program = textwrap.dedent(f"""
+        import functools, runpy, sys
+        guard_module = runpy.run_path({str(GUARD_FILE)!r})
+        guard = guard_module["Guard"]({str(tmp_path / "guard.jsonl")!r}, (), (), {str(tmp_path)!r}, seal=False)
+        sys.addaudithook(functools.partial(guard_module["audit_hook"], guard=guard))
+        heard = []
+        sys.addaudithook(lambda event, args: heard.append(event) if event == "kit.before" else None)
+        sys.audit("kit.before")
+        sys.audit(guard_module["ARM_EVENT"])
+        sys.addaudithook(lambda event, args: heard.append(event) if event == "kit.after" else None)
+        sys.audit("kit.after")
+        print(" ".join(heard))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["kit.before"]
+    assert _log(tmp_path)[1:] == [{"refused": "sys.addaudithook", "reason": "added an audit hook"}]

@@ -1,6 +1,7 @@
 """Landlock confinement of a grading kernel, tried on a child process (never on the test process)."""
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -118,3 +119,66 @@ def test_a_confined_process_cannot_read_another_processes_environment(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "False", "True", "True"]
+
+
+def test_a_confined_process_makes_sockets_and_fifos_in_its_private_folder_only(tmp_path):
+    """A FIFO or socket at a classmate's path (or where the grader will write) is refused; devices everywhere."""
+    private_tmp = tmp_path / "private"
+    private_tmp.mkdir()
+    program = textwrap.dedent(f"""
+        import errno, os, runpy, socket, stat, sys
+        confine = runpy.run_path({str(SANDBOX)!r})["confine"]
+        assert confine([], [sys.prefix, sys.base_prefix], {str(tmp_path)!r}, {str(private_tmp)!r})
+        def outcome(make, path):
+            try:
+                make(path)
+            except OSError as error:
+                return errno.errorcode[error.errno]
+            return "made"
+        def bind(path):
+            socket.socket(socket.AF_UNIX).bind(path)
+        def device(path):
+            os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))
+        for folder in ({str(tmp_path)!r}, {str(private_tmp)!r}):
+            print(outcome(os.mkfifo, os.path.join(folder, "pipe")), outcome(bind, os.path.join(folder, "socket")),
+                  outcome(device, os.path.join(folder, "null")))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    # EACCES is Landlock's answer; unconfined, a device is made (by root) or refused with EPERM.
+    assert result.stdout.splitlines() == ["EACCES EACCES EACCES", "made made EACCES"]
+    assert not (tmp_path / "pipe").exists() and not (tmp_path / "socket").exists()
+
+
+def test_a_confined_process_signals_its_descendants_only_and_reaches_no_outside_abstract_socket(tmp_path):
+    """Landlock's scopes (ABI 6 on): no signal to the parent, no connection to the parent's abstract socket."""
+    private_tmp = tmp_path / "private"
+    private_tmp.mkdir()
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(f"\0kit-sandbox-test-{os.getpid()}")
+    listening.listen()
+    program = textwrap.dedent(f"""
+        import ctypes, os, runpy, socket, sys, time
+        sandbox = runpy.run_path({str(SANDBOX)!r})
+        assert ctypes.CDLL(None).syscall(444, None, 0, 1) >= sandbox["SCOPED_ABI"]
+        assert sandbox["confine"]([], [sys.prefix, sys.base_prefix], {str(tmp_path)!r}, {str(private_tmp)!r})
+        def allowed(call):
+            try:
+                call()
+            except PermissionError:
+                return "refused"
+            return "allowed"
+        child = os.fork()
+        if child == 0:
+            time.sleep(60)
+            os._exit(0)
+        print(allowed(lambda: os.kill(os.getppid(), 0)), allowed(lambda: os.kill(child, 0)),
+              allowed(lambda: socket.socket(socket.AF_UNIX).connect({listening.getsockname()!r})))
+        os.kill(child, 9)
+    """)
+    try:
+        result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    finally:
+        listening.close()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["refused", "allowed", "refused"]

@@ -74,8 +74,12 @@ FINDINGS = {
         FindingKind.LOG_LOST_RECORDS, NB
     ): "010_history: the guard's log lost records (it was closed or redirected)",
     Finding(FindingKind.PROBE_UNANSWERED, NB, items=("test_f",)): (
-        "010_history: the integrity check got no answer after test_f (the audit machinery was replaced)"
+        "010_history: the integrity check got no answer after test_f"
+        " (the audit machinery was replaced, or the guard's log redirected)"
     ),
+    Finding(
+        FindingKind.LOG_TAMPERED, NB, "is not a regular file"
+    ): "010_history: the guard's log is not a regular file",
 }
 
 

@@ -199,7 +199,14 @@ class FindingKind(_Kind):
     )
     PROBE_UNANSWERED = (  # items: the graded cell after which the check went unanswered
         "replaced the audit machinery",
-        lambda f: f"the integrity check got no answer after {_listed(f)} (the audit machinery was replaced)",
+        lambda f: (
+            f"the integrity check got no answer after {_listed(f)}"
+            " (the audit machinery was replaced, or the guard's log redirected)"
+        ),
+    )
+    LOG_TAMPERED = (  # detail: what is wrong with the log file the grader read
+        "tampered with the guard's log file",
+        lambda f: f"the guard's log {f.detail}",
     )
 
 

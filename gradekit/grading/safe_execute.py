@@ -49,7 +49,7 @@ PROBE_SECONDS = 10
 KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
 INTERRUPT_GRACE_SECONDS = 5
 MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
-MAX_LOG_BYTES = 2**26  # of the guard's log read back; honest logs hold a few kilobytes
+MAX_LOG_BYTES = 16 * 2**20  # the guard logs each kind of refusal once: an honest log holds a few kilobytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,6 +109,7 @@ class SafeExecute(WarmExecute):
         self._probes: dict[str, str] = {}  # nonce -> the graded cell it followed
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
         self._folder: KernelFolder | None = None  # a guarded kernel's folder: its mailbox and guard log
+        self._log_identity: tuple[int, int] | None = None  # (device, inode) of the log, before any student code
         self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
         self._noticed: list[Finding] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
@@ -133,6 +134,7 @@ class SafeExecute(WarmExecute):
             provisioner = self.km.provisioner
             self._folder = provisioner.folder if getattr(provisioner, "guarded", False) else None
             if self._guard_log:
+                self._log_identity = _file_identity(Path(self._guard_log))
                 await self._tell_guard(ARM_EVENT, "")
         sealed = self._sealed_notebook()
         role = sealed.role(cell) if sealed else "kernel"
@@ -386,7 +388,10 @@ class SafeExecute(WarmExecute):
         answered: set[str] = set()
         armed = False
         refusals_logged = refusals_counted = 0
-        for record in _read_log(log):
+        records, tampered = _read_log(log, self._log_identity)
+        for record in records:
+            if ("armed" in record or "probe" in record) and not self._written_to_our_log(record):
+                tampered = tampered or "holds an answer that names another file"
             if "armed" in record:
                 armed = True
             elif "refused" in record:
@@ -402,7 +407,9 @@ class SafeExecute(WarmExecute):
                         findings[self._finding(FindingKind.GUARD_SAW, str(seen), after)] = None
             else:
                 findings[self._finding(FindingKind.FOREIGN_LOG_LINE)] = None
-        if not armed and self._probes:
+        if tampered:
+            findings[self._finding(FindingKind.LOG_TAMPERED, tampered)] = None
+        if not armed and self._probes and not tampered:
             # The guard is armed before any student code runs: unless its log shows a stranger's hand, that is ours.
             if any(f.kind is FindingKind.FOREIGN_LOG_LINE for f in findings):
                 findings[self._finding(FindingKind.GUARD_NEVER_ARMED)] = None
@@ -417,6 +424,10 @@ class SafeExecute(WarmExecute):
         log.unlink(missing_ok=True)
         self._notice_unreadable_replies(tuple(findings))
         return tuple(findings)
+
+    def _written_to_our_log(self, record: dict) -> bool:
+        """True when the guard's record names the log the grader made as the file it was written to."""
+        return self._log_identity is None or record.get("log") == list(self._log_identity)
 
     def _notice_unreadable_replies(self, findings: tuple[Finding, ...]) -> None:
         """An unreadable reply from a live kernel the guard saw nothing wrong in is ours (tried again); else the student's."""
@@ -481,21 +492,53 @@ def _read_reply(path: Path) -> bytes:
     return data
 
 
-def _read_log(path: Path) -> list[dict]:
-    try:  # the guard writes a few lines per cell: past the limit, the first records are what counts
-        text = read_bounded(path, MAX_LOG_BYTES, keep_head=True).decode(errors="replace")
+def _open_log(path: Path) -> int:
+    """The log for reading: never through a link, and never waiting on a FIFO put in its place."""
+    return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the regular file at `path`; None if there is none."""
+    try:
+        handle = _open_log(path)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(handle)
+    finally:
+        os.close(handle)
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+def _read_log(path: Path, identity: tuple[int, int] | None) -> tuple[list[dict], str]:
+    """The guard's records, and what is wrong with the file ("" when it is the log the grader made).
+
+    A missing log gives no records and no complaint: the student's kernel can
+    neither remove nor rename it, so its absence is the grader's to explain.
+    """
+    try:
+        handle = _open_log(path)
     except FileNotFoundError:
-        return []
-    except OSError:  # a kernel cannot put anything but its own appends there; if it did, the log says nothing
-        return [{}]
-    records = []
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = {}
-        records.append(record if isinstance(record, dict) else {})
-    return records
+        return [], ""
+    except OSError as error:
+        return [], f"could not be opened ({error.strerror})"
+    with os.fdopen(handle, "rb") as log:
+        info = os.fstat(log.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return [], "is not a regular file"
+        if identity is not None and (info.st_dev, info.st_ino) != identity:
+            return [], "is not the file the grader made"
+        text = log.read(MAX_LOG_BYTES + 1)
+    too_large = f"is larger than {MAX_LOG_BYTES // 2**20} MiB (read that far)" if len(text) > MAX_LOG_BYTES else ""
+    return [_record(line) for line in text[:MAX_LOG_BYTES].decode(errors="replace").splitlines()], too_large
+
+
+def _record(line: str) -> dict:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def _graded(cell) -> bool:

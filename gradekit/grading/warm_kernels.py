@@ -38,7 +38,7 @@ from gradekit.grading import worker_box
 from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.prompt_client import PromptKernelClient
-from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, TMP_VARIABLE
+from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, SOCKETS_VARIABLE, TMP_VARIABLE
 
 IN_KERNEL_DIR = Path(__file__).resolve().parent.parent / "sandbox"
 ZYGOTE_SOURCE = (IN_KERNEL_DIR / "kernel_zygote.py").read_text()
@@ -298,6 +298,8 @@ class WarmProvisioner(LocalProvisioner):
         if self.guarded:
             env[LOG_VARIABLE] = str(folder.guard_log)
             env[TMP_VARIABLE] = folder.kernel_tmp()
+            if folder.boxed:
+                env[SOCKETS_VARIABLE] = str(folder.sockets)
             for name in SECRET_VARIABLES:  # a gradebook URL may carry a password
                 env.pop(name, None)
         if folder.boxed:

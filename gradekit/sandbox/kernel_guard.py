@@ -12,7 +12,8 @@ does two things:
   the course's files (source notebooks with hidden tests, the gradebook,
   graded notebooks), opening SQLite databases or network connections,
   starting processes, forking, raw memory access through ctypes, walking the
-  garbage collector to reach the guard. Each refusal is written to the guard's log.
+  garbage collector to reach the guard, adding an audit hook of its own (one
+  that could answer the probe). Each refusal is written to the guard's log.
 * An integrity check, run when the grader raises the audit event
   `kit.probe`: are the objects the checks rely on (builtins, torch and
   numpy comparison functions, the check helpers, IPython's traceback and
@@ -20,7 +21,9 @@ does two things:
   code ran? Its answer goes to the log, tagged with the grader's nonce.
 
 The log is a file the grader reads after the notebook; a probe without an
-answer is itself a finding. A determined attacker with arbitrary memory
+answer is itself a finding. The arming record and every answer carry the
+identity (device, inode) of the file the guard's descriptor points to, so a
+descriptor the student redirected, or a file put in the log's place, shows. A determined attacker with arbitrary memory
 access can defeat any in-process guard; docs/pages/security.md says what to do then.
 """
 
@@ -33,6 +36,7 @@ import sys
 LOG_VARIABLE = "KIT_GUARD_LOG"
 PROTECTED_VARIABLE = "KIT_PROTECTED_ROOTS"
 TMP_VARIABLE = "KIT_KERNEL_TMP"  # the kernel's private temporary folder, made and removed by the grader
+SOCKETS_VARIABLE = "KIT_KERNEL_SOCKETS"  # where a boxed kernel binds its Jupyter sockets
 ARM_EVENT = "kit.arm"
 PROBE_EVENT = "kit.probe"
 SANDBOX_FILE = "kernel_sandbox.py"
@@ -57,6 +61,8 @@ REFUSED_EVENTS = {
     "signal.pthread_kill": "sent a signal to a process",
     "sys.settrace": "set a trace function",
     "sys.setprofile": "set a profile function",
+    # Python drops the new hook when an existing one raises here, and tells nobody: the guard logs it.
+    "sys.addaudithook": "added an audit hook",
     "socket.connect": "opened a network connection",
     "socket.sendto": "opened a network connection",
 }
@@ -133,6 +139,7 @@ class Guard:
 
     def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir, seal=True):
         self.log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self.log_identity = log_identity(self.log_fd)  # before any student code: the file the grader made
         self.log_path = os.path.realpath(log_path)
         self.protected = tuple(protected_roots)
         self.allowed = tuple(allowed_roots)
@@ -160,13 +167,19 @@ class Guard:
             self.shell_hooks = shell_hooks()
             no_exec = forbid_new_programs() if self.seal else False
             self.armed = True
-            self.write({"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed})
+            self.write(
+                {"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed, "log": self.log_identity}
+            )
             return None
         if not self.armed:
             return None
         if event == PROBE_EVENT:
             nonce = args[0] if args and type(args[0]) is str else ""
-            self.write({"probe": nonce, "findings": self.integrity_findings(), "refusals": self.refusals})
+            findings = self.integrity_findings()
+            # Where this answer really goes: a descriptor redirected to another file shows another identity.
+            self.write(
+                {"probe": nonce, "findings": findings, "refusals": self.refusals, "log": log_identity(self.log_fd)}
+            )
             return None
         if event == "os.kill" and _own_child(args):
             return None  # ipykernel ends the kernel's children at shutdown; they are nobody else's
@@ -235,6 +248,15 @@ class Guard:
             if expected is not _MISSING and value is not expected:
                 findings.append(f"the notebook's name {name!r} no longer refers to what the checks use")
         return findings
+
+
+def log_identity(descriptor):
+    """[device, inode] of the file behind `descriptor`, which the grader compares with the log it made."""
+    try:
+        info = os.fstat(descriptor)
+    except OSError:
+        return None
+    return [info.st_dev, info.st_ino]
 
 
 def take_snapshot():
@@ -383,13 +405,75 @@ def _other_process(path, reading):
 # which the grader kills with the kernel. No network either: connect() is refused, and of new
 # sockets only stream ones (Unix or TCP, which can then reach nobody) may be made, so no
 # datagram, raw or packet socket can send anything anywhere, not even to another kernel. The kernel's own sockets are bound
-# before the filter is installed.
-# Per architecture: (audit arch, the seccomp call, [execve, execveat, setsid, setpgid, connect], socket).
+# before the filter is installed. Refused too: process file descriptors (a pidfd signals any
+# process, the grading worker included, past the audit hook), reading or writing another
+# process's memory, and every way to change namespaces or mounts (they could undo a box the
+# operating system put the kernel in).
+# Per architecture: (audit arch, the seccomp call, {refused call: its number}, socket).
 SECCOMP_ARCHES = {
-    "x86_64": (0xC000003E, 317, (59, 322, 112, 109, 42), 41),
-    "aarch64": (0xC00000B7, 277, (221, 281, 157, 154, 203), 198),
+    "x86_64": (
+        0xC000003E,
+        317,
+        {
+            "execve": 59,
+            "execveat": 322,
+            "setsid": 112,
+            "setpgid": 109,
+            "connect": 42,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "unshare": 272,
+            "setns": 308,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsconfig": 431,
+            "fsmount": 432,
+            "fspick": 433,
+            "mount_setattr": 442,
+        },
+        41,
+    ),
+    "aarch64": (
+        0xC00000B7,
+        277,
+        {
+            "execve": 221,
+            "execveat": 281,
+            "setsid": 157,
+            "setpgid": 154,
+            "connect": 203,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "unshare": 97,
+            "setns": 268,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsconfig": 431,
+            "fsmount": 432,
+            "fspick": 433,
+            "mount_setattr": 442,
+        },
+        198,
+    ),
 }
 AF_UNIX, AF_INET, AF_INET6, SOCK_STREAM = 1, 2, 10, 1
+X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: same audit arch, numbers offset by this bit (no other arch has them)
 
 
 def forbid_new_programs():
@@ -402,7 +486,8 @@ def forbid_new_programs():
     if numbers is None or not sys.platform.startswith("linux"):
         return False
     arch, seccomp, refused, socket_call = numbers
-    program = b"".join(struct.pack("HBBI", *step) for step in seccomp_steps(arch, refused, socket_call))
+    steps = seccomp_steps(arch, tuple(refused.values()), socket_call)
+    program = b"".join(struct.pack("HBBI", *step) for step in steps)
     buffer = ctypes.create_string_buffer(program)
 
     class Program(ctypes.Structure):
@@ -418,18 +503,21 @@ def forbid_new_programs():
 def seccomp_steps(arch, refused, socket_call):
     """The filter as classic BPF steps (code, jump if true, jump if false, constant).
 
-    Another architecture passes; each refused call fails with EPERM; socket()
+    A call made through another architecture's table (32-bit calls from a
+    64-bit process, or x32 calls on x86_64) fails, since its numbers differ
+    and would slip past the list; each refused call fails with EPERM; socket()
     passes for AF_UNIX, AF_INET and AF_INET6 with SOCK_STREAM only (a datagram
     socket could send without connecting); the rest pass.
     Written with labels; `_assemble` turns them into relative jumps.
     """
-    load, load_arg, equal, mask, ret = 0x20, 0x20, 0x15, 0x54, 0x06
+    load, load_arg, equal, at_least, mask, ret = 0x20, 0x20, 0x15, 0x35, 0x54, 0x06
     allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
     domain, kind = 16, 24  # offsets of the call's first two arguments in seccomp_data (low words)
     steps = [
         (load, "", "", 4),
-        (equal, "", "allow", arch),  # the audit arch; another one passes
+        (equal, "", "refuse", arch),  # the audit arch
         (load, "", "", 0),  # the call number
+        (at_least, "refuse", "", X32_CALL_BIT),
         *[(equal, "refuse", "", number) for number in refused],
         (equal, "socket", "allow", socket_call),
         ("socket",),
@@ -507,12 +595,13 @@ def _allowed_roots():
     return tuple(sorted(os.path.realpath(r) for r in roots))
 
 
-def _confine(sandbox_file, roots, allowed, private_tmp):
+def _confine(sandbox_file, roots, allowed, private_tmp, socket_dir):
     """Landlock confinement (kernel_sandbox.py); False where the system does not offer it."""
     import runpy
 
     try:
-        return runpy.run_path(sandbox_file)["confine"](roots, allowed, os.path.realpath(os.getcwd()), private_tmp)
+        confine = runpy.run_path(sandbox_file)["confine"]
+        return confine(roots, allowed, os.path.realpath(os.getcwd()), private_tmp, socket_dir)
     except Exception:
         return False
 
@@ -553,7 +642,9 @@ def install():
     allowed = _allowed_roots() + tuple(os.path.join(here, name) for name in readable)
     guard = Guard(log_path, roots, allowed, os.path.realpath(os.getcwd()))  # opens its log first
     private_tmp = os.environ.pop(TMP_VARIABLE, "")
-    guard.sandboxed = bool(private_tmp) and _confine(os.path.join(here, SANDBOX_FILE), roots, allowed, private_tmp)
+    socket_dir = os.environ.pop(SOCKETS_VARIABLE, "")
+    sandbox_file = os.path.join(here, SANDBOX_FILE)
+    guard.sandboxed = bool(private_tmp) and _confine(sandbox_file, roots, allowed, private_tmp, socket_dir)
     sys.dont_write_bytecode = True
     sys.addaudithook(functools.partial(audit_hook, guard=guard))
     return None  # nothing of the guard stays reachable from the kernel's code

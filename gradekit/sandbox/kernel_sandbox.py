@@ -6,7 +6,8 @@ Landlock makes the kernel itself refuse them: the kernel may read everything
 except the protected course folders (where it keeps only Python's own
 installation and the support modules beside its notebook) and other
 processes' entries in /proc, and may write only
-to a private temporary folder (removed after the notebook) and /dev/null. It
+to a private temporary folder (removed after the notebook) and /dev/null;
+where the kernel offers it, it may signal only its own descendants. It
 is applied once, in the freshly forked kernel while it is still
 single-threaded, so every thread it starts inherits it. Standard library only: the kernel loads this file by path.
 """
@@ -20,17 +21,33 @@ CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446  # the same on x86_64 an
 RULE_PATH_BENEATH = 1
 READ_FILE, READ_DIR = 1 << 2, 1 << 3
 WRITES = (1 << 1) | (1 << 4) | (1 << 5) | (1 << 7) | (1 << 8) | (1 << 12) | (1 << 13) | (1 << 14)
+MAKE_CHAR, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK = 1 << 6, 1 << 9, 1 << 10, 1 << 11
+# Sockets and FIFOs may be made in the private folder only (the kernel's own sockets may live
+# there); device files nowhere. Left unhandled, any of them could be made anywhere, a
+# classmate's folder or the path where the grader will write a result included.
+SPECIAL_FILES = MAKE_SOCK | MAKE_FIFO
 FILE_RIGHTS = (1 << 1) | READ_FILE | (1 << 14)  # the rights Landlock accepts on a single file
-HANDLED = READ_FILE | READ_DIR | WRITES
+HANDLED = READ_FILE | READ_DIR | WRITES | SPECIAL_FILES | MAKE_CHAR | MAKE_BLOCK
 MINIMUM_ABI = 3  # truncation is handled from ABI 3 on
+# From ABI 6 on, a ruleset may also be scoped: signals may reach only the kernel's own
+# descendants, and abstract Unix sockets only those its own domain made. The ruleset's
+# attributes then grow from one u64 (the handled file rights) to three (file rights,
+# network rights, scopes).
+SCOPED_ABI = 6
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 
 
-def confine(protected_roots, readable_inside, notebook_dir, private_tmp):
-    """Confine this process; returns False where Landlock is missing (the grader removes `private_tmp`)."""
+def confine(protected_roots, readable_inside, notebook_dir, private_tmp, socket_dir=""):
+    """Confine this process; returns False where Landlock is missing (the grader removes `private_tmp`).
+
+    `socket_dir`, when given, is where the kernel binds its Jupyter sockets
+    (a boxed kernel's, outside its private tmpfs): it may make sockets there, nothing else.
+    """
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.syscall(CREATE_RULESET, None, 0, 1) < MINIMUM_ABI:  # LANDLOCK_CREATE_RULESET_VERSION
+    abi = libc.syscall(CREATE_RULESET, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
+    if abi < MINIMUM_ABI:
         return False
-    attributes = struct.pack("Q", HANDLED)
+    attributes = ruleset_attributes(abi)
     ruleset = libc.syscall(CREATE_RULESET, attributes, len(attributes), 0)
     if ruleset < 0:
         return False
@@ -43,7 +60,9 @@ def confine(protected_roots, readable_inside, notebook_dir, private_tmp):
         for entry in os.scandir(notebook_dir):
             if entry.is_file() and not entry.name.endswith(".ipynb"):
                 _allow(libc, ruleset, entry.path, READ_FILE)
-        _allow(libc, ruleset, private_tmp, READ_FILE | READ_DIR | WRITES)
+        _allow(libc, ruleset, private_tmp, READ_FILE | READ_DIR | WRITES | SPECIAL_FILES)
+        if socket_dir:  # zmq removes its socket files when it closes them
+            _allow(libc, ruleset, socket_dir, READ_DIR | MAKE_SOCK | (1 << 5))
         # Of /dev, only the null device: a file left in /dev/shm would reach the next student's kernel.
         _allow(libc, ruleset, os.devnull, READ_FILE | WRITES)
         if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.syscall(RESTRICT_SELF, ruleset, 0) != 0:
@@ -52,6 +71,13 @@ def confine(protected_roots, readable_inside, notebook_dir, private_tmp):
         os.close(ruleset)
     os.environ["TMPDIR"] = tempfile.tempdir = private_tmp
     return True
+
+
+def ruleset_attributes(abi):
+    """The ruleset's attributes, sized for the running ABI (an older kernel refuses fields it does not know)."""
+    if abi < SCOPED_ABI:
+        return struct.pack("Q", HANDLED)
+    return struct.pack("QQQ", HANDLED, 0, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL)
 
 
 def readable_outside(protected_roots):
