@@ -24,6 +24,7 @@ import json
 import os
 import secrets
 import signal
+import stat
 from pathlib import Path
 from queue import Empty
 
