@@ -8,7 +8,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 unexport PYTHONPATH
 
-.PHONY: demo test check system-packages prove release sync lock clean-demo
+.PHONY: demo test check system-packages box-package prove release sync lock clean-demo
 
 # The lock is complete, so pip need not resolve; byte-compiling on every core instead of
 # pip's one halves the install. A file that fails to compile is only a missed cache, as in pip.
@@ -18,7 +18,7 @@ $(VENV)/installed.stamp: requirements.lock
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null || true
 	touch $@
 
-demo: $(VENV)/installed.stamp
+demo: box-package $(VENV)/installed.stamp
 	$(BIN)/python -m gradekit demo
 
 # The whole suite (CI's command). The system packages it needs (a browser, PostgreSQL)
@@ -28,6 +28,10 @@ test: system-packages $(VENV)/installed.stamp
 
 system-packages:
 	.ci/system-packages
+
+# Grading kernels run in bubblewrap's box: the one system package grading itself needs.
+box-package:
+	.ci/system-packages --box
 
 # The fast tier: the house's rules (formatting, lint, the import contract between stages, the
 # type checker), the unit tests (no kernel, no nbgrader run, no system package), then every

@@ -1,0 +1,117 @@
+"""A forked kernel's box, seen from inside: what it may see, write and reach, and what it leaves behind."""
+
+import json
+import os
+import socket
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading import warm_kernels
+from gradekit.grading.warm_kernels import WarmKernelManager
+
+pytestmark = pytest.mark.notebook
+
+# An unguarded kernel (ctypes allowed): only the box stands between it and the machine.
+PROBE = """
+import ctypes, errno, json, os, socket, sys
+
+def attempt(action):
+    try:
+        action()
+        return "done"
+    except OSError as error:
+        return errno.errorcode.get(error.errno, str(error.errno))
+
+folder = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
+mailbox = os.path.join(folder, "mailbox")
+reply = os.path.join(mailbox, "reply")
+libc = ctypes.CDLL(None, use_errno=True)
+facts = {
+    "uid": os.getuid(),
+    "pid": os.getpid(),
+    "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+    "tmp": sorted(os.listdir("/tmp")),
+    "shm": sorted(os.listdir("/dev/shm")),
+    "kernel_folders": sorted(os.listdir(os.path.dirname(folder))),
+    "course_visible": os.path.exists(os.environ["PROBE_COURSE"]),
+    "write_tmp": attempt(lambda: open("/tmp/probe-note", "w").write("for the next kernel")),
+    "create_in_mailbox": attempt(lambda: open(os.path.join(mailbox, "extra"), "w")),
+    "rename_reply": attempt(lambda: os.rename(reply, reply + ".old")),
+    "remove_reply": attempt(lambda: os.unlink(reply)),
+    "fifo_in_mailbox": attempt(lambda: os.mkfifo(os.path.join(mailbox, "pipe"))),
+    "write_reply": attempt(lambda: open(reply, "r+b").write(b"an answer")),
+    "connect": attempt(lambda: socket.create_connection(("127.0.0.1", int(os.environ["PROBE_PORT"])), timeout=2)),
+    "unmount_mailbox": libc.umount2(mailbox.encode(), 2) == 0,
+    "unmount_tmp": libc.umount2(b"/tmp", 2) == 0,
+}
+print(json.dumps(facts))
+"""
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on this machine's loopback: a kernel with a network of its own cannot reach it."""
+    server = socket.create_server(("127.0.0.1", 0))
+    yield server.getsockname()[1]
+    server.close()
+
+
+def _run_probe(folder: Path, env: dict) -> dict:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=WarmKernelManager,
+        resources={"metadata": {"path": str(folder)}},
+        timeout=60,
+    )
+    with client.setup_kernel(env=env):
+        client.execute_cell(notebook.cells[0], 0)
+    return json.loads(notebook.cells[0].outputs[0]["text"])
+
+
+def test_a_kernel_sees_only_its_own_box(tmp_path, listener):
+    course = tmp_path / "course-with-hidden-tests"
+    course.mkdir()
+    env = dict(grading_environment(), PROBE_COURSE=str(course), PROBE_PORT=str(listener))
+    seen = _run_probe(tmp_path, env)
+    assert seen["uid"] == 65534
+    assert seen["processes"] == sorted({1, seen["pid"]})  # its zygote and itself: no worker, no other kernel
+    # A tmpfs of its own: IPython's folder, and the paths of its own folder and its notebook's, made in it.
+    made_here = {"ipython", warm_kernels.zygote().kernels_root.parts[2], tmp_path.parts[2]}
+    assert set(seen["tmp"]) <= made_here
+    assert seen["shm"] == []
+    assert len(seen["kernel_folders"]) == 1  # its own folder, none of another kernel's
+    assert not seen["course_visible"]
+    assert seen["connect"] == "ENETUNREACH"
+    assert not seen["unmount_mailbox"] and not seen["unmount_tmp"]
+
+
+def test_a_kernel_writes_only_its_reply_in_its_mailbox(tmp_path, listener):
+    env = dict(grading_environment(), PROBE_COURSE=str(tmp_path), PROBE_PORT=str(listener))
+    seen = _run_probe(tmp_path, env)
+    for action in ("create_in_mailbox", "rename_reply", "remove_reply", "fifo_in_mailbox"):
+        assert seen[action] == "EROFS", action
+    assert seen["write_reply"] == "done"
+
+
+def test_what_a_kernel_writes_in_its_tmp_stays_in_its_box(tmp_path, listener):
+    env = dict(grading_environment(), PROBE_COURSE=str(tmp_path), PROBE_PORT=str(listener))
+    first = _run_probe(tmp_path, env)
+    second = _run_probe(tmp_path, env)
+    assert first["write_tmp"] == "done"
+    assert "probe-note" not in second["tmp"] and not Path("/tmp/probe-note").exists()
+
+
+def test_the_worker_keeps_its_kernels_folders_in_one_place_it_removes(tmp_path, listener):
+    env = dict(grading_environment(), PROBE_COURSE=str(tmp_path), PROBE_PORT=str(listener))
+    _run_probe(tmp_path, env)
+    root = warm_kernels.zygote().kernels_root
+    assert list(root.iterdir()) == []  # each kernel's folder went with it
+    warm_kernels.discard_zygote()
+    assert not root.exists()
+    assert not os.path.exists(root)
