@@ -503,6 +503,38 @@ import tempfile
 os.dup2(os.open(os.path.join(tempfile.gettempdir(), 'my-own-log'), os.O_WRONLY | os.O_CREAT), _guard_logs()[0])
 """
 )
+# The box (bubblewrap, then namespaces of the kernel's own): each attack gives wrong answers if it finds anything.
+LOOKS_FOR_ITS_WORKER = """
+import os, signal
+_others = [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]
+if os.environ.get('JPY_PARENT_PID') or _others:
+    print('found', os.environ.get('JPY_PARENT_PID'), [open(f'/proc/{p}/cmdline').read()[:80] for p in _others])
+    return torch.zeros((), dtype=torch.float64), torch.zeros((), dtype=torch.float64)
+"""
+
+
+def _reads_the_course_paths(b: Builder) -> None:
+    """The course's folders were named in the environment the kernels' parent started with."""
+    b.wrap_chain(
+        "import os\n"
+        "_seen = open('/proc/self/environ', 'rb').read().decode(errors='replace') + repr(dict(os.environ))\n"
+        f"if 'KIT_PROTECTED_ROOTS' in _seen or {str(b.course.root)!r} in _seen:\n"
+        "    return torch.zeros((), dtype=torch.float64), torch.zeros((), dtype=torch.float64)"
+    )
+
+
+# The reply the grader will read, taken away or swapped for a FIFO (which would block a plain read).
+SWAPS_ITS_REPLY = """
+import os, sys
+_reply = os.path.join(os.path.dirname(sys.argv[sys.argv.index('-f') + 1]), 'mailbox', 'reply')
+for _swap in (lambda: os.rename(_reply, _reply + '.old'), lambda: os.mkfifo(_reply + '.pipe')):
+    try:
+        _swap()
+    except OSError:
+        pass
+"""
+
+
 LOOSE_LABEL = """
 class Agreeable(str):
     __hash__ = str.__hash__
@@ -770,6 +802,9 @@ def case_list() -> tuple[Case, ...]:
         ),
         Case("signals-the-grader-through-a-pidfd", lambda b: b.wrap_chain(SIGNALS_THROUGH_A_PIDFD), full),
         Case("makes-pipes-in-a-classmates-folder", _makes_pipes_in_a_classmates_folder, full),
+        Case("looks-for-its-worker-and-other-kernels", lambda b: b.wrap_chain(LOOKS_FOR_ITS_WORKER), full),
+        Case("reads-the-course-paths-from-its-environment", _reads_the_course_paths, full),
+        Case("swaps-its-reply-for-a-fifo", lambda b: b.wrap_chain(SWAPS_ITS_REPLY), full),
         Case(
             "reads-another-process",
             lambda b: b.wrap_chain(

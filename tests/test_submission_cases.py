@@ -161,13 +161,14 @@ def test_no_kernel_reads_another_processes_environment(graded):
 
 
 def test_no_kernel_leaves_a_note_for_the_next(graded):
-    """A kernel's /tmp and /dev/shm are tmpfs of its own box: the note is written there, and goes with the kernel."""
+    """A kernel's /tmp is a tmpfs of its own box (Landlock keeps it out of /dev/shm): the note goes with the kernel."""
     scratch, _, _, _ = graded
     notebook = nbformat.read(
         scratch.autograded_dir / "writes-a-note-for-the-next-student" / scratch.assignment_id / f"{TARGET}.ipynb", 4
     )
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
-    assert printed.count("left a note in") == len(NOTE_PATHS)  # into the kernel's own tmpfs
+    shm, tmp = NOTE_PATHS
+    assert f"left a note in {tmp}" in printed and f"could not leave a note in {shm}" in printed
     assert not any(Path(note).exists() for note in NOTE_PATHS)  # not on the machine (and the reader scores in full)
 
 
