@@ -273,6 +273,9 @@ class SafeExecute(WarmExecute):
         for broken in dict.fromkeys(sealed.broken_replies):
             self._noticed.append(self._finding(FindingKind.UNREADABLE_ANSWER, str(broken), _cell_name(cell)))
         sealed.broken_replies.clear()
+        for forged in dict.fromkeys(sealed.forgeries):
+            self._noticed.append(self._finding(FindingKind.FORGED_FACT, forged, _cell_name(cell)))
+        sealed.forgeries.clear()
         await self._after(cell)
 
     async def _exchange(self, request: bytes) -> bytes:

@@ -4,7 +4,7 @@ Loaded by path in every graded kernel before any cell runs (kernel_zygote.py).
 `install` puts one function, `__kit_answer__`, among the builtins. The grader
 writes a request into the kernel's private folder and runs `__kit_answer__()`
 as a silent cell; the kernel reads the request, calls what it names (an answer,
-a method of an object it holds, or a function the test passes in) and writes
+a method of an object it holds, or a function of the course's public module) and writes
 its reply beside it. Both messages are made by `crossing.py`. The student can
 replace any of this; that only changes what their own answers report, which
 the grader then judges like any other answer.
@@ -37,7 +37,7 @@ def install(private_tmp):
 
     def mirror():
         if "mirror" not in state:
-            state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer, kernel_globals=user_namespace)
+            state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer)
         return state["mirror"]
 
     def answer():

@@ -17,6 +17,8 @@ import traceback
 import warnings
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 MISCONCEPTION_TAG = "[misconception: {}]"
 
@@ -316,35 +318,302 @@ def counting_saved_tensors():
         yield count
 
 
+# --- What the tests hand to the student's code, and how a forged fact shows -----------------
+#
+# Under sealed grading no function of a hidden test reaches the student's kernel:
+# whatever must run beside the student's code is defined here, in this public
+# module, and a test passes it by name with data only. What these functions
+# report comes from the student's process, so each one also reports the act
+# that would forge it, and the test turns that report into a Forgery.
+
+
+class Forgery(Diagnosis):
+    """A fact the student's process reported was forged: the cell scores zero and the grader flags it."""
+
+    forged = True
+
+
+BACKWARD, BY_HAND = "backward", "by hand"  # how a gradient reached a hook
+
+
+def leaf_noting_deliveries(value, deliveries):
+    """A float64 leaf holding `value` whose hook notes in `deliveries` each gradient handed to it.
+
+    Each entry is (BACKWARD, gradient) when the autograd engine was running a
+    backward pass as the hook was called, and (BY_HAND, gradient) otherwise.
+    """
+    leaf = torch.as_tensor(value, dtype=torch.float64).detach().clone().requires_grad_()
+    leaf.register_hook(functools.partial(_note_delivery, deliveries))
+    return leaf
+
+
+def _note_delivery(deliveries, grad):
+    # The engine gives each backward pass a task id; outside one the id is -1.
+    how = BACKWARD if torch._C._current_graph_task_id() >= 0 else BY_HAND
+    deliveries.append((how, grad.detach().clone()))
+
+
+def gradients_from_backward(deliveries, what):
+    """The gradients backward passes handed to a leaf of `leaf_noting_deliveries`; Forgery if any came by hand."""
+    forged = [
+        entry for entry in deliveries
+        if not (isinstance(entry, tuple) and len(entry) == 2 and entry[0] == BACKWARD)
+    ]
+    if forged:
+        raise Forgery(
+            f"{what}: a gradient reached x's hook outside any backward pass (the hook was called by hand, "
+            "or its record was written over); that forges a delivery backward() never made"
+        )
+    return [grad for _, grad in deliveries]
+
+
 @_around_student_code
 @contextlib.contextmanager
-def element_budget(limit, message, misconception=None):
-    """Stop the block as soon as one tensor operation produces more than `limit` elements.
+def noting_retain_grad(retained):
+    """Note in `retained` every tensor on which retain_grad() is called inside the block."""
+    original = torch.Tensor.__dict__.get("retain_grad")
 
-    Raises Diagnosis(message, misconception) naming the operation and the shape;
-    used to reject code that materialises a dense Jacobian before it can use
-    much memory. The operation runs before its output is measured, so choose
-    input shapes whose dense Jacobian is still small in absolute terms.
-    """
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
+    def retain_grad(tensor):
+        retained.append(tensor)
+        return torch._C.TensorBase.retain_grad(tensor)
 
-    seen = []
-
-    class _Budget(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            for value in tree_flatten(out)[0]:
-                if isinstance(value, torch.Tensor) and value.numel() > limit:
-                    seen.append(f"{func} made a tensor of shape {tuple(value.shape)}")
-                    raise Diagnosis(f"{message} ({seen[0]})", misconception)
-            return out
-
+    torch.Tensor.retain_grad = retain_grad
     try:
-        with _Budget():
-            yield
-    except Exception:
-        if not seen:
-            raise
-    if seen:  # also when the error was caught, or came back wrapped in another type
-        raise Diagnosis(f"{message} ({seen[0]})", misconception) from None
+        yield retained
+    finally:
+        if original is None:
+            del torch.Tensor.retain_grad
+        else:
+            torch.Tensor.retain_grad = original
+
+
+def stored_gradients(tensors):
+    """The `.grad` of each tensor, read where their graph lives."""
+    with quiet():
+        return [tensor.grad for tensor in tensors]
+
+
+MATRIX_PRODUCTS = frozenset({"mm", "bmm", "addmm", "baddbmm", "matmul", "mv", "addmv", "dot"})
+
+
+def call_watched(function, *args, limit=None, **kwargs):
+    """Call a student's function with every tensor operation it runs watched; returns (result, watched).
+
+    `watched` is data: "over" names the first operation that made a tensor of
+    more than `limit` elements (None if none did, and the call is stopped
+    there, before a dense Jacobian can use much memory), "products" counts the
+    matrix products, and "popped" says whether the student's code took the
+    watch off torch's stack of dispatch modes. Judge it with `expect_within`.
+    """
+    watched_call = functools.partial(_call_under_watch, function, limit)
+    watched_call.__name__ = getattr(function, "__name__", "your function")
+    return call_answer(watched_call, *args, **kwargs)
+
+
+def expect_within(watched, limit_message, misconception=None):
+    """Forgery if the watch was taken off while the student's code ran; Diagnosis if it saw the limit passed."""
+    if watched["popped"]:
+        raise Forgery(
+            "the code took the grader's watch off torch's stack of dispatch modes while it ran, "
+            "so the operations it ran there went unseen"
+        )
+    if watched["over"] is not None:
+        raise Diagnosis(f"{limit_message} ({watched['over']})", misconception)
+
+
+class _OverLimit(Exception):
+    """Stops the student's code at the first operation past the limit."""
+
+
+def _call_under_watch(function, limit, *args, **kwargs):
+    from torch.utils import _python_dispatch as dispatch
+
+    watch = _OperationWatch(limit)
+    real_pop = dispatch._pop_torch_dispatch_stack
+    depth = torch._C._len_torch_dispatch_stack()
+    watch.__enter__()
+    try:
+        with _noting_pops(watch, dispatch, real_pop):
+            try:
+                result = function(*args, **kwargs)
+            except Exception:
+                if watch.over is None:
+                    raise
+                result = None  # stopped by the watch, whatever the code made of that
+    finally:
+        left = torch._C._len_torch_dispatch_stack()
+        if left != depth + 1 or torch._C._get_dispatch_stack_at(depth) is not watch:
+            watch.popped = True
+        while torch._C._len_torch_dispatch_stack() > depth:
+            real_pop(None)
+    return result, {"over": watch.over, "products": watch.products, "popped": watch.popped}
+
+
+@contextlib.contextmanager
+def _noting_pops(watch, dispatch, real_pop):
+    """While the block runs, a pop of torch's dispatch-mode stack marks the watch as popped."""
+
+    def noted_pop(*args):
+        watch.popped = True
+        return real_pop(*args)
+
+    real_c_pop = torch._C._pop_torch_dispatch_stack
+    dispatch._pop_torch_dispatch_stack = torch._C._pop_torch_dispatch_stack = noted_pop
+    try:
+        yield
+    finally:
+        dispatch._pop_torch_dispatch_stack = real_pop
+        torch._C._pop_torch_dispatch_stack = real_c_pop
+
+
+class _OperationWatch(TorchDispatchMode):
+    """Counts matrix products and stops at the first tensor of more than `limit` elements."""
+
+    def __init__(self, limit):
+        super().__init__()
+        self.limit, self.over, self.products, self.popped = limit, None, 0, False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if str(func).split(".")[1] in MATRIX_PRODUCTS:
+            self.products += 1
+        out = func(*args, **(kwargs or {}))
+        for value in tree_flatten(out)[0]:
+            if self.limit is not None and isinstance(value, torch.Tensor) and value.numel() > self.limit:
+                self.over = self.over or f"{func} made a tensor of shape {tuple(value.shape)}"
+                raise _OverLimit(self.over)
+        return out
+
+
+# --- Functions the tests pass to answers, and what they build beside the student's code -----
+#
+# Public on purpose: a test refers to them by name, so no test code has to
+# travel to the student's kernel. What they compute (the expected values) stays
+# in the hidden tests.
+
+
+def noting_calls(function, calls, t):
+    """`function(t)`, noting in `calls` whether autograd could record this call."""
+    calls.append(isinstance(t, torch.Tensor) and t.requires_grad and torch.is_grad_enabled())
+    return function(t)
+
+
+def sum_of_squares(t):
+    return (t * t).sum()
+
+
+def product_of_sines(t):
+    return torch.sin(t).prod()
+
+
+def exp_of_first_times_cube_of_second(t):
+    return torch.exp(t[0]) * t[1] ** 3
+
+
+def euclidean_norm(t):
+    return (t @ t).sqrt()
+
+
+def halved_sum(t):
+    return (t * 0.5).sum()
+
+
+def squared(t):
+    return t * t
+
+
+def matrix_times(matrix, t):
+    return matrix @ t
+
+
+def sines_product_exp(t):
+    """Three outputs of a 3-vector: the sum of sines, the product of the first two entries, exp of the third."""
+    return torch.stack([t.sin().sum(), t[0] * t[1], t[2].exp()])
+
+
+def gram(t):
+    return t @ t.T
+
+
+def sine_times_running_sum(t):
+    return t.sin() * t.cumsum(0)
+
+
+def grad_none_situations():
+    """Tensors whose `.grad` is None, each in its own situation: (key, tensor, output, backward_ran)."""
+    gen = seeded(30)
+    situations = []
+
+    a = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    spare = torch.tensor(-2.0, dtype=torch.float64, requires_grad=True)
+    loss = a.exp() * 2
+    loss.backward()
+    situations.append(("spare-parameter", spare, loss, True))
+
+    base = torch.randn(4, dtype=torch.float64, generator=gen, requires_grad=True)
+    weight = base * 0.01
+    loss = (weight * 3).sum()
+    loss.backward()
+    situations.append(("scaled-weight", weight, loss, True))
+
+    p = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)
+    with torch.no_grad():
+        loss = (p.sin() * 4).sum()
+    situations.append(("loss-under-no-grad", p, loss, False))
+
+    x = torch.tensor(2.0, dtype=torch.float64)
+    w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    loss = (w * x + 1.0 - 5.0) ** 2
+    loss.backward()
+    situations.append(("data-input", x, loss, True))
+
+    r = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    r_bias = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    loss = (r * r).sum() + r_bias
+    loss.backward()
+    with torch.no_grad():
+        for param in (r, r_bias):
+            param -= 0.1 * param.grad
+            param.grad = None
+    situations.append(("after-sgd-step", r, loss, True))
+
+    q = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
+    other = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
+    loss = ((q.tanh() * other).exp() + other).pow(2).mean()
+    situations.append(("deep-before-backward", q, loss, False))
+
+    W = torch.randn(3, 2, dtype=torch.float64, generator=gen, requires_grad=True)
+    inputs = torch.randn(2, dtype=torch.float64, generator=gen)
+    hidden = torch.tanh(W @ inputs)
+    loss = (hidden**2).sum()
+    loss.backward()
+    situations.append(("hidden-activation", hidden, loss, True))
+
+    m = torch.tensor([2.0, -1.0], dtype=torch.float64, requires_grad=True)
+    n = torch.tensor([0.5, 0.25], dtype=torch.float64, requires_grad=True)
+    with torch.no_grad():
+        frozen = m * 2
+    loss = (frozen * n).sum()
+    loss.backward()
+    situations.append(("frozen-under-no-grad", frozen, loss, True))
+
+    c = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+    d = torch.tensor(0.9, dtype=torch.float64, requires_grad=True)
+    loss = c * c + 1
+    situations.append(("unused-before-backward", d, loss, False))
+
+    s = torch.randn(2, 2, dtype=torch.float64, generator=gen, requires_grad=True)
+    loss = s.cos().sum()
+    loss.backward()
+    s.grad = None
+    situations.append(("grad-set-to-none", s, loss, True))
+
+    used = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    twin = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    loss = (used * used).sum()
+    loss.backward()
+    situations.append(("equal-twin", twin, loss, True))
+
+    leaf_output = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
+    bystander = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
+    situations.append(("output-is-a-leaf", bystander, leaf_output, False))
+    return situations
