@@ -497,8 +497,13 @@ class _Encoder:
                 self.encode(dict(value.keywords)),
             )
         if callable(value):
-            raise CrossingError(_refusal(value))
+            raise CrossingError(function_refusal(value))
         return self._other(value)  # refused: the grader sends no other object
+
+
+def crosses_by_name(value):
+    """True when the kernel finds `value` by importing it: from the course's public module or a library."""
+    return _public_name(value) is not None or (callable(value) and _import_path(value) is not None)
 
 
 def _public_name(value):
@@ -509,7 +514,7 @@ def _public_name(value):
     return name
 
 
-def _refusal(function):
+def function_refusal(function):
     """Why a test's own function cannot reach the kernel, and where to put it instead."""
     name = getattr(function, "__name__", None) or type(function).__name__
     return (

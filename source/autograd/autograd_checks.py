@@ -617,3 +617,38 @@ def grad_none_situations():
     bystander = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
     situations.append(("output-is-a-leaf", bystander, leaf_output, False))
     return situations
+
+
+class StandInCalled(Exception):
+    """Raised by `refuse_call`: the student's code called something a test had replaced."""
+
+
+def refuse_call(*args, **kwargs):
+    """A stand-in for a function the student's code must not call (autograd, for work done by hand)."""
+    raise StandInCalled("a stand-in that refuses to be called was called")
+
+
+@contextlib.contextmanager
+def blaming_stand_ins(message, misconception=None):
+    """Grader side: a call that failed because it called `refuse_call` fails with `message` instead."""
+    try:
+        yield
+    except Diagnosis as failure:
+        if StandInCalled.__name__ in str(failure):
+            raise Diagnosis(message, misconception) from None
+        raise
+
+
+def square_loss_derivation(x, y, w, b, factor=2.0, db_sign=1.0, db_shift=0.0, dw_scale=1.0, absolute_loss=False):
+    """Hand derivatives of L = (w*x + b - y)**2; the keyword arguments give the faulty ones a test needs."""
+    err = w * x + b - y
+    return {
+        "loss": abs(err) if absolute_loss else err**2,
+        "dw": factor * err * x * dw_scale,
+        "db": db_sign * factor * err + db_shift,
+    }
+
+
+def lesson_numbers(x, y, w, b):
+    """The lesson's worked values, whatever the point."""
+    return {"loss": 4.0, "dw": 8.0, "db": 4.0}
