@@ -652,3 +652,62 @@ def square_loss_derivation(x, y, w, b, factor=2.0, db_sign=1.0, db_shift=0.0, dw
 def lesson_numbers(x, y, w, b):
     """The lesson's worked values, whatever the point."""
     return {"loss": 4.0, "dw": 8.0, "db": 4.0}
+
+
+def backward_with_cotangent(output, cotangent):
+    """Backward from `output`, weighting its entries by `cotangent`."""
+    (output * cotangent).sum().backward()
+
+
+def squares_plus_sum(a, b):
+    return (a * a).sum() + b.sum()
+
+
+def squares_plus_weighted_sum(a, b, weights):
+    return (a * a).sum() + (weights * b).sum()
+
+
+def squared_distance(a, target):
+    return ((a - target) ** 2).sum()
+
+
+def squares_plus_cubes(a, b):
+    return (a * a).sum() + (b**3).sum()
+
+
+def linear_cross_entropy(W, b, X_batch, y_batch):
+    return torch.nn.functional.cross_entropy(X_batch @ W + b, y_batch)
+
+
+def noting_batch_rows(rows, loss_fn, X_batch, y_batch):
+    """`loss_fn(X_batch, y_batch)`, noting in `rows` how many rows the batch has."""
+    rows.append(len(y_batch))
+    return loss_fn(X_batch, y_batch)
+
+
+def counting_gradient_arrivals(params, arrivals):
+    """Hooks counting in `arrivals[name]` the backward passes that accumulate a gradient into each parameter.
+
+    A hook called outside a backward pass marks its count BY_HAND instead; `arrival_counts` reads them.
+    """
+    return [
+        p.register_post_accumulate_grad_hook(functools.partial(_count_arrival, arrivals, name))
+        for name, p in params.items()
+    ]
+
+
+def _count_arrival(arrivals, name, _):
+    if torch._C._current_graph_task_id() >= 0 and isinstance(arrivals[name], int):
+        arrivals[name] += 1
+    else:
+        arrivals[name] = BY_HAND
+
+
+def arrival_counts(arrivals, what):
+    """The counts of `counting_gradient_arrivals`; Forgery if a hook was called by hand or a count written over."""
+    if not all(type(count) is int for count in arrivals.values()):
+        raise Forgery(
+            f"{what}: a parameter's gradient hook was called by hand, outside any backward pass, "
+            "or its count was written over; that forges backward passes that never ran"
+        )
+    return arrivals
