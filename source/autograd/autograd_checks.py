@@ -840,3 +840,71 @@ def tanh_of_product(a, b):
 
 def square_of_product(a, b):
     return (a @ b) ** 2
+
+
+def doubled(t):
+    return t * 2
+
+
+def changed_in_place(tensor):
+    """Change `tensor` in place where it lives, so that its version counter moves there."""
+    with torch.no_grad():
+        tensor.mul_(10).add_(1)
+
+
+def scaled_squared_distance(target, scale, p):
+    return (scale * (p - target) ** 2).sum()
+
+
+def cubed(t):
+    return t**3
+
+
+def sine_times_self(t):
+    return torch.sin(t) * t
+
+
+def minus_two(t):
+    return t - 2
+
+
+def noting_operands(seen, operation, x, w):
+    """`operation(x, w)`, noting the pair (x, w) in `seen`."""
+    seen.append((x, w))
+    return operation(x, w)
+
+
+def product(x, w):
+    return x * w
+
+
+def total(x, w):
+    return x + w
+
+
+def quotient(x, w):
+    return x / w
+
+
+def difference(x, w):
+    return x - w
+
+
+def square_plus(x, w):
+    return x**2 + w
+
+
+def sine_plus(x, w):
+    return torch.sin(x) + w
+
+
+def exp_times(x, w):
+    return x.exp() * w
+
+
+def shifted_product(x, w):
+    return (x + 1) * w
+
+
+def product_and_sum_stacked(x, w):
+    return torch.stack([x * w, x + w])
