@@ -908,3 +908,159 @@ def shifted_product(x, w):
 
 def product_and_sum_stacked(x, w):
     return torch.stack([x * w, x + w])
+
+
+def tenth_then_triple(a):
+    return (a * 0.1) * 3
+
+
+def times_point_three(a):
+    return a * 0.3
+
+
+def tanh_plus_tiny(a):
+    return torch.tanh(a) + 1e-12
+
+
+def twice(a):
+    return a * 2
+
+
+def twice_stretched(a):
+    """Twice `a`, off by a relative 1e-6."""
+    return a * 2 * (1 + 1e-6)
+
+
+def twice_shifted(a):
+    """Twice `a`, off by an absolute 1e-6."""
+    return a * 2 + 1e-6
+
+
+def times_one(a):
+    return a * 1.0
+
+
+def times_1_105(a):
+    return a * 1.105
+
+
+class _CubeWithWrongGradient(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a**3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * 2 * a  # the true derivative is 3 * a**2
+
+
+def _wrong_cube(a):
+    return _CubeWithWrongGradient.apply(a)
+
+
+def compiled_wrong_cube():
+    """a**3 with a wrong backward (2a), compiled with aot_eager."""
+    with quiet():
+        return torch.compile(_wrong_cube, backend="aot_eager")
+
+
+def sine_mix(a, b):
+    return torch.sin(a) * b + a * b**2
+
+
+def sine_mix_reordered(a, b):
+    return a * (b * b) + b * torch.sin(a)
+
+
+def scaled_sum(a, b):
+    return a * b.sum()
+
+
+def scaled_sum_half_b_gradient(a, b):
+    """`scaled_sum` in value, with half the gradient for b."""
+    return a * (b.detach().sum() + 0.5 * (b - b.detach()).sum())
+
+
+def probed_inputs(seen):
+    """An input that requires grad, and a function noting in `seen` (is_leaf, requires_grad, own memory) of what it receives."""
+    original = torch.linspace(-1.0, 2.0, 4, dtype=torch.float64).requires_grad_()
+
+    def probe(a):
+        own_memory = a.untyped_storage().data_ptr() != original.untyped_storage().data_ptr()
+        seen.append((a.is_leaf, a.requires_grad, own_memory))
+        return a * 2
+
+    return original, probe
+
+
+def manual_clock(calls, readings=None):
+    """A clock that moves only when the function it comes with is called: 5 s the first time, 0.25 s after.
+
+    Returns (clock, function); the function notes its inputs in `calls`, the
+    clock its readings in `readings` when given.
+    """
+
+    class ManualClock:
+        def __init__(self):
+            self.now = 100.0
+
+        def __call__(self):
+            if readings is not None:
+                readings.append(self.now)
+            return self.now
+
+    clock = ManualClock()
+
+    def slow_first_call(a):
+        clock.now += 5.0 if not calls else 0.25
+        calls.append(a)
+        return a * 2
+
+    return clock, slow_first_call
+
+
+COMPARISON_REPORT = "the comparison report"
+
+
+def fixed_report(fn, compiled_fn, inputs, rtol, atol, **options):
+    """In place of compare_compiled: always COMPARISON_REPORT."""
+    return COMPARISON_REPORT
+
+
+def noting_compare(recorded, fn, compiled_fn, inputs, rtol, atol, **options):
+    """In place of compare_compiled: notes its arguments in `recorded`, returns COMPARISON_REPORT."""
+    recorded.append({"fn": fn, "compiled_fn": compiled_fn, "inputs": inputs, "rtol": rtol, "atol": atol})
+    return COMPARISON_REPORT
+
+
+@_around_student_code
+@contextlib.contextmanager
+def watching_compile():
+    """Note the backend of every torch.compile call made inside the block; yields the list of backends."""
+    backends = []
+    real_compile = torch.compile
+
+    def recording_compile(model=None, **options):
+        backends.append(options.get("backend", "inductor"))
+        return real_compile(model, **options)
+
+    torch.compile = recording_compile
+    try:
+        yield backends
+    finally:
+        torch.compile = real_compile
+
+
+def softplus_mix(a, b):
+    return torch.nn.functional.softplus(a) * b + torch.sin(a)
+
+
+def itself(value):
+    """`value` unchanged: through `in_kernel`, the object as it stands beside the student's code."""
+    return value
+
+
+def gradients_of_sum(out, leaves):
+    return torch.autograd.grad(out.sum(), leaves)
