@@ -1064,3 +1064,48 @@ def itself(value):
 
 def gradients_of_sum(out, leaves):
     return torch.autograd.grad(out.sum(), leaves)
+
+
+def seeded_linear(n_in, n_out, seed):
+    """A float64 nn.Linear whose weight and bias come from a private generator."""
+    layer = torch.nn.utils.skip_init(torch.nn.Linear, n_in, n_out, dtype=torch.float64)
+    generator = seeded(seed)
+    with torch.no_grad():
+        layer.weight.copy_(torch.randn(n_out, n_in, dtype=torch.float64, generator=generator))
+        layer.bias.copy_(torch.randn(n_out, dtype=torch.float64, generator=generator))
+    return layer
+
+
+def linear_then_dropout(n_in, n_out, seed, p):
+    return torch.nn.Sequential(seeded_linear(n_in, n_out, seed), torch.nn.Dropout(p))
+
+
+def dropout_model():
+    """A Linear + Dropout model, and its evaluation-mode output as a function of the input."""
+    first = seeded_linear(5, 3, seed=20)
+    model = torch.nn.Sequential(first, torch.nn.Dropout(0.5))
+    return model, functools.partial(_linear_output, first)
+
+
+def _linear_output(layer, x):
+    return x @ layer.weight.T + layer.bias
+
+
+def batchnorm_model():
+    """A Linear + BatchNorm + ReLU + Dropout + Linear model, and its evaluation-mode output as a function."""
+    first, last = seeded_linear(4, 6, seed=21), seeded_linear(6, 2, seed=22)
+    norm = torch.nn.BatchNorm1d(6, dtype=torch.float64)
+    generator = seeded(23)
+    with torch.no_grad():
+        norm.running_mean.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
+        norm.running_var.copy_(torch.rand(6, dtype=torch.float64, generator=generator) + 0.5)
+        norm.weight.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
+        norm.bias.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
+    model = torch.nn.Sequential(first, norm, torch.nn.ReLU(), torch.nn.Dropout(0.3), last)
+    return model, functools.partial(_batchnorm_output, first, norm, last)
+
+
+def _batchnorm_output(first, norm, last, x):
+    hidden = x @ first.weight.T + first.bias
+    hidden = (hidden - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps) * norm.weight + norm.bias
+    return torch.relu(hidden) @ last.weight.T + last.bias
