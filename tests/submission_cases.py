@@ -1,8 +1,8 @@
 """Broken and hostile submissions: one named case each, built from the reference, with its exact outcome.
 
-Every case submits the two smallest notebooks (010_history, 020_leaves) as the
-reference would, then breaks or attacks something, mostly around the
-`chain_gradients` exercise of 020_leaves. `Expected` is what grading must
+Every case submits the three smallest notebooks (010_history, 020_leaves,
+021_cotangents) as the reference would, then breaks or attacks something,
+mostly around the `chain_gradients` exercise of 020_leaves. `Expected` is what grading must
 give: the row's status, the graded cells that score zero (every other cell
 earns full marks), and fragments the row's message, notes or findings must hold.
 """
@@ -22,7 +22,7 @@ from gradekit.core.manifest import Manifest
 from gradekit.core.status import Status
 from gradekit.proof.subjects import answer_sources, fill_answers
 
-NOTEBOOKS = ("010_history", "020_leaves")
+NOTEBOOKS = ("010_history", "020_leaves", "021_cotangents")
 TARGET = "020_leaves"
 ALL_OF_010 = frozenset(
     {"010_history/test_float64_leaf", "010_history/test_square_sum_grad", "010_history/test_gradient_at"}
@@ -42,6 +42,8 @@ class Expected:
     zero_cells: frozenset[str] = frozenset()  # "<notebook>/<grade id>"
     says: tuple[str, ...] = ()
     attacked: str = TARGET  # the notebook whose grades a flag withholds
+    hides_the_tests: bool = False  # no string of a hidden test in the row or in any output of the case
+    shows: tuple[str, ...] = ()  # fragments the outputs of the case's graded notebooks must hold
 
 
 @dataclasses.dataclass(frozen=True)
@@ -551,6 +553,79 @@ def why_grad_is_none(tensor, output, backward_ran):
 """
 
 
+# Whatever the test sends the answer (hooks, patched methods, partials), everything reachable from
+# it (code constants, closures, arguments, docstrings), sent back in an error message.
+LEAKS_WHAT_THE_TEST_SENDS = """
+import functools
+import types
+
+
+def _reachable(value, seen, found, depth=0):
+    if depth > 6 or id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, str):
+        found.append(value)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            _reachable(item, seen, found, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.items():
+            _reachable(item, seen, found, depth + 1)
+    elif isinstance(value, functools.partial):
+        _reachable((value.func, value.args, value.keywords), seen, found, depth + 1)
+    elif isinstance(value, types.FunctionType):
+        found.append(value.__qualname__)
+        _reachable(value.__code__.co_consts, seen, found, depth + 1)
+        _reachable([cell.cell_contents for cell in value.__closure__ or ()], seen, found, depth + 1)
+        _reachable(value.__defaults__, seen, found, depth + 1)
+    elif isinstance(value, types.CodeType):
+        _reachable(value.co_consts, seen, found, depth + 1)
+
+
+def _leak_what_the_test_sent(x):
+    if not x._backward_hooks:  # the visible check sends a plain tensor: answer it as the reference would
+        return
+    found = []
+    _reachable([list(x._backward_hooks.values()), torch.Tensor.__dict__.get("retain_grad")], set(), found)
+    raise ValueError(" | ".join(found))
+"""
+# The formula gradient handed to x's recording hook by hand, then stored in x.grad: no backward() on x.
+HOOK_BY_HAND_010 = """
+def square_sum_grad(x):
+    gradient = 2 * x.detach()
+    for hook in list((x._backward_hooks or {}).values()):
+        hook(gradient)
+    x.grad = gradient
+    return x.grad
+"""
+HOOK_BY_HAND_020 = """
+def chain_gradients(x):
+    y = (x.detach() ** 2).requires_grad_()  # a fresh leaf: backward() never runs through x
+    y.retain_grad()
+    torch.sin(y).backward()
+    x_grad = 2 * x.detach() * y.grad
+    for hook in list((x._backward_hooks or {}).values()):
+        hook(x_grad)
+    x.grad = x_grad
+    return x.grad, y.grad
+"""
+# The grader's watch popped off the dispatch-mode stack while the dense Jacobian is built.
+POPS_THE_WATCH = """
+def vjp(f, x, v):
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        jacobian = torch.autograd.functional.jacobian(f, x)
+    return (v.reshape(-1) @ jacobian.reshape(v.numel(), x.numel())).reshape(x.shape)
+"""
+
+
+def _leaks_what_the_test_sends(b: Builder) -> None:
+    b.cell("answer_chain_gradients").source += "\n\n" + LEAKS_WHAT_THE_TEST_SENDS
+    b.wrap_chain("_leak_what_the_test_sent(x)")
+
+
 def _in_010(*sources: str) -> Callable[[Builder], None]:
     """010's three answers replaced by `sources` (joined into the first answer cell)."""
 
@@ -970,6 +1045,41 @@ def case_list() -> tuple[Case, ...]:
             Expected(Status.FLAGGED, {CHAIN_TEST}, ("the guard's log holds an answer that names another file",)),
         ),
         Case("reads-the-test-from-the-kernel", _in_010(READS_THE_TEST), Expected(Status.GRADED, ALL_OF_010)),
+        Case(
+            "leaks-what-the-test-sends",
+            _leaks_what_the_test_sends,
+            Expected(
+                Status.GRADED,
+                {CHAIN_TEST},
+                hides_the_tests=True,
+                shows=("chain_gradients raised ValueError", "_note_delivery"),  # it did read what the test sent
+            ),
+        ),
+        Case(
+            "calls-the-hook-by-hand",
+            lambda b: b.cell("answer_square_sum_grad", "010_history").__setitem__("source", HOOK_BY_HAND_010),
+            Expected(
+                Status.FLAGGED,
+                {"010_history/test_square_sum_grad"},
+                ("test_square_sum_grad scored 0", "outside any backward pass"),
+                attacked="010_history",
+            ),
+        ),
+        Case(
+            "calls-the-chain-hook-by-hand",
+            lambda b: b.cell("answer_chain_gradients").__setitem__("source", HOOK_BY_HAND_020),
+            Expected(Status.FLAGGED, {CHAIN_TEST}, ("test_chain_gradients scored 0", "outside any backward pass")),
+        ),
+        Case(
+            "pops-the-element-budget",
+            lambda b: b.cell("answer_vjp", "021_cotangents").__setitem__("source", POPS_THE_WATCH),
+            Expected(
+                Status.FLAGGED,
+                {"021_cotangents/test_vjp"},
+                ("test_vjp scored 0", "took the grader's watch off"),
+                attacked="021_cotangents",
+            ),
+        ),
         Case(
             "replaces-the-answering-function",
             _in_010(WRONG_010, "import builtins\nbuiltins.__kit_answer__ = lambda: None\n"),

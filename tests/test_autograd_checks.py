@@ -139,3 +139,107 @@ def test_an_error_rebuilt_from_the_students_kernel_shows_its_type_and_message_on
     with pytest.raises(checks.Diagnosis) as caught:
         checks.call_answer(raises)
     assert caught.value.detail == ("RuntimeError: " + str(error) + "\n",)
+
+
+def test_a_leaf_notes_gradients_a_backward_pass_delivers():
+    deliveries = []
+    x = checks.leaf_noting_deliveries([1.0, 2.0], deliveries)
+    assert x.is_leaf and x.requires_grad and x.dtype == torch.float64
+    (x * x).sum().backward()
+    delivered = checks.gradients_from_backward(deliveries, "square_sum_grad(x)")
+    assert len(delivered) == 1 and delivered[0].tolist() == [2.0, 4.0]
+
+
+def test_a_hook_called_by_hand_is_a_forgery():
+    deliveries = []
+    x = checks.leaf_noting_deliveries([1.0, 2.0], deliveries)
+    for hook in x._backward_hooks.values():
+        hook(2 * x.detach())
+    with pytest.raises(checks.Forgery, match="outside any backward pass") as caught:
+        checks.gradients_from_backward(deliveries, "square_sum_grad(x)")
+    assert isinstance(caught.value, checks.Diagnosis) and caught.value.forged is True
+
+
+def test_a_delivery_record_written_over_is_a_forgery():
+    forged = [(checks.BACKWARD, torch.ones(2)), "a gradient, honestly"]
+    with pytest.raises(checks.Forgery, match="written over"):
+        checks.gradients_from_backward(forged, "chain_gradients(x)")
+
+
+def test_noting_retain_grad_records_and_restores():
+    before = torch.Tensor.__dict__.get("retain_grad")
+    with checks.noting_retain_grad([]) as retained:
+        y = torch.ones(2, requires_grad=True) * 3
+        y.retain_grad()
+    assert retained == [y] and y.retains_grad
+    assert torch.Tensor.__dict__.get("retain_grad") is before
+    assert checks.stored_gradients([y]) == [None]
+
+
+def _vjp_by_backward(f, x, v):
+    x = x.clone().requires_grad_()
+    f(x).backward(v)
+    return x.grad
+
+
+def _vjp_by_dense_jacobian(f, x, v):
+    return v @ torch.autograd.functional.jacobian(f, x)
+
+
+def _vjp_with_the_watch_popped(f, x, v):
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        return _vjp_by_dense_jacobian(f, x, v)
+
+
+def test_the_watch_counts_products_and_passes_a_vjp_within_the_limit():
+    x, v = torch.ones(50, dtype=torch.float64), torch.ones(50, dtype=torch.float64)
+    result, watched = checks.call_watched(_vjp_by_backward, checks.sine_times_running_sum, x, v, limit=400)
+    assert watched == {"over": None, "products": 0, "popped": False}
+    checks.expect_within(watched, "unused")
+    assert result.shape == (50,)
+    _, watched = checks.call_watched(torch.mm, torch.ones(2, 3), torch.ones(3, 2))
+    assert watched["products"] == 1
+    assert torch._C._len_torch_dispatch_stack() == 0
+
+
+def test_the_watch_stops_a_dense_jacobian():
+    x, v = torch.ones(50, dtype=torch.float64), torch.ones(50, dtype=torch.float64)
+    result, watched = checks.call_watched(_vjp_by_dense_jacobian, checks.sine_times_running_sum, x, v, limit=400)
+    assert result is None and "made a tensor of shape (50, 50)" in watched["over"] and not watched["popped"]
+    with pytest.raises(checks.Diagnosis, match=r"^\[misconception: a-b-c\] too big \(") as caught:
+        checks.expect_within(watched, "too big", "a-b-c")
+    assert not isinstance(caught.value, checks.Forgery)
+    assert torch._C._len_torch_dispatch_stack() == 0
+
+
+def test_popping_the_watch_is_a_forgery():
+    x, v = torch.ones(50, dtype=torch.float64), torch.ones(50, dtype=torch.float64)
+    result, watched = checks.call_watched(_vjp_with_the_watch_popped, checks.sine_times_running_sum, x, v, limit=400)
+    assert result.shape == (50,) and watched["over"] is None and watched["popped"]
+    with pytest.raises(checks.Forgery, match="took the grader's watch off"):
+        checks.expect_within(watched, "too big")
+    assert torch._C._len_torch_dispatch_stack() == 0
+
+
+def test_a_watch_left_off_the_stack_is_a_forgery_too():
+    raw_pop = torch._C._pop_torch_dispatch_stack  # taken before the call: the noting wrapper never sees it
+
+    _, watched = checks.call_watched(lambda: raw_pop(None))
+    assert watched["popped"] and torch._C._len_torch_dispatch_stack() == 0
+
+
+def test_the_stand_ins_compute_what_their_names_say():
+    t = torch.tensor([0.5, 2.0, -1.0], dtype=torch.float64)
+    assert checks.sum_of_squares(t).item() == 5.25
+    assert checks.halved_sum(t).item() == 0.75
+    assert checks.squared(t).tolist() == [0.25, 4.0, 1.0]
+    assert checks.gram(t.view(1, 3)).item() == 5.25
+    assert checks.matrix_times(torch.eye(3, dtype=torch.float64), t).tolist() == t.tolist()
+    assert checks.euclidean_norm(torch.tensor([3.0, 4.0])).item() == 5.0
+    calls = []
+    assert checks.noting_calls(checks.sum_of_squares, calls, t.requires_grad_()).item() == 5.25
+    assert calls == [True]
+    keys = [situation[0] for situation in checks.grad_none_situations()]
+    assert len(keys) == len(set(keys)) == 12

@@ -10,7 +10,12 @@ SCRIPT = """# %% setup
 import sys
 import warnings
 
-from autograd_checks import call_answer, expect
+import functools
+
+import torch
+
+import autograd_checks as checks
+from autograd_checks import call_answer, expect, in_kernel
 
 # %% answer answer_f
 from solutions.reference.history import float64_leaf
@@ -25,7 +30,22 @@ print("noise", file=sys.stderr)
 warnings.warn("a warning a kernel would print")
 
 # %% test test_quiet points=1
-call_answer(lambda: warnings.warn("recorded by the checks, not printed"))
+call_answer(torch.tensor, torch.ones(2))  # torch warns that a tensor is copy-constructed: recorded, not printed
+
+# %% test test_sends_its_own_function points=1
+in_kernel(lambda t: t * 2, torch.ones(2))
+
+# %% test test_sends_a_partial_of_its_own_function points=1
+def doubled(t):
+    return t * 2
+
+
+call_answer(f, functools.partial(doubled))
+
+# %% test test_sends_public_functions_and_what_the_student_side_made points=1
+clock, slow_first_call = in_kernel(checks.manual_clock, [])
+in_kernel(slow_first_call, torch.ones(1))
+call_answer(f, functools.partial(checks.noting_calls, checks.sum_of_squares, []))
 """
 
 
@@ -58,3 +78,14 @@ def test_an_answer_cell_that_fails_does_not_stop_the_run_and_torch_settings_come
     assert not outcomes["test_named"].passed and "NameError" in outcomes["test_named"].failure
     assert outcomes["test_quiet"].passed
     assert (torch.is_grad_enabled(), torch.get_default_dtype()) == (grad_mode, dtype)
+
+
+def test_a_function_of_the_test_is_refused_as_the_wire_would_and_public_ones_pass():
+    outcomes = _outcomes("def f(*args):\n    return 1")
+    for cell, name in (
+        ("test_sends_its_own_function", "<lambda>"),
+        ("test_sends_a_partial_of_its_own_function", "doubled"),
+    ):
+        assert not outcomes[cell].passed
+        assert f"the test's function '{name}' cannot reach the student's kernel" in outcomes[cell].failure
+    assert outcomes["test_sends_public_functions_and_what_the_student_side_made"].passed

@@ -1,7 +1,11 @@
 """The wire between grader and kernel, with both mirrors in this process (no kernel needed)."""
 
+import functools
+import importlib.util
 import io
+import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +23,7 @@ class Loopback:
 
     def __init__(self, namespace):
         self.namespace = namespace
-        self.kernel = Mirror("kernel", resolve_answer=self._answer, kernel_globals=lambda: namespace)
+        self.kernel = Mirror("kernel", resolve_answer=self._answer)
         self.grader = Mirror("grader", call=self._call)
 
     def _answer(self, name):
@@ -119,18 +123,47 @@ def test_lists_passed_in_are_kept_in_step():
     assert items == [1, 2]
 
 
-def test_functions_of_the_test_run_in_the_kernel_with_their_closure():
-    loop = Loopback({"apply": lambda f, t: f(t)})
-    calls = []
+SECRET = "a constant only the hidden test holds"
+
+
+def test_a_function_of_the_test_is_refused_before_anything_is_sent():
+    ran = []
+    loop = Loopback({"apply": lambda f, t: ran.append(f)})
 
     def watched(t):
-        calls.append(bool(t.requires_grad))
-        return (t * t).sum()
+        return (t * t).sum() if SECRET else t
 
-    result = loop.answer("apply")(watched, torch.ones(2, requires_grad=True))
+    for function in (watched, lambda t: SECRET, functools.partial(watched), [watched]):
+        with pytest.raises(CrossingError) as refused:
+            crossing.call_message(loop.grader, loop.answer("apply"), (function, torch.ones(2)), {})
+        assert "cannot reach the student's kernel" in str(refused.value)
+        assert "autograd_checks.py" in str(refused.value) and SECRET not in str(refused.value)
+    with pytest.raises(CrossingError, match="'watched'"):
+        loop.answer("apply")(watched, torch.ones(2))
+    assert ran == []  # the request was refused while it was written: the kernel ran nothing
+
+
+def test_torch_functions_and_the_public_modules_cross_by_name_with_data(monkeypatch):
+    public = _public_module()
+    monkeypatch.setitem(sys.modules, "autograd_checks", public)
+    loop = Loopback({"apply": lambda f, t: f(t)})
+    calls = []
+    noted = functools.partial(public.noting_calls, public.sum_of_squares, calls)
+    assert loop.answer("apply")(noted, torch.ones(2, requires_grad=True)).item() == 2.0
     assert calls == [True]
-    assert result.item() == 2.0
     assert loop.answer("apply")(torch.sin, torch.zeros(1)).tolist() == [0.0]
+    made_inside = public.call_watched.__globals__["functools"].partial(lambda t: t)
+    with pytest.raises(CrossingError, match="cannot reach"):
+        loop.answer("apply")(made_inside, torch.zeros(1))
+
+
+def _public_module():
+    """The course's public module under its own name, as the kernel imports it."""
+    path = Path(__file__).resolve().parent.parent / "source" / "autograd" / "autograd_checks.py"
+    spec = importlib.util.spec_from_file_location("autograd_checks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_objects_stay_in_the_kernel_behind_handles():

@@ -65,6 +65,9 @@ FINDINGS = {
     Finding(FindingKind.ANSWER_REFUSED, NB, "opened a protected file", ("open",)): (
         "010_history: the answer opened a protected file (refused: open)"
     ),
+    Finding(FindingKind.FORGED_FACT, NB, "a hook was called by hand", ("test_f",)): (
+        "010_history: test_f scored 0: a hook was called by hand"
+    ),
     Finding(FindingKind.GUARD_SAW, NB, "torch.allclose was replaced", ("test_f",)): (
         "010_history: torch.allclose was replaced (first seen after test_f)"
     ),

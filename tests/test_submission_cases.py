@@ -1,5 +1,6 @@
 """Every broken or hostile submission gets its exact outcome, and the cohort around them is graded whole."""
 
+import ast
 import dataclasses
 import io
 import os
@@ -21,6 +22,7 @@ from submission_cases import (
     full_marks,
 )
 
+from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
 from gradekit.authoring.release import new_workspace
 from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.notes import texts
@@ -63,6 +65,12 @@ def test_each_case_gets_its_exact_outcome(graded, case: Case):
     assert row.status == expected.status, said
     for fragment in expected.says:
         assert fragment in said
+    outputs = "".join(_outputs(scratch.autograded_dir / case.name))
+    for fragment in expected.shows:
+        assert fragment in outputs
+    if expected.hides_the_tests:
+        secrets = _hidden_strings(scratch)
+        assert secrets and not [secret for secret in secrets if secret in said + outputs]
     if expected.status is Status.FAILED:
         assert row.grades is None and read_grades(scratch, case.name).missing
         return
@@ -71,6 +79,32 @@ def test_each_case_gets_its_exact_outcome(graded, case: Case):
     assert set(scores) == set(points)
     assert scores == {cell: 0 if cell in expected.zero_cells else full for cell, full in points.items()}
     _assert_withheld_exactly_when_flagged(read_record(scratch, case.name), expected)
+
+
+def _outputs(folder: Path):
+    """Every text a graded notebook of `folder` shows."""
+    for path in sorted(folder.glob("*/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                yield output.get("text", "") + output.get("evalue", "") + "".join(output.get("traceback", []))
+
+
+def _hidden_strings(scratch) -> set[str]:
+    """The string constants of the hidden tests (20 characters or more): the words a leak would carry."""
+    found = set()
+    for name in NOTEBOOKS:
+        for cell in nbformat.read(scratch.source_dir / f"{name}.ipynb", as_version=4).cells:
+            hidden = _hidden_region(cell.get("source", ""))
+            for node in ast.walk(ast.parse(hidden)) if hidden else ():
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 20:
+                    found.add(node.value)
+    return found
+
+
+def _hidden_region(source: str) -> str:
+    lines = source.splitlines()
+    marks = [index for index, line in enumerate(lines) if line.strip() in (BEGIN_HIDDEN, END_HIDDEN)]
+    return "\n".join(lines[marks[0] + 1 : marks[1]]) if len(marks) == 2 else ""
 
 
 def _assert_withheld_exactly_when_flagged(record, expected):

@@ -21,6 +21,9 @@ subject the same grades, tests/test_check_course_against_proof.py):
 - stderr written below Python (C code writing to file descriptor 2) is not
   seen, and nbgrader's IgnorePattern (runtime noise lines) is not applied;
 - the namespace's module is `__notebook__`, not `__main__`;
+- a call that sealed grading sends to the student's kernel runs here directly,
+  but a function it passes that could not cross (one the test defines rather
+  than takes from the public module by name) is refused here as it is there;
 - all subjects share one process: torch's grad mode and default dtype start
   as in a new kernel, and the thread count, grad mode, default dtype and
   compiled-code caches are put back after each run, but other global state an
@@ -32,7 +35,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib.util
+import inspect
 import io
 import sys
 import traceback
@@ -42,6 +47,7 @@ from pathlib import Path
 
 from gradekit.core.diagnoses import named_misconceptions
 from gradekit.core.notebook_script import Role, ScriptCell
+from gradekit.sandbox.crossing import CrossingError, crosses_by_name, function_refusal
 
 # Modules the notebooks import by bare name, found beside them in the source folder.
 SUPPORT_MODULES = ("autograd_checks", "local_digits")
@@ -80,7 +86,13 @@ def run_checks(
 ) -> tuple[TestOutcome, ...]:
     """Run the script with `answers` (answer cell -> its text); one outcome per test cell, in order."""
     outcomes = []
-    with _notebook_module() as namespace, _fresh_torch_state(), warnings.catch_warnings(record=True) as shown:
+    answer_files = {f"<{label}:{cell.grade_id}>" for cell in script if cell.role is Role.ANSWER}
+    with (
+        _notebook_module() as namespace,
+        _fresh_torch_state(),
+        _only_what_crosses(answer_files),
+        warnings.catch_warnings(record=True) as shown,
+    ):
         _kernel_warning_filters()
         for cell in script:
             if cell.role.is_markdown:
@@ -105,6 +117,58 @@ def _notebook_module():
         del sys.modules[NOTEBOOK_MODULE]
 
 
+@contextlib.contextmanager
+def _only_what_crosses(answer_files: set[str]):
+    """Refuse, as the wire would, a call to the student's side that passes a function of the test.
+
+    Allowed: the public module's and libraries' functions (they cross by name),
+    the answers' own functions, and whatever the student's side made and
+    handed back (under sealed grading those stay there, behind handles).
+    """
+    checks = sys.modules.get("autograd_checks")
+    if checks is None or not hasattr(checks, "run_in_student_process"):
+        yield
+        return
+    real = getattr(checks, "run_in_student_process")
+    made_there: list[object] = []  # recognised by identity when the test passes them back
+
+    def run_in_student_process(function, args, kwargs):
+        for value in _callables_in((function, args, kwargs)):
+            if not _may_cross(value, answer_files, made_there):
+                raise CrossingError(function_refusal(value))
+        result = real(function, args, kwargs)
+        made_there.extend(_callables_in(result))
+        return result
+
+    setattr(checks, "run_in_student_process", run_in_student_process)
+    try:
+        yield
+    finally:
+        setattr(checks, "run_in_student_process", real)
+
+
+def _may_cross(value: object, answer_files: set[str], made_there: list[object]) -> bool:
+    if crosses_by_name(value) or any(value is made for made in made_there):
+        return True
+    if isinstance(value, types.MethodType):  # a method of an object the student's side holds
+        return True
+    code = getattr(inspect.unwrap(value), "__code__", None) if callable(value) else None
+    return code is not None and code.co_filename in answer_files
+
+
+def _callables_in(value: object, depth: int = 0) -> list[object]:
+    """The callables in `value` and the lists, tuples, dicts and partials inside it, as the wire would walk them."""
+    if depth > 8:
+        return []
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [found for item in value for found in _callables_in(item, depth + 1)]
+    if isinstance(value, dict):
+        return [found for item in value.items() for found in _callables_in(item, depth + 1)]
+    if isinstance(value, functools.partial):
+        return _callables_in((value.func, value.args, value.keywords), depth + 1)
+    return [value] if callable(value) and not isinstance(value, type) else []
+
+
 def _run_cell(source: str, namespace: dict, filename: str) -> tuple[BaseException | None, str]:
     """Execute one cell as a kernel would, keeping going after an error; returns the error and stderr text."""
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -112,7 +176,7 @@ def _run_cell(source: str, namespace: dict, filename: str) -> tuple[BaseExceptio
         code = compile(source, filename, "exec")
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             exec(code, namespace)
-    except Exception as error:  # a failing cell is a result, as in nbgrader
+    except (Exception, CrossingError) as error:  # a failing cell is a result, as in nbgrader
         return error, stderr.getvalue()
     return None, stderr.getvalue()
 

@@ -181,6 +181,10 @@ class FindingKind(_Kind):
         "sent an answer the guard refused",
         lambda f: f"the answer {f.detail} (refused: {_listed(f)})",
     )
+    FORGED_FACT = (  # detail: what the check saw forged; items: the test cell
+        "forged a fact the checks read in their kernel",
+        lambda f: f"{_listed(f)} scored 0: {f.detail}",
+    )
     GUARD_SAW = (  # detail: what the kernel's guard saw; items: the graded cell it followed
         "changed what the checks rely on",
         lambda f: f"{f.detail} (first seen after {_listed(f)})",

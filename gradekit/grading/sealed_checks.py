@@ -16,7 +16,10 @@ made to another is refused and becomes a finding.
 
 What the kernel reports about its own objects (leafness, `grad_fn`, `.grad`,
 `_version`, storage sharing, hooks that fired) is still the kernel's word:
-tamper-evident through the guard's probes, not tamper-proof.
+tamper-evident through the guard's probes, not tamper-proof. Where the public
+module can tell a forged report (a hook called outside a backward pass, a
+dispatch mode taken off its stack), its check raises `Forgery`; the cell
+scores zero and `forgeries` lists it, so the submission is flagged.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ class SealedNotebook:
         self.cells = {grade_id(cell): cell for cell in source.cells if grade_id(cell) and cell.cell_type == "code"}
         self.exchange = exchange
         self.broken_replies: list[str] = []  # replies that could not be read: a finding for the TA
+        self.forgeries: list[str] = []  # facts of the kernel a check found forged: a finding for the TA
         self.mirror = Mirror("grader", call=self._call)
         self.helpers = {name: self._load_helper(name, path) for name, path in helpers.items()}
         self._printed = io.StringIO()
@@ -102,6 +106,8 @@ class SealedNotebook:
     def run_test(self, cell) -> list[NotebookNode]:
         """Run a test cell's trusted source here; its outputs as nbgrader will score them."""
         printed, error = self._run(grade_id(cell))
+        if _is_forgery(error):
+            self.forgeries.append(str(error))
         outputs = []
         if printed:
             outputs.append(NotebookNode(output_type="stream", name="stdout", text=printed[:OUTPUT_LIMIT]))
@@ -178,6 +184,15 @@ def _answer_names(cells) -> set[str]:
             elif isinstance(node, ast.Assign):
                 names.update(target.id for target in node.targets if isinstance(target, ast.Name))
     return names
+
+
+def _is_forgery(error: BaseException | None) -> bool:
+    """A check of the course's public module raised it here on seeing a forged fact (autograd_checks.Forgery).
+
+    An error of the student's code is rebuilt from its type name and message
+    only, so it can never carry the mark.
+    """
+    return getattr(error, "forged", False) is True and not getattr(error, "raised_in_student_process", False)
 
 
 def _error_output(error: BaseException) -> NotebookNode:

@@ -4,7 +4,7 @@ Loaded by path in every graded kernel before any cell runs (kernel_zygote.py).
 `install` puts one function, `__kit_answer__`, among the builtins. The grader
 writes a request into the kernel's mailbox and runs `__kit_answer__()` as a
 silent cell; the kernel reads the request, calls what it names (an answer, a
-method of an object it holds, or a function the test passes in) and writes its
+method of an object it holds, or a function of the course's public module) and writes its
 reply into the one file of the mailbox it may write. That file is opened here,
 before any student code runs; the mailbox itself is read-only to the kernel
 (kernel_box.py), so the kernel can change what the reply says, never what the
@@ -38,7 +38,7 @@ def install(request_path, reply_path):
 
     def mirror():
         if "mirror" not in state:
-            state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer, kernel_globals=user_namespace)
+            state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer)
         return state["mirror"]
 
     reply_handle = os.open(reply_path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)

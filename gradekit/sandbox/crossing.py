@@ -24,9 +24,11 @@ declared, so nothing the kernel may write can move an expected value. Lists
 and dicts the test made stay writable: the test's own functions, run in the
 kernel, record into them.
 
-Direction matters. From the grader to the kernel, a function the test passes
-into an answer travels as its compiled code (same interpreter, so `marshal`
-reads it), with the values of its closure and of the test's globals it uses.
+Direction matters. From the grader to the kernel, no code of a test travels: a
+function crosses only by name, when the kernel can import it (torch's own, or
+the course's public module `autograd_checks`), and `functools.partial` of such a
+function crosses with its arguments as data. Any other function is refused,
+so a hidden test keeps its code, closures and constants on the grader's side.
 From the kernel to the grader only data and handles travel: messages are read
 with `torch.load(weights_only=True)` and every node is rebuilt as an exact
 builtin type, a plain tensor or a `RemoteObject`, so nothing the student wrote
@@ -37,14 +39,12 @@ the standard library) and imported as part of gradekit in the grader.
 """
 
 import builtins
-import dis
 import functools
 import hashlib
 import importlib
 import io
 import itertools
 import keyword
-import marshal
 import types
 import zipfile
 
@@ -62,6 +62,7 @@ MAX_MESSAGE_STORAGE_BYTES = 2**26  # bytes of the storages one message pairs ane
 MAX_PAIRED_STORAGE_BYTES = 2**28  # bytes of every storage the other side paired, over a whole notebook
 MAX_ARCHIVE_ENTRIES = MAX_MESSAGE_STORAGES + 16  # the storages, the pickle, and torch's few bookkeeping records
 PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None))
+PUBLIC_MODULE = "autograd_checks"  # the course's module shipped beside the notebooks
 MODULES_BY_NAME = ("torch", "numpy", "math", "functools", "operator", "itertools", "collections")
 
 
@@ -177,11 +178,10 @@ def _tensor_facts(tensor):
 class Mirror:
     """One side's half of the pairing; `side` is "grader" or "kernel"."""
 
-    def __init__(self, side, call=None, resolve_answer=None, kernel_globals=None):
+    def __init__(self, side, call=None, resolve_answer=None):
         self.side = side
         self._call = call  # grader: sends a request and returns the decoded reply
         self._resolve_answer = resolve_answer  # kernel: answer name -> the student's object
-        self._kernel_globals = kernel_globals  # kernel: the namespace shipped functions start from
         self._numbers = itertools.count()
         self.objects = {}  # handle -> object on this side (kept alive while the notebook runs)
         self.handles = {}  # id(object) -> handle
@@ -545,7 +545,7 @@ class _Encoder:
         return ("handle", handle, type(value).__name__)
 
     def _grader_other(self, value):
-        """Grader side: answers, kernel objects, modules and the test's own functions."""
+        """Grader side: answers, kernel objects, modules, and functions the kernel can import by name."""
         if isinstance(value, RemoteObject):
             return ("ref", value._handle)
         if isinstance(value, _Getattr):
@@ -563,13 +563,12 @@ class _Encoder:
             and self.mirror.handle_of(value.__self__) is not None
         ):
             return ("method", self.encode(value.__self__), value.__name__)
-        if getattr(value, "__module__", None) == "autograd_checks" and hasattr(value, "__qualname__"):
-            return ("global", "autograd_checks", value.__qualname__)
+        public = _public_name(value)
+        if public is not None:
+            return ("global", PUBLIC_MODULE, public)
         path = _import_path(value) if callable(value) else None
         if path is not None:
             return ("global", *path)
-        if isinstance(value, types.FunctionType):
-            return self._function(value)
         if isinstance(value, functools.partial):
             return (
                 "partial",
@@ -577,28 +576,31 @@ class _Encoder:
                 self.encode(tuple(value.args)),
                 self.encode(dict(value.keywords)),
             )
+        if callable(value):
+            raise CrossingError(function_refusal(value))
         return self._other(value)  # refused: the grader sends no other object
 
-    def _function(self, function):
-        """A function of the test, shipped as its code, closure and the test globals it reads."""
-        code = function.__code__
-        closure = [self.encode(cell.cell_contents) for cell in function.__closure__ or ()]
-        shipped = {}
-        for name in _global_names(code):
-            if name in function.__globals__ and function.__globals__[name] is not function:
-                try:
-                    shipped[name] = self.encode(function.__globals__[name])
-                except CrossingError:
-                    pass  # the kernel says NameError if the function really needed it
-        return (
-            "code",
-            marshal.dumps(code),
-            function.__name__,
-            self.encode(function.__defaults__),
-            self.encode(function.__kwdefaults__),
-            closure,
-            shipped,
-        )
+
+def crosses_by_name(value):
+    """True when the kernel finds `value` by importing it: from the course's public module or a library."""
+    return _public_name(value) is not None or (callable(value) and _import_path(value) is not None)
+
+
+def _public_name(value):
+    """The name under which the course's public module holds `value`, or None."""
+    name = getattr(value, "__qualname__", None)
+    if getattr(value, "__module__", None) != PUBLIC_MODULE or not isinstance(name, str) or "<" in name:
+        return None  # a function made inside another one has no name the kernel can look up
+    return name
+
+
+def function_refusal(function):
+    """Why a test's own function cannot reach the kernel, and where to put it instead."""
+    name = getattr(function, "__name__", None) or type(function).__name__
+    return (
+        f"the test's function {str(name)[:80]!r} cannot reach the student's kernel: no test code crosses. "
+        f"Define it in the course's public module {PUBLIC_MODULE}.py and pass it by name, with data only"
+    )
 
 
 def _tensor_kind(tensor):
@@ -628,17 +630,6 @@ def _import_path(value):
         if found is value:
             return (module, name)
     return None
-
-
-def _global_names(code):
-    """Names `code` (and the functions inside it) read as globals; attribute names are not globals."""
-    names = {
-        op.argval for op in dis.get_instructions(code) if op.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL")
-    }
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _global_names(const)
-    return names
 
 
 class _Decoder:
@@ -746,14 +737,6 @@ class _Decoder:
             return getattr
         if tag == "partial":
             return functools.partial(self.decode(node[1]), *self.decode(node[2]), **self.decode(node[3]))
-        if tag == "code":
-            _, code, name, defaults, kwdefaults, closure, shipped = node
-            namespace = dict(self.mirror._kernel_globals() if self.mirror._kernel_globals else {})
-            namespace.update({key: self.decode(value) for key, value in shipped.items()})
-            cells = tuple(types.CellType(self.decode(value)) for value in closure)
-            function = types.FunctionType(marshal.loads(code), namespace, name, self.decode(defaults), cells or None)
-            function.__kwdefaults__ = self.decode(kwdefaults)
-            return function
         raise CrossingError(f"unknown node {tag!r}")
 
     def _storage(self, spec):

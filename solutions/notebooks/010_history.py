@@ -23,6 +23,9 @@ import math
 
 import torch
 
+import functools
+
+import autograd_checks as checks
 from autograd_checks import call_answer, central_difference, expect, expect_close, expect_tensor, in_kernel, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
@@ -117,18 +120,12 @@ expect_tensor(gradient, "square_sum_grad(x)", shape=(3,))
 print("Visible check passed: square_sum_grad returns a tensor of shape (3,).")
 
 ### BEGIN HIDDEN TESTS
-def watched_leaf(start, delivered):
-    """A leaf whose hook notes every gradient that backward() delivers to it."""
-    leaf = start.clone().requires_grad_()
-    leaf.register_hook(lambda grad: delivered.append(grad.detach().clone()))
-    return leaf
-
-
 for seed, size in ((0, 3), (1, 5), (2, 1)):
     start = torch.randn(size, dtype=torch.float64, generator=seeded(seed))
-    delivered = []
-    x = in_kernel(watched_leaf, start, delivered)
+    deliveries = []  # what x's hook saw, and whether a backward pass handed it over
+    x = in_kernel(checks.leaf_noting_deliveries, start, deliveries)
     result = call_answer(square_sum_grad, x)
+    delivered = checks.gradients_from_backward(deliveries, "square_sum_grad(x)")
     expect(
         x.grad is not None,
         "x.grad is still None after square_sum_grad(x): the gradient must come from calling backward()",
@@ -171,34 +168,26 @@ for seed, size in ((0, 3), (1, 5), (2, 1)):
 from solutions.reference.history import gradient_at
 
 # %% test test_gradient_at points=3 targets=grad-on-by-default,numpy-default-dtype,autodiff-is-finite-differences,cast-restores-precision
-gradient = call_answer(gradient_at, lambda t: (t * t).sum(), [1.0, 2.0, 3.0])
+gradient = call_answer(gradient_at, checks.sum_of_squares, [1.0, 2.0, 3.0])
 expect_tensor(gradient, "gradient_at(square sum, [1.0, 2.0, 3.0])", shape=(3,))
 print("Visible check passed: gradient_at returns a tensor of shape (3,).")
 
 ### BEGIN HIDDEN TESTS
-def watched(function, calls):
-    """`function`, noting for each call whether autograd could record it."""
-    def evaluate(t):
-        calls.append(isinstance(t, torch.Tensor) and t.requires_grad and torch.is_grad_enabled())
-        return function(t)
-    return evaluate
-
-
 def sines_gradient(t):
     return torch.stack([t[0].cos() * t[1].sin(), t[0].sin() * t[1].cos()])
 
 
 # (name, function, point, closed-form gradient)
 cases = [
-    ("sum of squares", lambda t: (t * t).sum(), [1.0, 2.0, 3.0], lambda t: 2 * t),
-    ("product of sines", lambda t: torch.sin(t).prod(), [0.3, -1.2], sines_gradient),
-    ("exp(a) * b**3", lambda t: torch.exp(t[0]) * t[1] ** 3, [0.5, 2],
+    ("sum of squares", checks.sum_of_squares, [1.0, 2.0, 3.0], lambda t: 2 * t),
+    ("product of sines", checks.product_of_sines, [0.3, -1.2], sines_gradient),
+    ("exp(a) * b**3", checks.exp_of_first_times_cube_of_second, [0.5, 2],
      lambda t: torch.stack([t[0].exp() * t[1] ** 3, 3 * t[0].exp() * t[1] ** 2])),
-    ("Euclidean norm", lambda t: (t @ t).sqrt(), [3, 4], lambda t: t / (t @ t).sqrt()),
+    ("Euclidean norm", checks.euclidean_norm, [3, 4], lambda t: t / (t @ t).sqrt()),
 ]
 for name, function, values, closed_form in cases:
     calls = []
-    gradient = call_answer(gradient_at, watched(function, calls), values)
+    gradient = call_answer(gradient_at, functools.partial(checks.noting_calls, function, calls), values)
     shown = f"gradient_at({name}, {values})"
     expect(calls, f"{shown} never called the function it was given")
     expect(

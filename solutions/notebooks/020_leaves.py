@@ -22,6 +22,7 @@ import math
 
 import torch
 
+import autograd_checks as checks
 from autograd_checks import beside_student, call_answer, expect, expect_close, expect_tensor, in_kernel, quiet, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
@@ -143,41 +144,11 @@ print("Visible check passed: chain_gradients returns a pair.")
 ### BEGIN HIDDEN TESTS
 points = [-1.3, 0.4, 2.2, 0.0] + (torch.rand(3, dtype=torch.float64, generator=seeded(20)) * 4 - 2).tolist()
 
-def recording_retain_grad(retained):
-    """A context, entered beside your code, that notes the tensors on which retain_grad() is called."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def recording():
-        original = torch.Tensor.__dict__.get("retain_grad")
-
-        def recording_retain_grad(tensor):
-            retained.append(tensor)
-            return torch._C.TensorBase.retain_grad(tensor)
-
-        torch.Tensor.retain_grad = recording_retain_grad
-        try:
-            yield retained
-        finally:
-            if original is None:
-                del torch.Tensor.retain_grad
-            else:
-                torch.Tensor.retain_grad = original
-
-    return recording()
-
-
 def retained_during(function, *args):
     """Call `function`, returning its result and the tensors on which it called retain_grad()."""
-    with beside_student(recording_retain_grad, []) as retained:
+    with checks.noting_retain_grad([]) as retained:
         result = call_answer(function, *args)
     return result, retained
-
-
-def stored_grads(tensors):
-    """The gradients autograd stored in `tensors`, read beside your code where their graph lives."""
-    with quiet():
-        return [tensor.grad for tensor in tensors]
 
 
 def stored_in(value, stored):
@@ -190,18 +161,12 @@ def stored_in(value, stored):
     )
 
 
-def tracked_leaf(value, delivered):
-    """A leaf, built beside your code, whose hook notes what backward() hands to it."""
-    leaf = torch.tensor(value, dtype=torch.float64, requires_grad=True)
-    leaf.register_hook(delivered.append)
-    return leaf
-
-
 for point in points:
-    delivered = []  # what backward() hands to x; a .grad assigned by hand never passes here
-    x = in_kernel(tracked_leaf, point, delivered)
+    deliveries = []  # what backward() hands to x; a .grad assigned by hand never passes here
+    x = in_kernel(checks.leaf_noting_deliveries, point, deliveries)
     pair, retained = retained_during(chain_gradients, x)
     shown = f"chain_gradients(x) at x = {point:.4g}"
+    delivered = checks.gradients_from_backward(deliveries, shown)
     expect(isinstance(pair, tuple) and len(pair) == 2, f"{shown} should return a pair (x.grad, y.grad)")
     x_grad, y_grad = pair
     expect(
@@ -229,7 +194,7 @@ for point in points:
     )
     expect_tensor(y_grad, f"the second element returned by {shown}", shape=())
     expect(
-        any(stored_in(y_grad, stored) for stored in in_kernel(stored_grads, retained)),
+        any(stored_in(y_grad, stored) for stored in in_kernel(checks.stored_gradients, retained)),
         f"the second element returned by {shown} is not the gradient that backward() stored in y = x**2 "
         "(a formula such as cos(y) has the right value but not autograd's origin): call y.retain_grad() "
         "before w.backward() and return y.grad",
@@ -285,7 +250,7 @@ from solutions.reference.leaves import why_grad_is_none
 
 # %% test test_why_grad_is_none points=4 targets=none-grad-means-nonleaf,graph-membership-by-value,missing-grad-fn-means-no-grad
 w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
-loss = in_kernel(lambda w: (w * 0.5).sum(), w)  # the graph is built beside your code, where the answer runs
+loss = in_kernel(checks.halved_sum, w)  # the graph is built beside your code, where the answer runs
 label = call_answer(why_grad_is_none, w, loss, False)
 expect(
     isinstance(label, str) and label in GRAD_NONE_REASONS,
@@ -294,115 +259,25 @@ expect(
 print("Visible check passed: why_grad_is_none returns one of the labels.")
 
 ### BEGIN HIDDEN TESTS
-def grad_none_situations():
-    """The situations of this test, built beside your code: (description, tensor, output, backward_ran)."""
-    gen = seeded(30)
-    situations = []
-
-    # A parameter that the loss never used, after backward.
-    a = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
-    spare = torch.tensor(-2.0, dtype=torch.float64, requires_grad=True)
-    loss = a.exp() * 2
-    loss.backward()
-    situations.append(("a second parameter that the loss never used, after backward()", spare, loss, True))
-
-    # A weight scaled after requires_grad was set.
-    base = torch.randn(4, dtype=torch.float64, generator=gen, requires_grad=True)
-    weight = base * 0.01
-    loss = (weight * 3).sum()
-    loss.backward()
-    situations.append(("weight = base * 0.01 with base requiring grad, after backward()", weight, loss, True))
-
-    # A parameter whose loss was computed under no_grad.
-    p = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)
-    with torch.no_grad():
-        loss = (p.sin() * 4).sum()
-    situations.append(("a parameter whose loss was computed inside torch.no_grad()", p, loss, False))
-
-    # A data input of pred = w * x + b.
-    x = torch.tensor(2.0, dtype=torch.float64)
-    w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
-    loss = (w * x + 1.0 - 5.0) ** 2
-    loss.backward()
-    situations.append(("the data input x of pred = w * x + b, after backward()", x, loss, True))
-
-    # Parameters reset after a plain SGD step.
-    r = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
-    r_bias = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
-    loss = (r * r).sum() + r_bias
-    loss.backward()
-    with torch.no_grad():
-        for param in (r, r_bias):
-            param -= 0.1 * param.grad
-            param.grad = None
-    situations.append(("a parameter after backward() and an SGD step that cleared its gradient", r, loss, True))
-
-    # A parameter deep in a graph, before backward.
-    q = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
-    other = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
-    loss = ((q.tanh() * other).exp() + other).pow(2).mean()
-    situations.append(("a parameter used three operations deep, before any backward()", q, loss, False))
-
-    # A hidden activation.
-    W = torch.randn(3, 2, dtype=torch.float64, generator=gen, requires_grad=True)
-    inputs = torch.randn(2, dtype=torch.float64, generator=gen)
-    hidden = torch.tanh(W @ inputs)
-    loss = (hidden**2).sum()
-    loss.backward()
-    situations.append(("the activation tanh(W @ inputs), after backward()", hidden, loss, True))
-
-    # A value frozen under no_grad, then used.
-    m = torch.tensor([2.0, -1.0], dtype=torch.float64, requires_grad=True)
-    n = torch.tensor([0.5, 0.25], dtype=torch.float64, requires_grad=True)
-    with torch.no_grad():
-        frozen = m * 2
-    loss = (frozen * n).sum()
-    loss.backward()
-    situations.append(("frozen = m * 2 computed inside torch.no_grad(), after backward()", frozen, loss, True))
-
-    # An unused parameter before backward.
-    c = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
-    d = torch.tensor(0.9, dtype=torch.float64, requires_grad=True)
-    loss = c * c + 1
-    situations.append(("a parameter the output does not use, before any backward()", d, loss, False))
-
-    # A gradient cleared by hand.
-    s = torch.randn(2, 2, dtype=torch.float64, generator=gen, requires_grad=True)
-    loss = s.cos().sum()
-    loss.backward()
-    s.grad = None
-    situations.append(("a parameter whose .grad was set to None after backward()", s, loss, True))
-
-    # A copy with the same values as the parameter the loss used.
-    used = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
-    twin = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
-    loss = (used * used).sum()
-    loss.backward()
-    situations.append(("a parameter equal in value to the one the loss used, after backward()", twin, loss, True))
-
-    # An output that is itself a leaf which requires grad.
-    leaf_output = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
-    bystander = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
-    situations.append(("a parameter, with an output that is another leaf requiring grad", bystander, leaf_output, False))
-    return situations
-
-
-# The label each situation calls for, by description; it stays with the grader.
+# What each situation of checks.grad_none_situations() is, and the label it calls for; both stay with the grader.
 expected_labels = {
-    "a second parameter that the loss never used, after backward()": "unused",
-    "weight = base * 0.01 with base requiring grad, after backward()": "non_leaf",
-    "a parameter whose loss was computed inside torch.no_grad()": "no_grad",
-    "the data input x of pred = w * x + b, after backward()": "not_tracked",
-    "a parameter after backward() and an SGD step that cleared its gradient": "reset",
-    "a parameter used three operations deep, before any backward()": "no_backward",
-    "the activation tanh(W @ inputs), after backward()": "non_leaf",
-    "frozen = m * 2 computed inside torch.no_grad(), after backward()": "not_tracked",
-    "a parameter the output does not use, before any backward()": "unused",
-    "a parameter whose .grad was set to None after backward()": "reset",
-    "a parameter equal in value to the one the loss used, after backward()": "unused",
-    "a parameter, with an output that is another leaf requiring grad": "unused",
+    "spare-parameter": ("a second parameter that the loss never used, after backward()", "unused"),
+    "scaled-weight": ("weight = base * 0.01 with base requiring grad, after backward()", "non_leaf"),
+    "loss-under-no-grad": ("a parameter whose loss was computed inside torch.no_grad()", "no_grad"),
+    "data-input": ("the data input x of pred = w * x + b, after backward()", "not_tracked"),
+    "after-sgd-step": ("a parameter after backward() and an SGD step that cleared its gradient", "reset"),
+    "deep-before-backward": ("a parameter used three operations deep, before any backward()", "no_backward"),
+    "hidden-activation": ("the activation tanh(W @ inputs), after backward()", "non_leaf"),
+    "frozen-under-no-grad": ("frozen = m * 2 computed inside torch.no_grad(), after backward()", "not_tracked"),
+    "unused-before-backward": ("a parameter the output does not use, before any backward()", "unused"),
+    "grad-set-to-none": ("a parameter whose .grad was set to None after backward()", "reset"),
+    "equal-twin": ("a parameter equal in value to the one the loss used, after backward()", "unused"),
+    "output-is-a-leaf": ("a parameter, with an output that is another leaf requiring grad", "unused"),
 }
-cases = [(*situation, expected_labels[situation[0]]) for situation in in_kernel(grad_none_situations)]
+cases = [
+    (*expected_labels[key][:1], tensor, output, backward_ran, expected_labels[key][1])
+    for key, tensor, output, backward_ran in in_kernel(checks.grad_none_situations)
+]
 expect(len(cases) == len(expected_labels), "the test's situations and labels do not match")
 
 for description, tensor, output, backward_ran, expected in cases:

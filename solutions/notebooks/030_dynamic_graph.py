@@ -17,6 +17,9 @@ import math
 
 import torch
 
+import functools
+
+import autograd_checks as checks
 from autograd_checks import Diagnosis, call_answer, expect, expect_close, seeded, standing_in
 
 # One thread and explicit generators keep every result identical from run to run.
@@ -78,18 +81,17 @@ expect(
 print("Visible check passed: hand_gradients returns a dict with the seven keys.")
 
 ### BEGIN HIDDEN TESTS
-def refuse_autograd_in_hand_work(*args, **kwargs):
-    raise Diagnosis(
-        "hand_gradients ran autograd: multiply the local derivatives yourself with ordinary arithmetic, "
-        "so that autograd can check your derivation afterwards",
-        "autograd-replaces-chain-rule",
-    )
-
-
 lesson = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.0, "db": 4.0}
 points = [(1.5, -0.5, 0.25, 2.0), (-3.0, 4.0, -1.25, 0.5), (0.1, 0.3, 0.7, -0.2), (2.0, 5.0, 3.0, 1.0)]
 for x, y, w, b in points:
-    with standing_in(torch.autograd.backward, backward=refuse_autograd_in_hand_work, grad=refuse_autograd_in_hand_work):
+    with (
+        checks.blaming_stand_ins(
+            "hand_gradients ran autograd: multiply the local derivatives yourself with ordinary arithmetic, "
+            "so that autograd can check your derivation afterwards",
+            "autograd-replaces-chain-rule",
+        ),
+        standing_in(torch.autograd.backward, backward=checks.refuse_call, grad=checks.refuse_call),
+    ):
         found = call_answer(hand_gradients, x, y, w, b)
     shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
     expect(isinstance(found, dict) and set(found) == set(keys), f"{shown} should return a dict with the keys {keys}")
@@ -147,49 +149,20 @@ for x, y, w, b in points:
 from solutions.reference.dynamic_graph import agrees_with_autograd
 
 # %% test test_agrees_with_autograd points=3 targets=grad-on-by-default,numpy-default-dtype,checks-loss-not-gradients
-def closed_form(x, y, w, b):
-    err = w * x + b - y
-    return {"loss": err**2, "dw": 2 * err * x, "db": 2 * err}
-
-
+closed_form = checks.square_loss_derivation
 verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.0, 1.0)
 expect(isinstance(verdict, bool), f"agrees_with_autograd should return a bool, got {type(verdict).__name__}")
 print("Visible check passed: agrees_with_autograd returns a bool.")
 
 ### BEGIN HIDDEN TESTS
-def factor_dropped(x, y, w, b):
-    err = w * x + b - y
-    return {"loss": err**2, "dw": err * x, "db": err}
-
-
-def lesson_numbers(x, y, w, b):
-    return {"loss": 4.0, "dw": 8.0, "db": 4.0}
-
-
-def sign_flipped(x, y, w, b):
-    err = w * x + b - y
-    return {"loss": err**2, "dw": 2 * err * x, "db": -2 * err}
-
-
-def db_off_by_rounding(x, y, w, b):
-    """Right except for a residue of 5e-13 in db, inside the stated abs_tol where the exact db is 0."""
-    err = w * x + b - y
-    return {"loss": err**2, "dw": 2 * err * x, "db": 2 * err + 5e-13}
-
-
-def db_off_beyond_abs_tol(x, y, w, b):
-    err = w * x + b - y
-    return {"loss": err**2, "dw": 2 * err * x, "db": 2 * err + 5e-12}
-
-
-def dw_off_in_ninth_digit(x, y, w, b):
-    err = w * x + b - y
-    return {"loss": err**2, "dw": 2 * err * x * (1 + 5e-9), "db": 2 * err}
-
-
-def wrong_loss(x, y, w, b):
-    err = w * x + b - y
-    return {"loss": abs(err), "dw": 2 * err * x, "db": 2 * err}
+factor_dropped = functools.partial(checks.square_loss_derivation, factor=1.0)
+lesson_numbers = checks.lesson_numbers
+sign_flipped = functools.partial(checks.square_loss_derivation, db_sign=-1.0)
+# Right except for a residue of 5e-13 in db, inside the stated abs_tol where the exact db is 0.
+db_off_by_rounding = functools.partial(checks.square_loss_derivation, db_shift=5e-13)
+db_off_beyond_abs_tol = functools.partial(checks.square_loss_derivation, db_shift=5e-12)
+dw_off_in_ninth_digit = functools.partial(checks.square_loss_derivation, dw_scale=1 + 5e-9)
+wrong_loss = functools.partial(checks.square_loss_derivation, absolute_loss=True)
 
 
 for point in ((2.0, 5.0, 3.0, 1.0), (-1.0, 3.0, 2.0, 4.0)):
@@ -263,14 +236,6 @@ expect(isinstance(guess, (int, float)), f"predicted_branch_gradient should retur
 print("Visible check passed: predicted_branch_gradient returns a number.")
 
 ### BEGIN HIDDEN TESTS
-def refuse_autograd(*args, **kwargs):
-    raise Diagnosis(
-        "predicted_branch_gradient ran jump_at or autograd instead of predicting: decide which branch "
-        "of jump_at runs at x and differentiate that branch by hand",
-        "branch-gradient-unpredictable",
-    )
-
-
 cases = [(-0.5, 0.25), (2.0, 0.25), (0.25, 0.25), (-3.0, -2.0), (-1.5, -2.0), (-2.0, -2.0), (1.2, 3.0), (3.0, 3.0), (4.5, 3.0)]
 for x, threshold in cases:
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
@@ -278,8 +243,13 @@ for x, threshold in cases:
     ran_upper = x > threshold
     other_branch = 2.0 if ran_upper else 3.0 * x**2
     with (
-        standing_in(predicted_branch_gradient, jump_at=refuse_autograd),
-        standing_in(torch.autograd.backward, backward=refuse_autograd, grad=refuse_autograd),
+        checks.blaming_stand_ins(
+            "predicted_branch_gradient ran jump_at or autograd instead of predicting: decide which branch "
+            "of jump_at runs at x and differentiate that branch by hand",
+            "branch-gradient-unpredictable",
+        ),
+        standing_in(predicted_branch_gradient, jump_at=checks.refuse_call),
+        standing_in(torch.autograd.backward, backward=checks.refuse_call, grad=checks.refuse_call),
     ):
         guess = call_answer(predicted_branch_gradient, x, threshold)
     shown = f"predicted_branch_gradient({x}, {threshold})"

@@ -17,6 +17,9 @@
 import torch
 import torch.nn.functional as F
 
+import functools
+
+import autograd_checks as checks
 from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, in_kernel, may_change_in_place, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
@@ -180,7 +183,7 @@ b = torch.randn(2, generator=generator, dtype=torch.float64).requires_grad_()
 may_change_in_place(a, b)  # the optimizer steps them beside your code
 # The optimizer and the loss's graph are built beside your code, where optimizer_round runs.
 optimizer = in_kernel(torch.optim.SGD, [a, b], lr=0.1, momentum=0.9)
-loss = in_kernel(lambda a, b: (a * a).sum() + b.sum(), a, b)
+loss = in_kernel(checks.squares_plus_sum, a, b)
 report = call_answer(optimizer_round, optimizer, loss, True)
 expect(
     isinstance(report, list) and len(report) == 2 and all(isinstance(flag, bool) for flag in report),
@@ -228,7 +231,7 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
     may_change_in_place(a, b)  # expected values come from a0, b0 and c, which stay read-only
     optimizer = in_kernel(torch.optim.SGD, [a, b], lr=lr, momentum=momentum)
     when = f"with SGD(momentum={momentum}) and set_to_none={set_to_none}"
-    loss = in_kernel(lambda a, b, c: (a * a).sum() + (c * b).sum(), a, b, c)
+    loss = in_kernel(checks.squares_plus_weighted_sum, a, b, c)
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expect(report == [True, True], f"{when}, the first loss used a and b, so the report is [True, True], not {report}")
     buffer_a, buffer_b = 2 * a0, c.clone()
@@ -236,7 +239,7 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
     expect_close(a, a1, f"{when}, a after the first round is not a - lr * gradient", rtol=1e-12, atol=1e-14)
     expect_close(b, b1, f"{when}, b after the first round is not b - lr * gradient", rtol=1e-12, atol=1e-14)
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the first round")
-    loss = in_kernel(lambda a, target: ((a - target) ** 2).sum(), a, target)
+    loss = in_kernel(checks.squared_distance, a, target)
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     buffer_a = momentum * buffer_a + 2 * (a1 - target)
     expect_close(a, a1 - lr * buffer_a, f"{when}, a after the second round is not the momentum update",
@@ -263,7 +266,7 @@ def adam_rounds(set_to_none, seed):
     may_change_in_place(a, b, c)
     optimizer = in_kernel(torch.optim.Adam, [a, b, c], lr=0.01)
     when = f"with Adam and set_to_none={set_to_none}"
-    loss = in_kernel(lambda a, b: (a * a).sum() + (b ** 3).sum(), a, b)
+    loss = in_kernel(checks.squares_plus_cubes, a, b)
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expect(report == [True, True, False],
            f"{when}, the first loss used a and b but not c, so the report is [True, True, False], not {report}")
@@ -274,7 +277,7 @@ def adam_rounds(set_to_none, seed):
         "zero_grad leaves a missing gradient as None whatever set_to_none says",
     )
     b1 = b.detach().clone()
-    loss = in_kernel(lambda a, target: ((a - target) ** 2).sum(), a, target)
+    loss = in_kernel(checks.squared_distance, a, target)
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expected_report = [True, False, False] if set_to_none else [True, True, False]
     why = (
@@ -340,12 +343,7 @@ X = torch.randn(6, 4, generator=generator, dtype=torch.float64)
 y = torch.randint(0, 3, (6,), generator=generator)
 W = torch.zeros(4, 3, dtype=torch.float64, requires_grad=True)
 b = torch.zeros(3, dtype=torch.float64, requires_grad=True)
-
-
-def loss_fn(X_batch, y_batch):
-    return F.cross_entropy(X_batch @ W + b, y_batch)
-
-
+loss_fn = functools.partial(checks.linear_cross_entropy, W, b)  # F.cross_entropy(X_batch @ W + b, y_batch)
 call_answer(accumulate_grads, [W, b], loss_fn, [(X[:3], y[:3]), (X[3:], y[3:])])
 for name, p in (("W", W), ("b", b)):
     expect(p.is_leaf, f"after accumulate_grads, {name} should still be a leaf")
@@ -382,10 +380,7 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
     unused.grad = torch.randn(2, generator=generator, dtype=torch.float64)
 
     rows_seen = []
-
-    def loss_fn(X_batch, y_batch):
-        rows_seen.append(len(y_batch))
-        return F.cross_entropy(X_batch @ W + b, y_batch)
+    loss_fn = functools.partial(checks.noting_batch_rows, rows_seen, functools.partial(checks.linear_cross_entropy, W, b))
 
     # An earlier step: its gradients are still in .grad when the parameters move.
     F.cross_entropy(X @ W + b, y).backward()
@@ -396,22 +391,14 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
     pieces = list(zip(X.split(sizes), y.split(sizes)))
     rows_seen.clear()
     arrivals = {"W": 0, "b": 0}
-
-    def counting_arrivals(params, arrivals):
-        """Hooks on the parameters, beside the student's code, that count the backward passes into each."""
-        def counter(name):
-            def count(_):
-                arrivals[name] += 1
-            return count
-
-        return [p.register_post_accumulate_grad_hook(counter(name)) for name, p in params.items()]
-
-    hooks = in_kernel(counting_arrivals, {"W": W, "b": b}, arrivals)
+    hooks = in_kernel(checks.counting_gradient_arrivals, {"W": W, "b": b}, arrivals)
     try:
         call_answer(accumulate_grads, [W, unused, b], loss_fn, pieces)
     finally:
         for hook in hooks:
             hook.remove()
+    shown = f"accumulate_grads with microbatches of sizes {list(sizes)}"
+    arrivals = checks.arrival_counts(arrivals, shown)
     full = mean_cross_entropy_grads(X, y, W.detach(), b.detach())
     per_piece = [mean_cross_entropy_grads(Xb, yb, W.detach(), b.detach()) for Xb, yb in pieces]
     summed = [sum(g[i] for g in per_piece) for i in range(2)]

@@ -36,12 +36,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+import functools
+
+import autograd_checks as checks
 import local_digits
 from autograd_checks import (
     call_answer,
     central_difference,
     counting_saved_tensors,
-    element_budget,
     expect,
     expect_close,
     expect_tensor,
@@ -161,16 +163,11 @@ from solutions.reference.training import raw_metrics
 
 # %% test test_raw_metrics points=3 targets=evaluation-without-no-grad
 # A linear stand-in for raw_forward keeps this check independent of Exercise 1.
-def linear_forward(X, params):
-    W, b = params
-    return X @ W + b
-
-
 W = torch.randn(4, 3, dtype=torch.float64, generator=seeded(0)).requires_grad_()
 b = torch.zeros(3, dtype=torch.float64, requires_grad=True)
 X = torch.randn(10, 4, dtype=torch.float64, generator=seeded(1))
 y = torch.randint(0, 3, (10,), generator=seeded(2))
-with standing_in(raw_metrics, raw_forward=linear_forward):
+with standing_in(raw_metrics, raw_forward=checks.linear_forward):
     result = call_answer(raw_metrics, X, y, [W, b], bs=4)
 expect(
     isinstance(result, tuple) and len(result) == 2 and all(type(v) is float for v in result),
@@ -179,13 +176,6 @@ expect(
 print("Visible check passed: raw_metrics returns two Python floats.")
 
 ### BEGIN HIDDEN TESTS
-def batch_spy(X, params):
-    """The grader's linear model; records how many rows each call receives."""
-    rows_per_call.append(len(X))
-    W, b = params
-    return X @ W + b
-
-
 # bs=None leaves the batch size out: the contract states its default, 512.
 for seed, n, d, k, bs in ((3, 37, 5, 4, 8), (4, 12, 3, 6, 512), (5, 9, 2, 3, 1), (6, 1100, 2, 3, None)):
     W = torch.randn(d, k, dtype=torch.float64, generator=seeded(seed)).requires_grad_()
@@ -195,7 +185,8 @@ for seed, n, d, k, bs in ((3, 37, 5, 4, 8), (4, 12, 3, 6, 512), (5, 9, 2, 3, 1),
     shown = f"raw_metrics on {n} rows with bs={bs}" if bs else f"raw_metrics on {n} rows with the default bs"
     options = {"bs": bs} if bs else {}
     bs = bs or 512
-    rows_per_call = []
+    rows_per_call = []  # how many rows each call of the grader's linear raw_forward receives
+    batch_spy = functools.partial(checks.noting_forward_rows, rows_per_call)
     with standing_in(raw_metrics, raw_forward=batch_spy), counting_saved_tensors() as saved:
         result = call_answer(raw_metrics, X, y, [W, b], **options)
     expect(
@@ -277,25 +268,12 @@ from solutions.reference.training import raw_train
 
 # %% test test_raw_train points=4 targets=backward-overwrites-grad,selection-on-wrong-split,best-params-by-reference,detach-copies-storage,clone-cuts-graph,last-epoch-is-best,data-attribute-is-safe
 # Stand-ins keep this check independent of Exercises 1 and 2: a linear model and a fixed score.
-def linear_params(d, h=128, k=10, seed=0):
-    W = (torch.randn(d, k, dtype=torch.float64, generator=seeded(seed)) * 0.1).requires_grad_()
-    return [W, torch.zeros(k, dtype=torch.float64, requires_grad=True)]
-
-
-def linear_forward(X, params):
-    W, b = params
-    return X @ W + b
-
-
-def fixed_metrics(X, y, params, bs=512):
-    return 1.0, 0.5
-
-
+fixed_metrics = functools.partial(checks.constant_metrics, (1.0, 0.5))
 X = torch.randn(20, 4, dtype=torch.float64, generator=seeded(0))
 y = torch.randint(0, 10, (20,), generator=seeded(1))
 Xv = torch.randn(5, 4, dtype=torch.float64, generator=seeded(2))
 yv = torch.randint(0, 10, (5,), generator=seeded(3))
-with standing_in(raw_train, raw_params=linear_params, raw_forward=linear_forward, raw_metrics=fixed_metrics):
+with standing_in(raw_train, raw_params=checks.linear_params, raw_forward=checks.linear_forward, raw_metrics=fixed_metrics):
     best = call_answer(raw_train, X, y, Xv, yv, epochs=2, bs=8)
 expect(isinstance(best, list) and len(best) == 2, "raw_train should return a list with one tensor per parameter")
 expect_tensor(best[0], "the first returned parameter", shape=(4, 10))
@@ -345,24 +323,10 @@ for n, d, n_val, epochs, bs, lr, seed, script, by_default in cases:
     yv = torch.randint(0, 10, (n_val,), generator=seeded(seed + 13))
     created, snapshots, other_scores, versions = [], [], [], []
 
-    def grader_params(d, h=128, k=10, seed=0):
-        W = (torch.randn(d, k, dtype=torch.float64, generator=seeded(100 + seed)) * 0.3).requires_grad_()
-        b = (torch.randn(k, dtype=torch.float64, generator=seeded(200 + seed)) * 0.1).requires_grad_()
-        created.append(((d, h, k, seed), [W, b], (W.detach().clone(), b.detach().clone())))
-        return created[-1][1]
+    grader_params = functools.partial(checks.noting_params, created)
+    scripted_metrics = functools.partial(checks.scripted_metrics, Xv, script, snapshots, versions, other_scores)
 
-    def scripted_metrics(Xs, ys, params, bs=512):
-        with torch.no_grad():
-            logits = Xs @ params[0] + params[1]
-        if Xs.shape == Xv.shape and torch.equal(Xs, Xv):
-            snapshots.append([p.detach().clone() for p in params])
-            versions.append(min(p._version for p in params))
-            return float(script[min(len(snapshots), len(script)) - 1]), 0.5
-        other_scores.append(len(Xs))
-        losses = torch.logsumexp(logits, dim=1) - logits[torch.arange(len(ys)), ys]
-        return losses.mean().item(), (logits.argmax(dim=1) == ys).to(torch.float64).mean().item()
-
-    with standing_in(raw_train, raw_params=grader_params, raw_forward=linear_forward, raw_metrics=scripted_metrics):
+    with standing_in(raw_train, raw_params=grader_params, raw_forward=checks.linear_forward, raw_metrics=scripted_metrics):
         if by_default:
             best = call_answer(raw_train, X, y, Xv, yv)
         else:
@@ -451,7 +415,7 @@ for n, d, n_val, epochs, bs, lr, seed, script, by_default in cases:
             "clone-cuts-graph",
         )
 
-with standing_in(raw_train, raw_params=linear_params, raw_forward=linear_forward, raw_metrics=fixed_metrics):
+with standing_in(raw_train, raw_params=checks.linear_params, raw_forward=checks.linear_forward, raw_metrics=fixed_metrics):
     error = raised_by(raw_train, X, y, Xv, yv, epochs=0)
 expect(
     isinstance(error, ValueError),
@@ -499,18 +463,11 @@ from solutions.reference.training import local_mnist_raw
 
 # %% test test_local_mnist_raw points=3 targets=selection-on-wrong-split,assert-for-input-validation
 # Stand-ins for raw_train and raw_metrics: this check tests only the adapter.
-def no_training(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
-    return [torch.zeros(784, 10, dtype=torch.float64)]
-
-
-def fixed_metrics(X, y, params, bs=512):
-    return 2.3, 0.1
-
-
+fixed_metrics = functools.partial(checks.constant_metrics, (2.3, 0.1))
 arrays = []
 for rows in (8, 3, 3):
     arrays += [np.zeros((rows, 784), dtype=np.float32), np.zeros(rows, dtype=np.uint8)]
-with standing_in(local_mnist_raw, raw_train=no_training, raw_metrics=fixed_metrics):
+with standing_in(local_mnist_raw, raw_train=checks.no_training, raw_metrics=fixed_metrics):
     output = call_answer(local_mnist_raw, *arrays)
 expect(
     isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], tuple) and len(output[1]) == 2,
@@ -529,14 +486,8 @@ trained, scored = [], []
 returned_params = [torch.full((784, 10), 0.25, dtype=torch.float64)]
 
 
-def recording_train(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
-    trained.append((X, y, Xv, yv))
-    return returned_params
-
-
-def recording_metrics(X, y, params, bs=512):
-    scored.append((X, y, params))
-    return 0.75, 0.25
+recording_train = functools.partial(checks.noting_training, trained, returned_params)
+recording_metrics = functools.partial(checks.noting_metrics, scored, (0.75, 0.25))
 
 
 def same(tensor, array):
@@ -638,29 +589,25 @@ for what, index, value in bad_inputs:
 from solutions.reference.training import second_backward_succeeds
 
 # %% test test_second_backward_succeeds points=3 targets=graph-survives-backward,second-backward-always-raises,broad-except-hides-errors
-result = call_answer(second_backward_succeeds, lambda t: (t + 2).sum(), [1.0, 2.0])
+result = call_answer(second_backward_succeeds, checks.shifted_sum, [1.0, 2.0])
 expect(type(result) is bool, f"second_backward_succeeds should return True or False, got {result!r}")
 print("Visible check passed: second_backward_succeeds returns a bool.")
 
 ### BEGIN HIDDEN TESTS
 cases = (
-    ("the sum of exp(x)", lambda t: t.exp().sum(), False),
-    ("the mean", lambda t: t.mean(), True),
-    ("the sum of cubes", lambda t: (t**3).sum(), False),
-    ("a difference of two entries", lambda t: t[0] - t[1], True),
-    ("a product of sines", lambda t: torch.sin(t).prod(), False),
-    ("the sum of -x", lambda t: (-t).sum(), True),
-    ("x times x reversed", lambda t: (t * t.flip(0)).sum(), False),
-    ("the sum of a concatenation", lambda t: torch.cat([t, t]).sum(), True),
+    ("the sum of exp(x)", checks.sum_of_exp, False),
+    ("the mean", checks.mean, True),
+    ("the sum of cubes", checks.sum_of_cubes, False),
+    ("a difference of two entries", checks.first_minus_second, True),
+    ("a product of sines", checks.product_of_sines, False),
+    ("the sum of -x", checks.sum_of_negation, True),
+    ("x times x reversed", checks.times_reversed_sum, False),
+    ("the sum of a concatenation", checks.concatenation_sum, True),
 )
 values = [0.3, 1.2, -0.7]
 for name, function, works in cases:
     seen = []
-
-    def recording(t, function=function):
-        seen.append(t)
-        return function(t)
-
+    recording = functools.partial(checks.noting_inputs, seen, function)
     result = call_answer(second_backward_succeeds, recording, values)
     shown = f"second_backward_succeeds({name}, {values})"
     expect(len(seen) == 1, f"{shown} should evaluate the function once and walk that one output twice (it called it {len(seen)} times)")
@@ -695,26 +642,11 @@ for name, function, works in cases:
     )
 
 
-def fails_on_second_walk(t):
-    """Saves nothing, so a second walk is allowed; a hook then fails it with an unrelated RuntimeError."""
-    walks = []
-
-    def hook(grad):
-        walks.append(grad)
-        if len(walks) > 1:
-            raise RuntimeError("the grader's hook failed on purpose")
-        return grad
-
-    shifted = t + 1
-    shifted.register_hook(hook)
-    return shifted.sum()
-
-
-error = raised_by(second_backward_succeeds, fails_on_second_walk, values)
+error = raised_by(second_backward_succeeds, checks.fails_on_second_walk, values)
 expect(
     isinstance(error, RuntimeError) and "on purpose" in str(error),
     "second_backward_succeeds hid an error that has nothing to do with a freed graph (a hook raised "
-    f"RuntimeError: the grader's hook failed on purpose), and {'returned' if error is None else 'raised ' + type(error).__name__}. "
+    f"RuntimeError: a hook failed on purpose on the second walk), and {'returned' if error is None else 'raised ' + type(error).__name__}. "
     "Catch only the error that mentions 'a second time' and re-raise any other",
     "broad-except-hides-errors",
 )
@@ -759,24 +691,6 @@ expect_tensor(result[1], "dW", shape=(3, 4))
 print("Visible check passed: affine_vjp returns dX of shape (B, I) and dW of shape (I, O).")
 
 ### BEGIN HIDDEN TESTS
-from torch.utils._python_dispatch import TorchDispatchMode
-
-
-class ProductCounter(TorchDispatchMode):
-    """Counts the matrix products run inside the block, forward and backward alike."""
-
-    PRODUCTS = {"mm", "bmm", "addmm", "baddbmm", "matmul", "mv", "addmv", "dot"}
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if str(func).split(".")[1] in self.PRODUCTS:
-            self.count += 1
-        return func(*args, **(kwargs or {}))
-
-
 for seed, (B, I, O) in enumerate(((5, 3, 4), (1, 6, 2), (48, 32, 24))):
     X = torch.randn(B, I, dtype=torch.float64, generator=seeded(10 + seed))
     W = torch.randn(I, O, dtype=torch.float64, generator=seeded(20 + seed))
@@ -784,16 +698,16 @@ for seed, (B, I, O) in enumerate(((5, 3, 4), (1, 6, 2), (48, 32, 24))):
     shown = f"affine_vjp with B={B}, I={I}, O={O}"
     # The two products never need more than max(B*I, I*O, B*O) entries; the dense Jacobian needs (B*O) * (I*O).
     budget = 8 * max(B * I, I * O, B * O)
-    with element_budget(
-        budget,
+    result, watched = checks.call_watched(affine_vjp, X, W, G, limit=budget)
+    checks.expect_within(
+        watched,
         f"{shown} built a tensor of more than {budget} entries: the Jacobian of Y with respect to W alone has "
         f"{B * O} x {I * O} entries. Use dX = G @ W.T and dW = X.T @ G",
         "dense-jacobian-for-vjp",
-    ), ProductCounter() as products:
-        result = call_answer(affine_vjp, X, W, G)
+    )
     expect(
-        products.count <= 2,
-        f"{shown} ran {products.count} matrix products; the two VJPs need exactly two, G @ W.T and X.T @ G. "
+        watched["products"] <= 2,
+        f"{shown} ran {watched['products']} matrix products; the two VJPs need exactly two, G @ W.T and X.T @ G. "
         "Asking autograd to differentiate X @ W also runs the forward product: write the two products yourself",
     )
     expect(isinstance(result, tuple) and len(result) == 2, f"{shown} should return a tuple (dX, dW)")
@@ -871,7 +785,7 @@ result = call_answer(affine_jvp, X, W, torch.ones_like(X), torch.ones_like(W))
 expect(isinstance(result, tuple) and len(result) == 2, "affine_jvp should return a tuple (Y, dY)")
 expect_tensor(result[0], "Y", shape=(2, 4))
 expect_tensor(result[1], "dY", shape=(2, 4))
-result = call_answer(affine_jvp, X, W, torch.ones_like(X), torch.ones_like(W), f=lambda a, b: torch.sin(a @ b))
+result = call_answer(affine_jvp, X, W, torch.ones_like(X), torch.ones_like(W), f=checks.sine_of_product)
 expect(isinstance(result, tuple) and len(result) == 2, "affine_jvp(..., f=...) should return a tuple (Y, dY)")
 expect_tensor(result[1], "dY for f(X, W) = sin(X @ W)", shape=(2, 4))
 print("Visible check passed: affine_jvp returns Y and dY, shaped like f(X, W).")
@@ -880,8 +794,8 @@ print("Visible check passed: affine_jvp returns Y and dY, shaped like f(X, W).")
 # (shown, f, None for the default, Y and dY in closed form from P = X @ W and its tangent dP)
 maps = (
     ("X @ W", None, lambda P, dP: (P, dP)),
-    ("tanh(X @ W)", lambda a, b: torch.tanh(a @ b), lambda P, dP: (torch.tanh(P), (1 - torch.tanh(P) ** 2) * dP)),
-    ("(X @ W) ** 2", lambda a, b: (a @ b) ** 2, lambda P, dP: (P**2, 2 * P * dP)),
+    ("tanh(X @ W)", checks.tanh_of_product, lambda P, dP: (torch.tanh(P), (1 - torch.tanh(P) ** 2) * dP)),
+    ("(X @ W) ** 2", checks.square_of_product, lambda P, dP: (P**2, 2 * P * dP)),
 )
 for seed, (B, I, O) in enumerate(((4, 3, 5), (1, 2, 2), (6, 1, 3))):
     X, W, dX, dW = (

@@ -32,17 +32,10 @@
 import numpy as np
 import torch
 
-from autograd_checks import (
-    COMMON_ERRORS,
-    call_answer,
-    expect,
-    expect_close,
-    expect_tensor,
-    in_kernel,
-    may_change_in_place,
-    quiet,
-    seeded,
-)
+import functools
+
+import autograd_checks as checks
+from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, expect_tensor, in_kernel, may_change_in_place, quiet, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
@@ -101,13 +94,7 @@ def originals():
     for seed, shape in ((10, (3,)), (11, (2, 4)), (12, ())):
         yield f"a leaf of shape {shape}", torch.randn(shape, dtype=torch.float64, generator=seeded(seed)).requires_grad_()
     leaf = torch.randn(4, dtype=torch.float64, generator=seeded(13)).requires_grad_()
-    yield "a non-leaf (2 * leaf)", in_kernel(lambda leaf: leaf * 2, leaf)  # its graph is built beside your code
-
-
-def change_in_place(tensor):
-    """Change `tensor` in place where it lives, beside your code, so that its version counter moves there."""
-    with torch.no_grad():
-        tensor.mul_(10).add_(1)
+    yield "a non-leaf (2 * leaf)", in_kernel(checks.doubled, leaf)  # its graph is built beside your code
 
 
 for what, original in originals():
@@ -124,7 +111,7 @@ for what, original in originals():
         "clone-cuts-graph",
     )
     shared = shares_memory(copy, original)
-    in_kernel(change_in_place, original)
+    in_kernel(checks.changed_in_place, original)
     if shared:
         expect(
             copy._version != original._version,
@@ -175,7 +162,7 @@ from solutions.reference.snapshots import descend_and_log
 # %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe
 w = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
 may_change_in_place(w)  # descend_and_log updates it where your code runs
-logged = call_answer(descend_and_log, w, lambda p: (p * p).sum(), 0.1, 3)
+logged = call_answer(descend_and_log, w, checks.sum_of_squares, 0.1, 3)
 expect(isinstance(logged, list), f"descend_and_log should return a list, got {type(logged).__name__}")
 expect(len(logged) == 3, f"descend_and_log(..., steps=3) should log 3 losses, got {len(logged)}")
 print("Visible check passed: descend_and_log returns a list of 3 logged losses.")
@@ -196,10 +183,7 @@ for seed, size, lr, steps in ((20, 3, 0.1, 5), (21, 1, 0.05, 4), (22, 4, 0.2, 6)
     start = torch.randn(size, dtype=torch.float64, generator=generator)
     target = torch.randn(size, dtype=torch.float64, generator=generator)
     scale = torch.rand(size, dtype=torch.float64, generator=generator) + 0.5
-
-    def loss_fn(p, target=target, scale=scale):
-        return (scale * (p - target) ** 2).sum()
-
+    loss_fn = functools.partial(checks.scaled_squared_distance, target, scale)  # sum(scale * (p - target)**2)
     w = start.clone().requires_grad_()
     may_change_in_place(w)  # the expected values come from start, which stays read-only
     pointer, version = w.data_ptr(), w._version

@@ -43,6 +43,7 @@
 # misconception it recognised.
 
 # %% compile_setup
+import functools
 import math
 import time
 
@@ -50,6 +51,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention.flex_attention import flex_attention
 
+import autograd_checks as checks
 from autograd_checks import (
     COMMON_ERRORS, beside_student, call_answer, expect, expect_close, expect_tensor, in_kernel, quiet, seeded,
 )
@@ -129,7 +131,7 @@ def report_of(fn, compiled_fn, inputs, rtol, atol, **options):
 t = torch.randn(6, dtype=torch.float64, generator=seeded(50))
 
 # Same mathematics, different rounding: the pair disagrees in the last bits, outputs and gradients.
-report = report_of(lambda a: (a * 0.1) * 3, lambda a: a * 0.3, (t,), 1e-9, 1e-12)
+report = report_of(checks.tenth_then_triple, checks.times_point_three, (t,), 1e-9, 1e-12)
 expect(
     not report["outputs_match"] or report["grads_match"],
     "(x * 0.1) * 3 and x * 0.3 have matching outputs and gradients that differ only by rounding, yet compare_compiled "
@@ -144,7 +146,7 @@ expect(
     "at rtol=1e-9, atol=1e-12: compare within the tolerances, not bit for bit",
     "compiled-matches-exactly",
 )
-report = report_of(torch.tanh, lambda a: torch.tanh(a) + 1e-12, (t,), 1e-7, 1e-9)
+report = report_of(torch.tanh, checks.tanh_plus_tiny, (t,), 1e-7, 1e-9)
 expect(
     report["outputs_match"],
     "outputs that differ by 1e-12 must match at atol=1e-9, but compare_compiled reported a mismatch",
@@ -153,32 +155,23 @@ expect(
 
 # The tolerances are the caller's: a relative gap of 1e-6 passes rtol=1e-5 and fails rtol=1e-8,
 # and an absolute gap of 1e-6 passes atol=1e-5 and fails atol=1e-7 (torch.allclose's own defaults would decide otherwise).
-def stretched(a):
-    return a * 2 * (1 + 1e-6)
-
-
-loose = report_of(lambda a: a * 2, stretched, (t,), 1e-5, 0.0)
-tight = report_of(lambda a: a * 2, stretched, (t,), 1e-8, 0.0)
+loose = report_of(checks.twice, checks.twice_stretched, (t,), 1e-5, 0.0)
+tight = report_of(checks.twice, checks.twice_stretched, (t,), 1e-8, 0.0)
 expect(loose["outputs_match"] and loose["grads_match"], "with rtol=1e-5 a relative gap of 1e-6 must count as a match")
 expect(
     not tight["outputs_match"] and not tight["grads_match"],
     "with rtol=1e-8 and atol=0 a relative gap of 1e-6 must count as a mismatch: use the rtol and atol you are given",
 )
 
-
-def shifted(a):
-    return a * 2 + 1e-6
-
-
-loose = report_of(lambda a: a * 2, shifted, (t,), 0.0, 1e-5)
-tight = report_of(lambda a: a * 2, shifted, (t,), 0.0, 1e-7)
+loose = report_of(checks.twice, checks.twice_shifted, (t,), 0.0, 1e-5)
+tight = report_of(checks.twice, checks.twice_shifted, (t,), 0.0, 1e-7)
 expect(loose["outputs_match"], "with atol=1e-5 and rtol=0 an absolute gap of 1e-6 must count as a match: use the atol you are given")
 expect(not tight["outputs_match"], "with atol=1e-7 and rtol=0 an absolute gap of 1e-6 must count as a mismatch: use the atol you are given")
 
 # The eager side is the reference: a compiled value 1.105 times the eager one is off by 0.105 * |eager|,
 # beyond rtol=0.1 of the eager value but within rtol=0.1 of the compiled one.
 positive = torch.rand(5, dtype=torch.float64, generator=seeded(54)) + 1
-report = report_of(lambda a: a * 1.0, lambda a: a * 1.105, (positive,), 0.1, 0.0)
+report = report_of(checks.times_one, checks.times_1_105, (positive,), 0.1, 0.0)
 expect(
     not report["outputs_match"] and not report["grads_match"],
     "a compiled result 1.105 times the eager one is off by more than rtol=0.1 of the eager value, yet the report "
@@ -188,33 +181,9 @@ expect(
 
 
 # Right forward, wrong backward, compiled with aot_eager: only the gradients reveal it.
-def compiled_wrong_cube_beside_student():
-    """a**3 with a wrong backward, compiled with aot_eager beside your code, where the answer calls it."""
-    class CubeWithWrongGradient(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            ctx.save_for_backward(a)
-            return a**3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (a,) = ctx.saved_tensors
-            return grad * 2 * a  # the true derivative is 3 * a**2
-
-    def wrong_cube(a):
-        return CubeWithWrongGradient.apply(a)
-
-    with quiet():
-        return torch.compile(wrong_cube, backend="aot_eager")
-
-
-def cube(a):
-    return a**3
-
-
-compiled_wrong_cube = in_kernel(compiled_wrong_cube_beside_student)
+compiled_wrong_cube = in_kernel(checks.compiled_wrong_cube)  # a**3 with a wrong backward, compiled beside your code
 u = torch.randn(4, dtype=torch.float64, generator=seeded(51))
-report = report_of(cube, compiled_wrong_cube, (u,), 1e-9, 1e-12)
+report = report_of(checks.cubed, compiled_wrong_cube, (u,), 1e-9, 1e-12)
 expect(report["outputs_match"], "a**3 and its compiled variant agree on outputs, but outputs_match is False")
 expect(
     not report["grads_match"],
@@ -225,30 +194,14 @@ expect(
 
 
 # Two inputs, the same function written in another order: outputs and both gradients agree.
-def mixed(a, b):
-    return torch.sin(a) * b + a * b**2
-
-
-def mixed_reordered(a, b):
-    return a * (b * b) + b * torch.sin(a)
-
-
 a = torch.randn(3, dtype=torch.float64, generator=seeded(52))
 b = torch.randn(3, dtype=torch.float64, generator=seeded(53))
-report = report_of(mixed, mixed_reordered, (a, b), 1e-9, 1e-12)
+report = report_of(checks.sine_mix, checks.sine_mix_reordered, (a, b), 1e-9, 1e-12)
 expect(report["outputs_match"] and report["grads_match"], "two orderings of the same two-input function agree, but the report says otherwise")
 
 
 # Two inputs where only the gradient of the second one differs.
-def scaled_sum(a, b):
-    return a * b.sum()
-
-
-def scaled_sum_half_b(a, b):
-    return a * (b.detach().sum() + 0.5 * (b - b.detach()).sum())
-
-
-report = report_of(scaled_sum, scaled_sum_half_b, (a, b), 1e-9, 1e-12)
+report = report_of(checks.scaled_sum, checks.scaled_sum_half_b_gradient, (a, b), 1e-9, 1e-12)
 expect(report["outputs_match"], "a * b.sum() and its variant agree on outputs, but outputs_match is False")
 expect(
     not report["grads_match"],
@@ -258,20 +211,8 @@ expect(
 
 
 # The copies a function receives: leaves of their own, also when the caller's input requires grad.
-def probed_inputs_beside_student(seen):
-    """A caller's input that requires grad, and a function that notes what it receives; both beside your code."""
-    original = torch.linspace(-1.0, 2.0, 4, dtype=torch.float64).requires_grad_()
-
-    def probe(a):
-        own_memory = a.untyped_storage().data_ptr() != original.untyped_storage().data_ptr()
-        seen.append((a.is_leaf, a.requires_grad, own_memory))
-        return a * 2
-
-    return original, probe
-
-
 seen = []
-original, probe = in_kernel(probed_inputs_beside_student, seen)
+original, probe = in_kernel(checks.probed_inputs, seen)
 report_of(probe, probe, (original,), 1e-7, 1e-9, repeats=1)
 expect(len(seen) > 0, "compare_compiled never called the functions it was given")
 expect(
@@ -287,30 +228,9 @@ expect(
 
 
 # Timing on a clock the test controls: the first call stands for compilation (5 s), later calls take 0.25 s.
-def manual_clock_beside_student(calls, readings=None):
-    """A clock that only moves when the function it comes with is called; both live beside your code."""
-    class ManualClock:
-        def __init__(self):
-            self.now = 100.0
-
-        def __call__(self):
-            if readings is not None:
-                readings.append(self.now)
-            return self.now
-
-    clock = ManualClock()
-
-    def slow_first_call(a):
-        clock.now += 5.0 if not calls else 0.25
-        calls.append(a)
-        return a * 2
-
-    return clock, slow_first_call
-
-
 calls = []
-clock, slow_first_call = in_kernel(manual_clock_beside_student, calls)
-report = report_of(lambda a: a * 2, slow_first_call, (t,), 1e-7, 1e-9, repeats=4, clock=clock)
+clock, slow_first_call = in_kernel(checks.manual_clock, calls)
+report = report_of(checks.twice, slow_first_call, (t,), 1e-7, 1e-9, repeats=4, clock=clock)
 expect(len(calls) == 5, f"with repeats=4, compare_compiled should call compiled_fn 5 times, it called it {len(calls)} times")
 expect(
     math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9),
@@ -335,8 +255,8 @@ expect(
 
 # The stated default, repeats=3: four calls, and the clock read just before and after each one.
 calls, readings = [], []
-clock, slow_first_call = in_kernel(manual_clock_beside_student, calls, readings)
-report = report_of(lambda a: a * 2, slow_first_call, (t,), 1e-7, 1e-9, clock=clock)
+clock, slow_first_call = in_kernel(checks.manual_clock, calls, readings)
+report = report_of(checks.twice, slow_first_call, (t,), 1e-7, 1e-9, clock=clock)
 expect(len(calls) == 4, f"with the default repeats=3, compare_compiled should call compiled_fn 4 times, it called it {len(calls)} times")
 expect(
     len(readings) == 8,
@@ -346,8 +266,8 @@ expect(math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9), f"with the de
 
 # repeats=0: the first call only, and no later call to average.
 calls = []
-clock, slow_first_call = in_kernel(manual_clock_beside_student, calls)
-report = report_of(lambda a: a * 2, slow_first_call, (t,), 1e-7, 1e-9, repeats=0, clock=clock)
+clock, slow_first_call = in_kernel(checks.manual_clock, calls)
+report = report_of(checks.twice, slow_first_call, (t,), 1e-7, 1e-9, repeats=0, clock=clock)
 expect(len(calls) == 1, f"with repeats=0, compare_compiled should call compiled_fn once, it called it {len(calls)} times")
 expect(math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9), f"with repeats=0, first_call_seconds is {report['first_call_seconds']!r} instead of 5.0")
 expect(
@@ -375,44 +295,14 @@ expect(
 from solutions.reference.compile_check import check_against_eager
 
 # %% test test_check_against_eager points=2 targets=compile-default-backend-cheap
-def recording_compare(fn, compiled_fn, inputs, rtol, atol, **options):
-    return "the comparison report"
-
-
 x = torch.linspace(-1.0, 1.0, 5, dtype=torch.float64)
-result = call_answer(check_against_eager, torch.sin, (x,), 1e-7, 1e-9, compare=recording_compare)
+result = call_answer(check_against_eager, torch.sin, (x,), 1e-7, 1e-9, compare=checks.fixed_report)
 expect(result == "the comparison report", "check_against_eager should return what compare returns")
 print("Visible check passed: check_against_eager returns the result of compare.")
 
 ### BEGIN HIDDEN TESTS
 recorded = []
-
-
-def recording_compare(fn, compiled_fn, inputs, rtol, atol, **options):
-    recorded.append({"fn": fn, "compiled_fn": compiled_fn, "inputs": inputs, "rtol": rtol, "atol": atol})
-    return "the comparison report"
-
-
-def watching_compile():
-    """A context, entered beside your code, that notes the backend of every torch.compile call made inside it."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def watching():
-        backends = []
-        real_compile = torch.compile
-
-        def recording_compile(model=None, **options):
-            backends.append(options.get("backend", "inductor"))
-            return real_compile(model, **options)
-
-        torch.compile = recording_compile
-        try:
-            yield backends
-        finally:
-            torch.compile = real_compile
-
-    return watching()
+recording_compare = functools.partial(checks.noting_compare, recorded)
 
 
 def judge_backends(backends):
@@ -431,14 +321,10 @@ def judge_backends(backends):
         )
 
 
-def softplus_mix_eager(a, b):
-    return F.softplus(a) * b + torch.sin(a)
-
-
-softplus_mix = in_kernel(lambda fn: fn, softplus_mix_eager)  # the eager function as it stands beside your code
+softplus_mix = in_kernel(checks.itself, checks.softplus_mix)  # the eager function as it stands beside your code
 a = torch.randn(5, dtype=torch.float64, generator=seeded(60))
 b = torch.randn(5, dtype=torch.float64, generator=seeded(61))
-with beside_student(watching_compile) as backends:
+with checks.watching_compile() as backends:
     try:
         result = call_answer(check_against_eager, softplus_mix, (a, b), 1e-6, 1e-8, compare=recording_compare)
     except Exception:
@@ -461,7 +347,7 @@ leaves = [a.clone().requires_grad_(), b.clone().requires_grad_()]
 out = call_answer(call["compiled_fn"], *leaves)
 expect_tensor(out, "the compiled function's output", shape=(5,))
 with quiet():  # the output's graph lives beside your code: its gradients are taken there
-    grad_a, grad_b = in_kernel(lambda out, leaves: torch.autograd.grad(out.sum(), leaves), out, leaves)
+    grad_a, grad_b = in_kernel(checks.gradients_of_sum, out, leaves)
 expect_close(out, F.softplus(a) * b + torch.sin(a), "the compiled function does not compute fn", rtol=1e-10, atol=1e-12)
 expect_close(grad_a, torch.sigmoid(a) * b + torch.cos(a), "the compiled function's gradient for a is wrong", rtol=1e-10, atol=1e-12)
 expect_close(grad_b, F.softplus(a), "the compiled function's gradient for b is wrong", rtol=1e-10, atol=1e-12)

@@ -18,10 +18,12 @@
 # and names the misconception it recognises when a test fails.
 
 # %% fc_setup
+import functools
 import math
 
 import torch
 
+import autograd_checks as checks
 from autograd_checks import COMMON_ERRORS, call_answer, central_difference, expect, expect_close, expect_tensor, raised_by, seeded
 
 # One thread and explicit generators keep every result identical from run to run.
@@ -84,7 +86,7 @@ FAILURE_ERRORS = COMMON_ERRORS + (
 from solutions.reference.failure_cases import repeated_backward_report
 
 # %% test test_repeated_backward_report points=3 targets=backward-overwrites-grad,graph-survives-backward,second-backward-always-raises,grad-attribute-is-snapshot
-report = call_answer(repeated_backward_report, lambda t: t ** 3, 2.0, known_errors=FAILURE_ERRORS)
+report = call_answer(repeated_backward_report, checks.cubed, 2.0, known_errors=FAILURE_ERRORS)
 expect(
     isinstance(report, tuple) and len(report) == 3,
     "repeated_backward_report should return a tuple (first_grad, second_raises, accumulated_grad)",
@@ -98,10 +100,10 @@ print("Visible check passed: repeated_backward_report returns (tensor, bool, ten
 ### BEGIN HIDDEN TESTS
 # (shown, function, point, does a second plain backward raise?)
 cases = [
-    ("x ** 3", lambda t: t ** 3, -1.5, True),  # pow saves x
-    ("sin(x) * x", lambda t: torch.sin(t) * t, 0.8, True),  # sin and the product save their inputs
+    ("x ** 3", checks.cubed, -1.5, True),  # pow saves x
+    ("sin(x) * x", checks.sine_times_self, 0.8, True),  # sin and the product save their inputs
     ("exp(x)", torch.exp, 0.3, True),  # exp saves its output
-    ("x - 2", lambda t: t - 2, 1.25, False),  # the local derivative is 1: nothing is saved
+    ("x - 2", checks.minus_two, 1.25, False),  # the local derivative is 1: nothing is saved
 ]
 for shown, function, value, raises in cases:
     call = f"repeated_backward_report({shown}, {value})"
@@ -199,30 +201,26 @@ for shown, function, value, raises in cases:
 from solutions.reference.failure_cases import mutation_detected
 
 # %% test test_mutation_detected points=3 targets=mutation-lookup-by-op,inplace-leaf-in-grad-mode,rebinding-is-in-place,data-attribute-is-safe,any-backward-error-is-mutation
-detected = call_answer(mutation_detected, lambda x, w: x * w, known_errors=FAILURE_ERRORS)
+detected = call_answer(mutation_detected, checks.product, known_errors=FAILURE_ERRORS)
 expect(isinstance(detected, bool), f"mutation_detected should return True or False, got {type(detected).__name__}")
 print("Visible check passed: mutation_detected returns a bool.")
 
 ### BEGIN HIDDEN TESTS
 # (shown, operation, is the change to x detected?, which tensors backward reads)
 cases = [
-    ("x * w", lambda x, w: x * w, True, "the product saves x to form the gradient of w"),
-    ("x + w", lambda x, w: x + w, False, "the sum saves nothing: both local derivatives are 1"),
-    ("x / w", lambda x, w: x / w, True, "the division saves x to form the gradient of w"),
-    ("x - w", lambda x, w: x - w, False, "the difference saves nothing: its local derivatives are 1 and -1"),
-    ("x ** 2 + w", lambda x, w: x ** 2 + w, True, "the square saves x, since its derivative is 2x"),
-    ("torch.sin(x) + w", lambda x, w: torch.sin(x) + w, True, "sin saves x, since its derivative is cos(x)"),
-    ("x.exp() * w", lambda x, w: x.exp() * w, False, "exp saves its output and the product saves exp(x) and w; none of them is x"),
-    ("(x + 1) * w", lambda x, w: (x + 1) * w, False, "the product saves x + 1, a new tensor; x itself is never saved"),
+    ("x * w", checks.product, True, "the product saves x to form the gradient of w"),
+    ("x + w", checks.total, False, "the sum saves nothing: both local derivatives are 1"),
+    ("x / w", checks.quotient, True, "the division saves x to form the gradient of w"),
+    ("x - w", checks.difference, False, "the difference saves nothing: its local derivatives are 1 and -1"),
+    ("x ** 2 + w", checks.square_plus, True, "the square saves x, since its derivative is 2x"),
+    ("torch.sin(x) + w", checks.sine_plus, True, "sin saves x, since its derivative is cos(x)"),
+    ("x.exp() * w", checks.exp_times, False, "exp saves its output and the product saves exp(x) and w; none of them is x"),
+    ("(x + 1) * w", checks.shifted_product, False, "the product saves x + 1, a new tensor; x itself is never saved"),
 ]
 leaves_seen = []
 for shown, operation, truth, reason in cases:
     seen = []
-
-    def recorded(x, w, operation=operation):
-        seen.append((x, w))
-        return operation(x, w)
-
+    recorded = functools.partial(checks.noting_operands, seen, operation)
     detected = call_answer(mutation_detected, recorded, known_errors=FAILURE_ERRORS)
     call = f"mutation_detected({shown})"
     expect(
@@ -277,7 +275,7 @@ for call, x, w in leaves_seen:
     )
 
 # A backward that fails for another reason (a vector z has no implicit cotangent) is not a detected change.
-error = raised_by(mutation_detected, lambda x, w: torch.stack([x * w, x + w]))
+error = raised_by(mutation_detected, checks.product_and_sum_stacked)
 expect(
     error is not None,
     "for an operation whose backward fails for another reason (z is a vector, so backward() needs a cotangent), "

@@ -17,30 +17,21 @@ import math
 
 import torch
 
+import autograd_checks as checks
 from autograd_checks import (
     COMMON_ERRORS,
     call_answer,
     counting_saved_tensors,
-    element_budget,
     expect,
     expect_close,
     expect_tensor,
     in_kernel,
     seeded,
+    seeded_linear,
 )
 
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
-
-
-def seeded_linear(n_in, n_out, seed):
-    """A float64 nn.Linear whose weight and bias come from a private generator."""
-    layer = torch.nn.utils.skip_init(torch.nn.Linear, n_in, n_out, dtype=torch.float64)
-    generator = seeded(seed)
-    with torch.no_grad():
-        layer.weight.copy_(torch.randn(n_out, n_in, dtype=torch.float64, generator=generator))
-        layer.bias.copy_(torch.randn(n_out, dtype=torch.float64, generator=generator))
-    return layer
 
 # %% [markdown] md_cheat_sheet
 # ## 9 · The cheat sheet
@@ -236,13 +227,13 @@ for seed, (B, I, O) in enumerate(((5, 3, 2), (2, 6, 4), (1, 4, 7), (3, 3, 3), (4
     call = f"weight_and_input_vjps for X:{(B, I)}, W:{(I, O)}, G:{(B, O)}"
     # The two products never need more than max(B*I, I*O, B*O) entries; the dense Jacobian needs (B*O) * (I*O).
     budget = 8 * max(B * I, I * O, B * O)
-    with element_budget(
-        budget,
+    result, watched = checks.call_watched(weight_and_input_vjps, X.clone(), W.clone(), G.clone(), limit=budget)
+    checks.expect_within(
+        watched,
         f"{call} built a tensor of more than {budget} entries: the Jacobian of Y with respect to W alone has "
         f"{B * O} x {I * O} entries. Two matrix products give both gradients",
         "dense-jacobian-for-vjp",
-    ):
-        result = call_answer(weight_and_input_vjps, X.clone(), W.clone(), G.clone())
+    )
     expect(isinstance(result, tuple) and len(result) == 2, f"{call} should return a tuple (dX, dW)")
     dX, dW = result
     expect_tensor(dW, f"dW of {call}")
@@ -434,39 +425,14 @@ from solutions.reference.decisions import evaluate_without_graph
 
 # %% test test_evaluate_without_graph points=3 targets=eval-disables-grad,no-grad-disables-dropout,evaluation-without-no-grad
 # The model is built beside your code, where evaluate_without_graph runs.
-model = in_kernel(lambda: torch.nn.Sequential(seeded_linear(3, 2, seed=0), torch.nn.Dropout(0.5)))
+model = in_kernel(checks.linear_then_dropout, 3, 2, 0, 0.5)  # Linear(3, 2) then Dropout(0.5)
 inputs = torch.randn(4, 3, dtype=torch.float64, generator=seeded(1))
 outputs = call_answer(evaluate_without_graph, model, inputs)
 expect_tensor(outputs, "evaluate_without_graph(model, inputs)", shape=(4, 2))
 print("Visible check passed: evaluate_without_graph returns a tensor of shape (4, 2).")
 
 ### BEGIN HIDDEN TESTS
-def dropout_model():
-    first = seeded_linear(5, 3, seed=20)
-    model = torch.nn.Sequential(first, torch.nn.Dropout(0.5))
-    return model, lambda x: x @ first.weight.T + first.bias
-
-
-def batchnorm_model():
-    first, last = seeded_linear(4, 6, seed=21), seeded_linear(6, 2, seed=22)
-    norm = torch.nn.BatchNorm1d(6, dtype=torch.float64)
-    generator = seeded(23)
-    with torch.no_grad():
-        norm.running_mean.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
-        norm.running_var.copy_(torch.rand(6, dtype=torch.float64, generator=generator) + 0.5)
-        norm.weight.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
-        norm.bias.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
-    model = torch.nn.Sequential(first, norm, torch.nn.ReLU(), torch.nn.Dropout(0.3), last)
-
-    def expected(x):
-        hidden = x @ first.weight.T + first.bias
-        hidden = (hidden - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps) * norm.weight + norm.bias
-        return torch.relu(hidden) @ last.weight.T + last.bias
-
-    return model, expected
-
-
-for name, build, batch, features, seed in (("Linear + Dropout", dropout_model, 8, 5, 30), ("Linear + BatchNorm + Dropout", batchnorm_model, 6, 4, 31)):
+for name, build, batch, features, seed in (("Linear + Dropout", checks.dropout_model, 8, 5, 30), ("Linear + BatchNorm + Dropout", checks.batchnorm_model, 6, 4, 31)):
     _, closed_form = build()  # the expected outputs come from the grader's own copy of the model
     model, _ = in_kernel(build)  # the same model, built beside the student's code
     model.train()

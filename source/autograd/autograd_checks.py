@@ -17,6 +17,8 @@ import traceback
 import warnings
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 MISCONCEPTION_TAG = "[misconception: {}]"
 
@@ -337,35 +339,794 @@ def counting_saved_tensors():
         yield count
 
 
+# --- What the tests hand to the student's code, and how a forged fact shows -----------------
+#
+# Under sealed grading no function of a hidden test reaches the student's kernel:
+# whatever must run beside the student's code is defined here, in this public
+# module, and a test passes it by name with data only. What these functions
+# report comes from the student's process, so each one also reports the act
+# that would forge it, and the test turns that report into a Forgery.
+
+
+class Forgery(Diagnosis):
+    """A fact the student's process reported was forged: the cell scores zero and the grader flags it."""
+
+    forged = True
+
+
+BACKWARD, BY_HAND = "backward", "by hand"  # how a gradient reached a hook
+
+
+def leaf_noting_deliveries(value, deliveries):
+    """A float64 leaf holding `value` whose hook notes in `deliveries` each gradient handed to it.
+
+    Each entry is (BACKWARD, gradient) when the autograd engine was running a
+    backward pass as the hook was called, and (BY_HAND, gradient) otherwise.
+    """
+    leaf = torch.as_tensor(value, dtype=torch.float64).detach().clone().requires_grad_()
+    leaf.register_hook(functools.partial(_note_delivery, deliveries))
+    return leaf
+
+
+def _note_delivery(deliveries, grad):
+    # The engine gives each backward pass a task id; outside one the id is -1.
+    how = BACKWARD if torch._C._current_graph_task_id() >= 0 else BY_HAND
+    deliveries.append((how, grad.detach().clone()))
+
+
+def gradients_from_backward(deliveries, what):
+    """The gradients backward passes handed to a leaf of `leaf_noting_deliveries`; Forgery if any came by hand."""
+    forged = [
+        entry for entry in deliveries
+        if not (isinstance(entry, tuple) and len(entry) == 2 and entry[0] == BACKWARD)
+    ]
+    if forged:
+        raise Forgery(
+            f"{what}: a gradient reached x's hook outside any backward pass (the hook was called by hand, "
+            "or its record was written over); that forges a delivery backward() never made"
+        )
+    return [grad for _, grad in deliveries]
+
+
 @_around_student_code
 @contextlib.contextmanager
-def element_budget(limit, message, misconception=None):
-    """Stop the block as soon as one tensor operation produces more than `limit` elements.
+def noting_retain_grad(retained):
+    """Note in `retained` every tensor on which retain_grad() is called inside the block."""
+    original = torch.Tensor.__dict__.get("retain_grad")
 
-    Raises Diagnosis(message, misconception) naming the operation and the shape;
-    used to reject code that materialises a dense Jacobian before it can use
-    much memory. The operation runs before its output is measured, so choose
-    input shapes whose dense Jacobian is still small in absolute terms.
-    """
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
+    def retain_grad(tensor):
+        retained.append(tensor)
+        return torch._C.TensorBase.retain_grad(tensor)
 
-    seen = []
-
-    class _Budget(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            for value in tree_flatten(out)[0]:
-                if isinstance(value, torch.Tensor) and value.numel() > limit:
-                    seen.append(f"{func} made a tensor of shape {tuple(value.shape)}")
-                    raise Diagnosis(f"{message} ({seen[0]})", misconception)
-            return out
-
+    torch.Tensor.retain_grad = retain_grad
     try:
-        with _Budget():
-            yield
-    except Exception:
-        if not seen:
-            raise
-    if seen:  # also when the error was caught, or came back wrapped in another type
-        raise Diagnosis(f"{message} ({seen[0]})", misconception) from None
+        yield retained
+    finally:
+        if original is None:
+            del torch.Tensor.retain_grad
+        else:
+            torch.Tensor.retain_grad = original
+
+
+def stored_gradients(tensors):
+    """The `.grad` of each tensor, read where their graph lives."""
+    with quiet():
+        return [tensor.grad for tensor in tensors]
+
+
+MATRIX_PRODUCTS = frozenset({"mm", "bmm", "addmm", "baddbmm", "matmul", "mv", "addmv", "dot"})
+
+
+def call_watched(function, *args, limit=None, **kwargs):
+    """Call a student's function with every tensor operation it runs watched; returns (result, watched).
+
+    `watched` is data: "over" names the first operation that made a tensor of
+    more than `limit` elements (None if none did, and the call is stopped
+    there, before a dense Jacobian can use much memory), "products" counts the
+    matrix products, and "popped" says whether the student's code took the
+    watch off torch's stack of dispatch modes. Judge it with `expect_within`.
+    """
+    watched_call = functools.partial(_call_under_watch, function, limit)
+    watched_call.__name__ = getattr(function, "__name__", "your function")
+    return call_answer(watched_call, *args, **kwargs)
+
+
+def expect_within(watched, limit_message, misconception=None):
+    """Forgery if the watch was taken off while the student's code ran; Diagnosis if it saw the limit passed."""
+    if watched["popped"]:
+        raise Forgery(
+            "the code took the grader's watch off torch's stack of dispatch modes while it ran, "
+            "so the operations it ran there went unseen"
+        )
+    if watched["over"] is not None:
+        raise Diagnosis(f"{limit_message} ({watched['over']})", misconception)
+
+
+class _OverLimit(Exception):
+    """Stops the student's code at the first operation past the limit."""
+
+
+def _call_under_watch(function, limit, *args, **kwargs):
+    from torch.utils import _python_dispatch as dispatch
+
+    watch = _OperationWatch(limit)
+    real_pop = dispatch._pop_torch_dispatch_stack
+    depth = torch._C._len_torch_dispatch_stack()
+    watch.__enter__()
+    try:
+        with _noting_pops(watch, dispatch, real_pop):
+            try:
+                result = function(*args, **kwargs)
+            except Exception:
+                if watch.over is None:
+                    raise
+                result = None  # stopped by the watch, whatever the code made of that
+    finally:
+        left = torch._C._len_torch_dispatch_stack()
+        if left != depth + 1 or torch._C._get_dispatch_stack_at(depth) is not watch:
+            watch.popped = True
+        while torch._C._len_torch_dispatch_stack() > depth:
+            real_pop(None)
+    return result, {"over": watch.over, "products": watch.products, "popped": watch.popped}
+
+
+@contextlib.contextmanager
+def _noting_pops(watch, dispatch, real_pop):
+    """While the block runs, a pop of torch's dispatch-mode stack marks the watch as popped."""
+
+    def noted_pop(*args):
+        watch.popped = True
+        return real_pop(*args)
+
+    real_c_pop = torch._C._pop_torch_dispatch_stack
+    dispatch._pop_torch_dispatch_stack = torch._C._pop_torch_dispatch_stack = noted_pop
+    try:
+        yield
+    finally:
+        dispatch._pop_torch_dispatch_stack = real_pop
+        torch._C._pop_torch_dispatch_stack = real_c_pop
+
+
+class _OperationWatch(TorchDispatchMode):
+    """Counts matrix products and stops at the first tensor of more than `limit` elements."""
+
+    def __init__(self, limit):
+        super().__init__()
+        self.limit, self.over, self.products, self.popped = limit, None, 0, False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if str(func).split(".")[1] in MATRIX_PRODUCTS:
+            self.products += 1
+        out = func(*args, **(kwargs or {}))
+        for value in tree_flatten(out)[0]:
+            if self.limit is not None and isinstance(value, torch.Tensor) and value.numel() > self.limit:
+                self.over = self.over or f"{func} made a tensor of shape {tuple(value.shape)}"
+                raise _OverLimit(self.over)
+        return out
+
+
+# --- Functions the tests pass to answers, and what they build beside the student's code -----
+#
+# Public on purpose: a test refers to them by name, so no test code has to
+# travel to the student's kernel. What they compute (the expected values) stays
+# in the hidden tests.
+
+
+def noting_calls(function, calls, t):
+    """`function(t)`, noting in `calls` whether autograd could record this call."""
+    calls.append(isinstance(t, torch.Tensor) and t.requires_grad and torch.is_grad_enabled())
+    return function(t)
+
+
+def sum_of_squares(t):
+    return (t * t).sum()
+
+
+def product_of_sines(t):
+    return torch.sin(t).prod()
+
+
+def exp_of_first_times_cube_of_second(t):
+    return torch.exp(t[0]) * t[1] ** 3
+
+
+def euclidean_norm(t):
+    return (t @ t).sqrt()
+
+
+def halved_sum(t):
+    return (t * 0.5).sum()
+
+
+def squared(t):
+    return t * t
+
+
+def matrix_times(matrix, t):
+    return matrix @ t
+
+
+def sines_product_exp(t):
+    """Three outputs of a 3-vector: the sum of sines, the product of the first two entries, exp of the third."""
+    return torch.stack([t.sin().sum(), t[0] * t[1], t[2].exp()])
+
+
+def gram(t):
+    return t @ t.T
+
+
+def sine_times_running_sum(t):
+    return t.sin() * t.cumsum(0)
+
+
+def grad_none_situations():
+    """Tensors whose `.grad` is None, each in its own situation: (key, tensor, output, backward_ran)."""
+    gen = seeded(30)
+    situations = []
+
+    a = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    spare = torch.tensor(-2.0, dtype=torch.float64, requires_grad=True)
+    loss = a.exp() * 2
+    loss.backward()
+    situations.append(("spare-parameter", spare, loss, True))
+
+    base = torch.randn(4, dtype=torch.float64, generator=gen, requires_grad=True)
+    weight = base * 0.01
+    loss = (weight * 3).sum()
+    loss.backward()
+    situations.append(("scaled-weight", weight, loss, True))
+
+    p = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)
+    with torch.no_grad():
+        loss = (p.sin() * 4).sum()
+    situations.append(("loss-under-no-grad", p, loss, False))
+
+    x = torch.tensor(2.0, dtype=torch.float64)
+    w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    loss = (w * x + 1.0 - 5.0) ** 2
+    loss.backward()
+    situations.append(("data-input", x, loss, True))
+
+    r = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    r_bias = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    loss = (r * r).sum() + r_bias
+    loss.backward()
+    with torch.no_grad():
+        for param in (r, r_bias):
+            param -= 0.1 * param.grad
+            param.grad = None
+    situations.append(("after-sgd-step", r, loss, True))
+
+    q = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
+    other = torch.randn(3, dtype=torch.float64, generator=gen, requires_grad=True)
+    loss = ((q.tanh() * other).exp() + other).pow(2).mean()
+    situations.append(("deep-before-backward", q, loss, False))
+
+    W = torch.randn(3, 2, dtype=torch.float64, generator=gen, requires_grad=True)
+    inputs = torch.randn(2, dtype=torch.float64, generator=gen)
+    hidden = torch.tanh(W @ inputs)
+    loss = (hidden**2).sum()
+    loss.backward()
+    situations.append(("hidden-activation", hidden, loss, True))
+
+    m = torch.tensor([2.0, -1.0], dtype=torch.float64, requires_grad=True)
+    n = torch.tensor([0.5, 0.25], dtype=torch.float64, requires_grad=True)
+    with torch.no_grad():
+        frozen = m * 2
+    loss = (frozen * n).sum()
+    loss.backward()
+    situations.append(("frozen-under-no-grad", frozen, loss, True))
+
+    c = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+    d = torch.tensor(0.9, dtype=torch.float64, requires_grad=True)
+    loss = c * c + 1
+    situations.append(("unused-before-backward", d, loss, False))
+
+    s = torch.randn(2, 2, dtype=torch.float64, generator=gen, requires_grad=True)
+    loss = s.cos().sum()
+    loss.backward()
+    s.grad = None
+    situations.append(("grad-set-to-none", s, loss, True))
+
+    used = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    twin = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    loss = (used * used).sum()
+    loss.backward()
+    situations.append(("equal-twin", twin, loss, True))
+
+    leaf_output = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
+    bystander = torch.tensor(1.25, dtype=torch.float64, requires_grad=True)
+    situations.append(("output-is-a-leaf", bystander, leaf_output, False))
+    return situations
+
+
+class StandInCalled(Exception):
+    """Raised by `refuse_call`: the student's code called something a test had replaced."""
+
+
+def refuse_call(*args, **kwargs):
+    """A stand-in for a function the student's code must not call (autograd, for work done by hand)."""
+    raise StandInCalled("a stand-in that refuses to be called was called")
+
+
+@contextlib.contextmanager
+def blaming_stand_ins(message, misconception=None):
+    """Grader side: a call that failed because it called `refuse_call` fails with `message` instead."""
+    try:
+        yield
+    except Diagnosis as failure:
+        if StandInCalled.__name__ in str(failure):
+            raise Diagnosis(message, misconception) from None
+        raise
+
+
+def square_loss_derivation(x, y, w, b, factor=2.0, db_sign=1.0, db_shift=0.0, dw_scale=1.0, absolute_loss=False):
+    """Hand derivatives of L = (w*x + b - y)**2; the keyword arguments give the faulty ones a test needs."""
+    err = w * x + b - y
+    return {
+        "loss": abs(err) if absolute_loss else err**2,
+        "dw": factor * err * x * dw_scale,
+        "db": db_sign * factor * err + db_shift,
+    }
+
+
+def lesson_numbers(x, y, w, b):
+    """The lesson's worked values, whatever the point."""
+    return {"loss": 4.0, "dw": 8.0, "db": 4.0}
+
+
+def backward_with_cotangent(output, cotangent):
+    """Backward from `output`, weighting its entries by `cotangent`."""
+    (output * cotangent).sum().backward()
+
+
+def squares_plus_sum(a, b):
+    return (a * a).sum() + b.sum()
+
+
+def squares_plus_weighted_sum(a, b, weights):
+    return (a * a).sum() + (weights * b).sum()
+
+
+def squared_distance(a, target):
+    return ((a - target) ** 2).sum()
+
+
+def squares_plus_cubes(a, b):
+    return (a * a).sum() + (b**3).sum()
+
+
+def linear_cross_entropy(W, b, X_batch, y_batch):
+    return torch.nn.functional.cross_entropy(X_batch @ W + b, y_batch)
+
+
+def noting_batch_rows(rows, loss_fn, X_batch, y_batch):
+    """`loss_fn(X_batch, y_batch)`, noting in `rows` how many rows the batch has."""
+    rows.append(len(y_batch))
+    return loss_fn(X_batch, y_batch)
+
+
+def counting_gradient_arrivals(params, arrivals):
+    """Hooks counting in `arrivals[name]` the backward passes that accumulate a gradient into each parameter.
+
+    A hook called outside a backward pass marks its count BY_HAND instead; `arrival_counts` reads them.
+    """
+    return [
+        p.register_post_accumulate_grad_hook(functools.partial(_count_arrival, arrivals, name))
+        for name, p in params.items()
+    ]
+
+
+def _count_arrival(arrivals, name, _):
+    if torch._C._current_graph_task_id() >= 0 and isinstance(arrivals[name], int):
+        arrivals[name] += 1
+    else:
+        arrivals[name] = BY_HAND
+
+
+def arrival_counts(arrivals, what):
+    """The counts of `counting_gradient_arrivals`; Forgery if a hook was called by hand or a count written over."""
+    if not all(type(count) is int for count in arrivals.values()):
+        raise Forgery(
+            f"{what}: a parameter's gradient hook was called by hand, outside any backward pass, "
+            "or its count was written over; that forges backward passes that never ran"
+        )
+    return arrivals
+
+
+def noting_inputs(seen, function, t):
+    """`function(t)`, noting `t` itself in `seen`."""
+    seen.append(t)
+    return function(t)
+
+
+def linear_params(d, h=128, k=10, seed=0):
+    """A linear model's parameters [W, b] in place of raw_params (h is ignored)."""
+    W = (torch.randn(d, k, dtype=torch.float64, generator=seeded(seed)) * 0.1).requires_grad_()
+    return [W, torch.zeros(k, dtype=torch.float64, requires_grad=True)]
+
+
+def noting_params(created, d, h=128, k=10, seed=0):
+    """Linear parameters of their own seeds, noting in `created` the arguments, the tensors and their start values."""
+    W = (torch.randn(d, k, dtype=torch.float64, generator=seeded(100 + seed)) * 0.3).requires_grad_()
+    b = (torch.randn(k, dtype=torch.float64, generator=seeded(200 + seed)) * 0.1).requires_grad_()
+    created.append(((d, h, k, seed), [W, b], (W.detach().clone(), b.detach().clone())))
+    return created[-1][1]
+
+
+def linear_forward(X, params):
+    W, b = params
+    return X @ W + b
+
+
+def noting_forward_rows(rows, X, params):
+    """`linear_forward`, noting in `rows` how many rows each call receives."""
+    rows.append(len(X))
+    return linear_forward(X, params)
+
+
+def constant_metrics(scores, X, y, params, bs=512):
+    """In place of raw_metrics: always `scores`."""
+    return tuple(scores)
+
+
+def noting_metrics(scored, scores, X, y, params, bs=512):
+    """In place of raw_metrics: notes (X, y, params) in `scored` and returns `scores`."""
+    scored.append((X, y, params))
+    return tuple(scores)
+
+
+def scripted_metrics(Xv, script, snapshots, versions, other_scores, Xs, ys, params, bs=512):
+    """In place of raw_metrics: on the validation set `Xv`, the next loss of `script` (the last one repeats).
+
+    Notes a copy of the parameters and their lowest version for each validation
+    score, and the size of every other set scored (with its true loss and accuracy).
+    """
+    with torch.no_grad():
+        logits = Xs @ params[0] + params[1]
+    if Xs.shape == Xv.shape and torch.equal(Xs, Xv):
+        snapshots.append([p.detach().clone() for p in params])
+        versions.append(min(p._version for p in params))
+        return float(script[min(len(snapshots), len(script)) - 1]), 0.5
+    other_scores.append(len(Xs))
+    losses = torch.logsumexp(logits, dim=1) - logits[torch.arange(len(ys)), ys]
+    return losses.mean().item(), (logits.argmax(dim=1) == ys).to(torch.float64).mean().item()
+
+
+def no_training(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    """In place of raw_train: zero parameters, at once."""
+    return [torch.zeros(784, 10, dtype=torch.float64)]
+
+
+def noting_training(trained, params, X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    """In place of raw_train: notes the four sets in `trained` and returns `params`."""
+    trained.append((X, y, Xv, yv))
+    return params
+
+
+def shifted_sum(t):
+    return (t + 2).sum()
+
+
+def sum_of_exp(t):
+    return t.exp().sum()
+
+
+def mean(t):
+    return t.mean()
+
+
+def sum_of_cubes(t):
+    return (t**3).sum()
+
+
+def first_minus_second(t):
+    return t[0] - t[1]
+
+
+def sum_of_negation(t):
+    return (-t).sum()
+
+
+def times_reversed_sum(t):
+    return (t * t.flip(0)).sum()
+
+
+def concatenation_sum(t):
+    return torch.cat([t, t]).sum()
+
+
+def fails_on_second_walk(t):
+    """Saves nothing, so a second walk is allowed; a hook then fails it with an unrelated RuntimeError."""
+    walks = []
+
+    def hook(grad):
+        walks.append(grad)
+        if len(walks) > 1:
+            raise RuntimeError("a hook failed on purpose on the second walk")
+        return grad
+
+    shifted = t + 1
+    shifted.register_hook(hook)
+    return shifted.sum()
+
+
+def sine_of_product(a, b):
+    return torch.sin(a @ b)
+
+
+def tanh_of_product(a, b):
+    return torch.tanh(a @ b)
+
+
+def square_of_product(a, b):
+    return (a @ b) ** 2
+
+
+def doubled(t):
+    return t * 2
+
+
+def changed_in_place(tensor):
+    """Change `tensor` in place where it lives, so that its version counter moves there."""
+    with torch.no_grad():
+        tensor.mul_(10).add_(1)
+
+
+def scaled_squared_distance(target, scale, p):
+    return (scale * (p - target) ** 2).sum()
+
+
+def cubed(t):
+    return t**3
+
+
+def sine_times_self(t):
+    return torch.sin(t) * t
+
+
+def minus_two(t):
+    return t - 2
+
+
+def noting_operands(seen, operation, x, w):
+    """`operation(x, w)`, noting the pair (x, w) in `seen`."""
+    seen.append((x, w))
+    return operation(x, w)
+
+
+def product(x, w):
+    return x * w
+
+
+def total(x, w):
+    return x + w
+
+
+def quotient(x, w):
+    return x / w
+
+
+def difference(x, w):
+    return x - w
+
+
+def square_plus(x, w):
+    return x**2 + w
+
+
+def sine_plus(x, w):
+    return torch.sin(x) + w
+
+
+def exp_times(x, w):
+    return x.exp() * w
+
+
+def shifted_product(x, w):
+    return (x + 1) * w
+
+
+def product_and_sum_stacked(x, w):
+    return torch.stack([x * w, x + w])
+
+
+def tenth_then_triple(a):
+    return (a * 0.1) * 3
+
+
+def times_point_three(a):
+    return a * 0.3
+
+
+def tanh_plus_tiny(a):
+    return torch.tanh(a) + 1e-12
+
+
+def twice(a):
+    return a * 2
+
+
+def twice_stretched(a):
+    """Twice `a`, off by a relative 1e-6."""
+    return a * 2 * (1 + 1e-6)
+
+
+def twice_shifted(a):
+    """Twice `a`, off by an absolute 1e-6."""
+    return a * 2 + 1e-6
+
+
+def times_one(a):
+    return a * 1.0
+
+
+def times_1_105(a):
+    return a * 1.105
+
+
+class _CubeWithWrongGradient(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a**3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * 2 * a  # the true derivative is 3 * a**2
+
+
+def _wrong_cube(a):
+    return _CubeWithWrongGradient.apply(a)
+
+
+def compiled_wrong_cube():
+    """a**3 with a wrong backward (2a), compiled with aot_eager."""
+    with quiet():
+        return torch.compile(_wrong_cube, backend="aot_eager")
+
+
+def sine_mix(a, b):
+    return torch.sin(a) * b + a * b**2
+
+
+def sine_mix_reordered(a, b):
+    return a * (b * b) + b * torch.sin(a)
+
+
+def scaled_sum(a, b):
+    return a * b.sum()
+
+
+def scaled_sum_half_b_gradient(a, b):
+    """`scaled_sum` in value, with half the gradient for b."""
+    return a * (b.detach().sum() + 0.5 * (b - b.detach()).sum())
+
+
+def probed_inputs(seen):
+    """An input that requires grad, and a function noting in `seen` (is_leaf, requires_grad, own memory) of what it receives."""
+    original = torch.linspace(-1.0, 2.0, 4, dtype=torch.float64).requires_grad_()
+
+    def probe(a):
+        own_memory = a.untyped_storage().data_ptr() != original.untyped_storage().data_ptr()
+        seen.append((a.is_leaf, a.requires_grad, own_memory))
+        return a * 2
+
+    return original, probe
+
+
+def manual_clock(calls, readings=None):
+    """A clock that moves only when the function it comes with is called: 5 s the first time, 0.25 s after.
+
+    Returns (clock, function); the function notes its inputs in `calls`, the
+    clock its readings in `readings` when given.
+    """
+
+    class ManualClock:
+        def __init__(self):
+            self.now = 100.0
+
+        def __call__(self):
+            if readings is not None:
+                readings.append(self.now)
+            return self.now
+
+    clock = ManualClock()
+
+    def slow_first_call(a):
+        clock.now += 5.0 if not calls else 0.25
+        calls.append(a)
+        return a * 2
+
+    return clock, slow_first_call
+
+
+COMPARISON_REPORT = "the comparison report"
+
+
+def fixed_report(fn, compiled_fn, inputs, rtol, atol, **options):
+    """In place of compare_compiled: always COMPARISON_REPORT."""
+    return COMPARISON_REPORT
+
+
+def noting_compare(recorded, fn, compiled_fn, inputs, rtol, atol, **options):
+    """In place of compare_compiled: notes its arguments in `recorded`, returns COMPARISON_REPORT."""
+    recorded.append({"fn": fn, "compiled_fn": compiled_fn, "inputs": inputs, "rtol": rtol, "atol": atol})
+    return COMPARISON_REPORT
+
+
+@_around_student_code
+@contextlib.contextmanager
+def watching_compile():
+    """Note the backend of every torch.compile call made inside the block; yields the list of backends."""
+    backends = []
+    real_compile = torch.compile
+
+    def recording_compile(model=None, **options):
+        backends.append(options.get("backend", "inductor"))
+        return real_compile(model, **options)
+
+    torch.compile = recording_compile
+    try:
+        yield backends
+    finally:
+        torch.compile = real_compile
+
+
+def softplus_mix(a, b):
+    return torch.nn.functional.softplus(a) * b + torch.sin(a)
+
+
+def itself(value):
+    """`value` unchanged: through `in_kernel`, the object as it stands beside the student's code."""
+    return value
+
+
+def gradients_of_sum(out, leaves):
+    return torch.autograd.grad(out.sum(), leaves)
+
+
+def seeded_linear(n_in, n_out, seed):
+    """A float64 nn.Linear whose weight and bias come from a private generator."""
+    layer = torch.nn.utils.skip_init(torch.nn.Linear, n_in, n_out, dtype=torch.float64)
+    generator = seeded(seed)
+    with torch.no_grad():
+        layer.weight.copy_(torch.randn(n_out, n_in, dtype=torch.float64, generator=generator))
+        layer.bias.copy_(torch.randn(n_out, dtype=torch.float64, generator=generator))
+    return layer
+
+
+def linear_then_dropout(n_in, n_out, seed, p):
+    return torch.nn.Sequential(seeded_linear(n_in, n_out, seed), torch.nn.Dropout(p))
+
+
+def dropout_model():
+    """A Linear + Dropout model, and its evaluation-mode output as a function of the input."""
+    first = seeded_linear(5, 3, seed=20)
+    model = torch.nn.Sequential(first, torch.nn.Dropout(0.5))
+    return model, functools.partial(_linear_output, first)
+
+
+def _linear_output(layer, x):
+    return x @ layer.weight.T + layer.bias
+
+
+def batchnorm_model():
+    """A Linear + BatchNorm + ReLU + Dropout + Linear model, and its evaluation-mode output as a function."""
+    first, last = seeded_linear(4, 6, seed=21), seeded_linear(6, 2, seed=22)
+    norm = torch.nn.BatchNorm1d(6, dtype=torch.float64)
+    generator = seeded(23)
+    with torch.no_grad():
+        norm.running_mean.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
+        norm.running_var.copy_(torch.rand(6, dtype=torch.float64, generator=generator) + 0.5)
+        norm.weight.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
+        norm.bias.copy_(torch.randn(6, dtype=torch.float64, generator=generator))
+    model = torch.nn.Sequential(first, norm, torch.nn.ReLU(), torch.nn.Dropout(0.3), last)
+    return model, functools.partial(_batchnorm_output, first, norm, last)
+
+
+def _batchnorm_output(first, norm, last, x):
+    hidden = x @ first.weight.T + first.bias
+    hidden = (hidden - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps) * norm.weight + norm.bias
+    return torch.relu(hidden) @ last.weight.T + last.bias
