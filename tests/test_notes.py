@@ -46,6 +46,9 @@ NOTES = {
     Note(NoteKind.KERNEL_STOPPED, NB, "the kernel died", ("test_f",)): (
         "010_history: the kernel died (test_f); the cells after it score 0"
     ),
+    Note(NoteKind.UNCONFINED, "", "bubblewrap is not installed"): (
+        "graded without the kernel box, as the TA allowed: bubblewrap is not installed"
+    ),
 }
 
 FINDINGS = {

@@ -24,11 +24,18 @@ def kit_config(**values) -> Config:
 
 def test_each_setting_is_typed_configurable_and_explained():
     traits = CourseKit.class_traits(config=True)
-    assert set(traits) == {"assignment_id", "kernel_memory_gb", "grader_attempts", "retry_backoff_seconds"}
+    assert set(traits) == {
+        "assignment_id",
+        "kernel_memory_gb",
+        "grader_attempts",
+        "retry_backoff_seconds",
+        "allow_unconfined",
+    }
     for name, trait in traits.items():
         assert len(trait.help) > 30, f"CourseKit.{name} needs help text"
     assert type(traits["assignment_id"]).__name__ == "Unicode"
     assert type(traits["kernel_memory_gb"]).__name__ == "Float"
+    assert type(traits["allow_unconfined"]).__name__ == "Bool"
 
 
 def test_defaults_hold_without_a_course_kit_section():
