@@ -111,7 +111,7 @@ def _inject(monkeypatch, cause: GraderCause, marker: Path | None) -> None:
         exchange = safe_execute.SafeExecute._exchange
 
         def vanish(self, request):
-            shutil.rmtree(self._private_tmp)
+            shutil.rmtree(self._folder.path)
 
         monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, vanish, marker))
     elif cause is GraderCause.REPLY_UNREADABLE:

@@ -132,11 +132,17 @@ def test_a_fault_waits_for_its_share_of_the_cohort_to_be_graded(tmp_path):
 
 @pytest.mark.unit
 def test_the_kernel_folder_to_delete_is_the_one_written_last(tmp_path):
-    for name, written in (("kit-kernel-old", 1_000), ("kit-kernel-new", 2_000), ("kit-guard-x", 3_000)):
-        (tmp_path / name).mkdir()
-        os.utime(tmp_path / name, (written, written))
-    assert kernel_tmp_folder(tmp_path) == tmp_path / "kit-kernel-new"
-    assert kernel_tmp_folder(tmp_path / "kit-guard-x") is None
+    folders = {
+        "old": tmp_path / "gradekit-run-a" / "kit-kernels-b" / "kold",
+        "new": tmp_path / "gradekit-run-a" / "kit-kernels-c" / "knew",
+        "elsewhere": tmp_path / "kit-kernels-d" / "kother",
+        "not-a-kernel": tmp_path / "gradekit-worker-e" / "kx",
+    }
+    for written, folder in zip((1_000, 2_000, 1_500, 3_000), folders.values()):
+        (folder / "mailbox").mkdir(parents=True)
+        os.utime(folder / "mailbox", (written, written))
+    assert kernel_tmp_folder(tmp_path) == folders["new"]
+    assert kernel_tmp_folder(tmp_path / "gradekit-worker-e") is None
 
 
 # ---- the cohort ---------------------------------------------------------------------------------

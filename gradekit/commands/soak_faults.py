@@ -24,7 +24,9 @@ from typing import Callable
 from gradekit.commands.soak_processes import GradingTree, ProcessEntry, grading_tree, is_alive
 
 TARGET_POLL_SECONDS = 0.2
-KERNEL_TMP_PREFIX = "kit-kernel-"  # how warm_kernels.py names a guarded kernel's private folder
+# Where warm_kernels.py keeps each kernel's folder: in a worker's folder of kernel folders,
+# itself in the run's folder of temporary files (a pool's) or straight in the temporary folder.
+KERNEL_FOLDER_PATTERNS = ("kit-kernels-*/k*", "gradekit-run-*/kit-kernels-*/k*")
 
 
 class FaultKind(enum.Enum):
@@ -183,20 +185,18 @@ class FaultInjector:
 
 
 def kernel_tmp_folder(temp_dir: Path) -> Path | None:
-    """The private folder of a kernel at work now: of those in `temp_dir`, the one written last.
+    """The folder of a kernel at work now: of those under `temp_dir`, the one whose mailbox was written last.
 
-    The grader names the folder in the kernel's environment, but a forked
-    kernel's /proc/<pid>/environ shows the environment its zygote started
-    with, not the one set after the fork; so the folder is found where the
-    grader makes it. The soak gives its grading a temporary directory of its
-    own, so every candidate is one of its own kernels' folders; a kernel at
-    work writes its replies there, so the folder written last belongs to a
-    live kernel rather than to one already lost.
+    The folder is found where the grader makes it (a boxed kernel's paths mean
+    nothing outside its box). The soak gives its grading a temporary directory
+    of its own, so every candidate is one of its own kernels' folders; the
+    grader writes a kernel's requests into its mailbox, so the mailbox written
+    last belongs to a live kernel rather than to one already lost.
     """
     made = []
-    for folder in temp_dir.glob(f"{KERNEL_TMP_PREFIX}*"):
+    for folder in (found for pattern in KERNEL_FOLDER_PATTERNS for found in temp_dir.glob(pattern)):
         try:
-            made.append((folder.stat().st_mtime, folder.name, folder))
+            made.append(((folder / "mailbox").stat().st_mtime, folder.name, folder))
         except FileNotFoundError:
             continue  # the grader removed it as we looked
     return max(made)[2] if made else None

@@ -41,8 +41,9 @@ def default_jobs() -> int:
 def _grader_for(template_root: str) -> ScratchGrader:
     """This process's grader for a template, built on first use and kept."""
     if template_root not in _graders:
+        environment = grading_environment()  # read before the clear: it starts from this process's own
         os.environ.clear()
-        os.environ.update(grading_environment())
+        os.environ.update(environment)
         scratch = Path(tempfile.mkdtemp(prefix="gradekit-worker-"))
         atexit.register(shutil.rmtree, scratch, True)
         _graders[template_root] = ScratchGrader(Path(template_root), scratch / "course")
