@@ -5,6 +5,7 @@ Faults are injected by monkeypatching in this process before the workers fork fr
 worker carries the fault; a marker file makes a fault happen once across processes.
 """
 
+import asyncio
 import dataclasses
 import io
 import os
@@ -128,6 +129,17 @@ def _inject(monkeypatch, cause: GraderCause, marker: Path | None) -> None:
             os.kill(self.km.provisioner.pid, signal.SIGKILL)
 
         monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, kill, marker))
+    elif cause is GraderCause.STALLED:  # a call that never comes back, as the hang the watchdog is there for
+        exchange = safe_execute.SafeExecute._exchange
+        monkeypatch.setattr(safe_execute, "WATCHDOG_FACTOR", 0)  # about six seconds, not minutes
+        monkeypatch.setattr(safe_execute, "WATCHDOG_SLACK", 1)
+
+        async def stalls(self, request):
+            if marker is None or _once(marker):
+                await asyncio.sleep(3600)
+            return await exchange(self, request)
+
+        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", stalls)
     elif cause is GraderCause.INTERNAL_ERROR:
         fail = _raise(KeyError("injected"))
         read = submission_grader.read_record
@@ -144,6 +156,7 @@ KERNEL_LEVEL = [
     GraderCause.REPLY_UNREADABLE,
     GraderCause.OVERLOADED,
     GraderCause.KERNEL_KILLED,
+    GraderCause.STALLED,
     GraderCause.INTERNAL_ERROR,
 ]
 

@@ -24,6 +24,7 @@ class GraderCause(enum.Enum):
     TEMP_FILE_MISSING = "a kernel's temporary file went missing"
     REPLY_UNREADABLE = "a live, untampered kernel's reply could not be read"
     OVERLOADED = "the machine was too loaded to judge the time limit"
+    STALLED = "a call to the kernel made no progress (the watchdog ended it)"
     GRADEBOOK_BUSY = "the gradebook stayed busy"
     INTERNAL_ERROR = "the grader's own code failed"
 

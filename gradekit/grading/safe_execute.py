@@ -49,6 +49,8 @@ from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 PROBE_SECONDS = 10
 KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
 INTERRUPT_GRACE_SECONDS = 5
+# The per-call watchdog: four times the cell's limit (its wall-clock backstop is three) and some slack.
+WATCHDOG_FACTOR, WATCHDOG_SLACK, DEFAULT_CELL_SECONDS = 4, 30, 60
 MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
 MAX_LOG_BYTES = 16 * 2**20  # the guard logs each kind of refusal once: an honest log holds a few kilobytes
 
@@ -62,7 +64,7 @@ class NotebookReport:
     notes: tuple[Note, ...] = ()
 
 
-class _Overloaded(KernelStopped):
+class _GraderStop(KernelStopped):
     """Carries the grader's failure out of a sealed test cell.
 
     A KernelStopped, so that no `except Exception` in the test can swallow it
@@ -115,6 +117,7 @@ class SafeExecute(WarmExecute):
         self._noticed: list[Finding] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
+        self._stage = "the call was not started"  # how far the current call to the kernel got (for the watchdog)
         self._clock: CellClock | None = None  # that cell's use of the kernel, against its limit
         self._source = SEALED_SOURCES.get(self._notebook)
         try:
@@ -225,6 +228,10 @@ class SafeExecute(WarmExecute):
         task_poll_kernel_alive.cancel()
         return msg
 
+    def _watchdog_seconds(self) -> float:
+        """How long one call to the kernel may make no progress: past the cell's wall-clock backstop and grace."""
+        return WATCHDOG_FACTOR * float(self.timeout or DEFAULT_CELL_SECONDS) + INTERRUPT_GRACE_SECONDS + WATCHDOG_SLACK
+
     def _new_clock(self, limit) -> CellClock | None:
         pid = getattr(self.km.provisioner, "pid", None)
         return CellClock(pid, limit) if limit and pid else None
@@ -249,8 +256,14 @@ class SafeExecute(WarmExecute):
             loop = asyncio.get_running_loop()
 
             def exchange(request: bytes) -> bytes:
+                self._stage = "the call was not started"
+                future = asyncio.run_coroutine_threadsafe(self._exchange(request), loop)
                 try:
-                    return asyncio.run_coroutine_threadsafe(self._exchange(request), loop).result()
+                    return future.result(timeout=self._watchdog_seconds())
+                except TimeoutError:  # bounded as the cell is, and more: nothing moved on either side
+                    future.cancel()
+                    stalled = f"{self._notebook}: no progress in {self._watchdog_seconds():g} s ({self._stage})"
+                    raise _GraderStop(notice(GraderFailure(GraderCause.STALLED, stalled))) from None
                 except GraderFailure as failure:  # noticed here: a test cell may catch what it raises through
                     raise notice(failure)
                 except (OSError, CrossingError) as error:
@@ -268,7 +281,7 @@ class SafeExecute(WarmExecute):
         self._clock = self._new_clock(self.timeout)
         try:
             outputs = await asyncio.to_thread(sealed.run_test, cell)
-        except _Overloaded as overloaded:
+        except _GraderStop as overloaded:
             raise overloaded.failure from None
         except KernelStopped as stop:
             self._stop(cell, str(stop))
@@ -290,14 +303,16 @@ class SafeExecute(WarmExecute):
         # Sealed grading starts only once the kernel's private folder is known (see _sealed_notebook).
         assert self._folder is not None
         folder = self._folder
+        self._stage = "the request was being written"
         _empty(folder.reply)  # an answering function that writes nothing must not leave the last reply standing
         _write_beside(folder.request, request)
         msg_id = await ensure_async(self.kc.execute("__kit_answer__()", silent=True, store_history=False))
+        self._stage = "the kernel was asked to answer"
         self._clock = self._clock or self._new_clock(self.timeout)
         try:
             status = await self._await_reply(msg_id, self._clock)
         except GraderFailure as failure:
-            raise _Overloaded(failure) from None
+            raise _GraderStop(failure) from None
         if status is None:
             await ensure_async(self.km.interrupt_kernel())
             status = await self._await_reply(msg_id, INTERRUPT_GRACE_SECONDS)
@@ -306,6 +321,7 @@ class SafeExecute(WarmExecute):
                 raise KernelStopped(self._past_limit("ignored the interrupt"))
             self._note_interrupted(self._running)
             raise CellOutOfTime(self._past_limit("was interrupted"))
+        self._stage = "the reply was being read"
         return _read_reply(folder.reply)
 
     async def _await_reply(self, msg_id: str, limit: CellClock | float | None):
