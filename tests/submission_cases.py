@@ -507,10 +507,12 @@ os.dup2(os.open(os.path.join(tempfile.gettempdir(), 'my-own-log'), os.O_WRONLY |
 )
 # The box (bubblewrap, then namespaces of the kernel's own): each attack gives wrong answers if it finds anything.
 LOOKS_FOR_ITS_WORKER = """
-import os, signal
-_others = [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]
+import os
+try:  # Landlock keeps the listing closed; the box would show only the kernel and its parent anyway
+    _others = [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]
+except OSError:
+    _others = []
 if os.environ.get('JPY_PARENT_PID') or _others:
-    print('found', os.environ.get('JPY_PARENT_PID'), [open(f'/proc/{p}/cmdline').read()[:80] for p in _others])
     return torch.zeros((), dtype=torch.float64), torch.zeros((), dtype=torch.float64)
 """
 
