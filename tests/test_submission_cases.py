@@ -5,6 +5,7 @@ import dataclasses
 import io
 import os
 import signal
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -53,8 +54,22 @@ def graded(course, manifest, tmp_path_factory):
         Path(note).unlink(missing_ok=True)
     stream = io.StringIO()
     progress = Progress(len(submitted_students(scratch)), stream)
-    result = grade_cohort(scratch, LocalExecutor(2), NOTEBOOKS, progress, cell_timeout=CELL_TIMEOUT)
+    temporary = tmp_path_factory.mktemp("temporary-folder")  # the grading's own, to see what it leaves there
+    previous, tempfile.tempdir = tempfile.tempdir, str(temporary)
+    try:
+        result = grade_cohort(scratch, LocalExecutor(2), NOTEBOOKS, progress, cell_timeout=CELL_TIMEOUT)
+    finally:
+        tempfile.tempdir = previous
+    LEFT_IN_THE_TEMPORARY_FOLDER[:] = sorted(entry.name for entry in temporary.iterdir())
     return scratch, narrow, {row.student_id: row for row in result.rows}, stream.getvalue()
+
+
+LEFT_IN_THE_TEMPORARY_FOLDER: list[str] = []
+
+
+def test_nothing_of_the_cohort_is_left_in_the_temporary_folder(graded):
+    """Scratch courses with hidden tests, gradebook copies, kernel folders: all gone once grading returns."""
+    assert LEFT_IN_THE_TEMPORARY_FOLDER == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)

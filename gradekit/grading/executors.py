@@ -26,7 +26,12 @@ from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.internal_errors import crashed
 from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader, retry_policy
-from gradekit.grading.warm_kernels import discard_zygote
+from gradekit.grading.warm_kernels import (
+    SHORT_TEMPORARY_FOLDER,
+    discard_zygote,
+    kernels_prefix,
+    name_kernel_folders_after,
+)
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
@@ -51,8 +56,20 @@ def _grader_for(template_root: str) -> ScratchGrader:
 
 
 def _temporary_files_under(folder: str) -> None:
-    """A pool worker's start: its temporary files go under `folder`, which its coordinator removes."""
+    """A pool worker's start: its temporary files go under `folder`, which its coordinator removes.
+
+    Its kernels' folders too, unless that folder's path is too long for their sockets: then they
+    go to a short place, named after the run (see `_remove_kernel_folders`).
+    """
     tempfile.tempdir = folder
+    name_kernel_folders_after(Path(folder).name)
+
+
+def _remove_kernel_folders(run_root: str) -> None:
+    """The folders of kernel folders a run's workers made outside the run's folder (their sockets needed short paths)."""
+    for base in {tempfile.gettempdir(), SHORT_TEMPORARY_FOLDER}:
+        for folder in Path(base).glob(f"{kernels_prefix(Path(run_root).name)}*"):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def forget_template(template_root: str) -> None:
@@ -135,13 +152,17 @@ class LocalExecutor:
                 pool.submit(self.task, str(template_root), str(folder), student): (folder, student)
                 for folder, student in tasks
             }
-            for future in concurrent.futures.as_completed(futures):
-                try:
-                    yield futures[future], future.result()
-                except concurrent.futures.process.BrokenProcessPool as error:
-                    yield futures[future], error
-                except Exception as error:
-                    yield futures[future], _crashed(futures[future][1], error)
+            try:
+                for future in concurrent.futures.as_completed(futures):
+                    try:
+                        yield futures[future], future.result()
+                    except concurrent.futures.process.BrokenProcessPool as error:
+                        yield futures[future], error
+                    except Exception as error:
+                        yield futures[future], _crashed(futures[future][1], error)
+            finally:
+                pool.shutdown(wait=True)
+                _remove_kernel_folders(run_root)
 
 
 class DaskExecutor:

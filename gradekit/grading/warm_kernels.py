@@ -137,6 +137,28 @@ class Zygote:
 
 _zygote: Zygote | None = None
 _allow_unconfined = False  # set when the TA passed --allow-unconfined
+# A Unix socket's path holds at most 107 bytes: the folders of kernel folders go where their
+# sockets' paths stay short, named after the run that made them, so its coordinator can remove them.
+SHORT_TEMPORARY_FOLDER = "/tmp"
+LONGEST_KERNELS_BASE = 40  # characters; a kernel's deepest socket path adds about sixty
+KERNELS_PREFIX = "kit-kernels-"
+_run_tag = ""
+
+
+def kernels_base() -> str:
+    """Where this process makes its folder of kernel folders: the temporary folder, unless its path is long."""
+    temporary = tempfile.gettempdir()
+    return temporary if len(temporary) <= LONGEST_KERNELS_BASE else SHORT_TEMPORARY_FOLDER
+
+
+def name_kernel_folders_after(run_tag: str) -> None:
+    """Name this process's folder of kernel folders after a run (a pool worker's coordinator removes them)."""
+    global _run_tag
+    _run_tag = run_tag
+
+
+def kernels_prefix(run_tag: str = "") -> str:
+    return f"{KERNELS_PREFIX}{run_tag}-" if run_tag else KERNELS_PREFIX
 
 
 def allow_unconfined(allowed: bool) -> None:
@@ -162,7 +184,7 @@ def zygote() -> Zygote:
     global _zygote
     if _zygote is None or _zygote.process.poll() is not None:
         boxed = worker_box.require(_allow_unconfined)  # refuses, unless allowed, where there is no box
-        root = Path(tempfile.mkdtemp(prefix="kit-kernels-"))
+        root = Path(tempfile.mkdtemp(prefix=kernels_prefix(_run_tag), dir=kernels_base()))
         try:
             _zygote = Zygote(without_secrets(os.environ), root, boxed)
         except OSError as error:
