@@ -3,7 +3,8 @@
 The soak injects its faults from outside the grading code, as the operating
 system or an operator would: it finds the grading workers (children of this
 process, forked from it), their kernel zygotes (`python -c` with the zygote's
-source) and the kernels each zygote forked, by walking /proc.
+source, below bubblewrap's process when boxed) and the kernels each zygote
+forked, by walking /proc.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ def grading_tree(coordinator: int, spare: frozenset[int] = frozenset()) -> Gradi
         for entry in children(coordinator, table)
         if entry.pid not in spare and command_line(entry.pid) == own_command
     )
-    zygotes = tuple(entry for worker in workers for entry in children(worker.pid, table) if is_zygote(entry.pid))
+    # A boxed zygote runs below bubblewrap's own process, so it is looked for among all of a worker's descendants.
+    zygotes = tuple(entry for worker in workers for entry in descendants(worker.pid, table) if is_zygote(entry.pid))
     kernels = tuple(entry for zygote in zygotes for entry in children(zygote.pid, table))
     return GradingTree(workers, zygotes, kernels)
 
