@@ -2,13 +2,17 @@
 
 import json
 import os
+import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from gradekit.core.course import REPO_ROOT
 from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading import warm_kernels
 from gradekit.grading.warm_kernels import WarmKernelManager
@@ -115,3 +119,38 @@ def test_the_worker_keeps_its_kernels_folders_in_one_place_it_removes(tmp_path, 
     warm_kernels.discard_zygote()
     assert not root.exists()
     assert not os.path.exists(root)
+
+
+# Run from a copy of the kit: the guard and the answer server are then loaded from below /tmp.
+FROM_A_COPY = """
+import json, sys
+import nbformat
+from nbclient import NotebookClient
+import gradekit
+from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading.warm_kernels import WarmKernelManager
+from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
+
+cell = nbformat.v4.new_code_cell("import sys; print(6 * 7, sys.modules.get('kit_kernel_guard') is None)")
+notebook = nbformat.v4.new_notebook(cells=[cell])
+env = dict(grading_environment(), **{PROTECTED_VARIABLE: sys.argv[1]})
+client = NotebookClient(notebook, kernel_name="python3", kernel_manager_class=WarmKernelManager,
+                        resources={"metadata": {"path": sys.argv[2]}}, timeout=60)
+with client.setup_kernel(env=env):
+    client.execute_cell(cell, 0)
+print(json.dumps({"kit": gradekit.__file__, "said": cell.outputs[0]["text"]}))
+"""
+
+
+def test_a_kit_that_lies_in_a_temporary_folder_still_runs_guarded_kernels(tmp_path):
+    # A course copied with its kit below /tmp (as on the hub): the box's own /tmp must not hide it.
+    copy = tmp_path / "course"
+    shutil.copytree(REPO_ROOT / "gradekit", copy / "gradekit", ignore=shutil.ignore_patterns("__pycache__"))
+    notebooks = copy / "autograded" / "a-student"
+    notebooks.mkdir(parents=True)
+    program = [sys.executable, "-c", FROM_A_COPY, str(copy), str(notebooks)]
+    ran = subprocess.run(program, cwd=copy, env=grading_environment(), capture_output=True, text=True, timeout=180)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    seen = json.loads(ran.stdout.splitlines()[-1])
+    assert seen["kit"].startswith(str(copy))
+    assert seen["said"].split()[0] == "42"

@@ -81,6 +81,7 @@ class Zygote:
         request: dict = {"argv": argv, "cwd": cwd, "env": env}
         if folder is not None and folder.boxed:
             request.update(box=str(BOX_FILE), kernel_dir=str(folder.path), tmp_bytes=KERNEL_TMP_BYTES)
+            request.update(keep=worker_box.read_only_views())
         if folder is not None and guarded:
             request.update(guard=str(GUARD_FILE), answer_server=str(ANSWER_SERVER_FILE))
             request.update(request=str(folder.request), reply=str(folder.reply))

@@ -72,12 +72,19 @@ def command(kernels_root: Path, program: list[str], info_fd: int) -> list[str]:
             line += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             line += ["--ro-bind", link, link]
-    for path in [*SYSTEM_FILES, *python_views(), str(SANDBOX_DIR), CPU_FACTS]:
+    # bubblewrap mounts in order: the box's own /tmp comes before the views, which may lie below it
+    # (a clone, or a course copied with its kit, in a temporary folder).
+    line += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", HANDOFF]
+    for path in [*SYSTEM_FILES, *read_only_views(), CPU_FACTS]:
         if os.path.exists(path) and not path.startswith("/usr/"):
             line += ["--ro-bind", path, path]
-    line += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", HANDOFF]
     line += ["--bind", str(kernels_root), str(kernels_root), "--chdir", "/", "--", *program]
     return line
+
+
+def read_only_views() -> list[str]:
+    """The folders of the grader a boxed kernel reads: Python's and the kernel's side of the kit."""
+    return [*python_views(), str(SANDBOX_DIR)]
 
 
 def start(kernels_root: Path, program: list[str], env: dict[str, str], errors) -> tuple[subprocess.Popen, int]:

@@ -46,19 +46,23 @@ class BoxError(OSError):
     pass
 
 
-def enter(kernel_dir, tmp_bytes, notebook_dir):
+def enter(kernel_dir, tmp_bytes, notebook_dir, keep=()):
     """Box this process (single-threaded, just forked) around `kernel_dir`; returns the folder to work in.
 
     That is the notebook's own path where it can be made inside the box,
     holding (read-only) the copies of its support files, so the kernel looks
-    as if started beside its notebook; else the work folder itself.
+    as if started beside its notebook; else the work folder itself. `keep` are
+    read-only views (Python, the kit's kernel side) that stay visible where
+    they lie below the fresh /tmp.
     """
     kernel_dir = os.path.realpath(kernel_dir)
     _own_user_namespace(extra=NEW_NAMESPACES)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount(kernel_dir, HANDOFF, None, MS_BIND | MS_REC)
+    hidden = _held_below(keep, ("/tmp", "/dev/shm"))
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(tmp_bytes)},mode=1777")
     _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=1777")
+    _put_back(hidden)
     parent = os.path.dirname(kernel_dir)
     if os.path.isdir(parent):  # the worker's folder of kernel folders, when it lies outside /tmp: hide it
         _mount("tmpfs", parent, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
@@ -72,6 +76,25 @@ def enter(kernel_dir, tmp_bytes, notebook_dir):
     workdir = _work_where_the_notebook_was(os.path.join(kernel_dir, WORK), notebook_dir)
     _own_user_namespace(extra=0)  # gives up every power over the mounts above
     return workdir
+
+
+def _held_below(paths, roots):
+    """The folders of `paths` below one of `roots`, each held open (by path only) before the roots are covered."""
+    held = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if any(real.startswith(root + os.sep) for root in roots) and os.path.isdir(real):
+            held.append((real, os.open(real, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)))
+    return held
+
+
+def _put_back(held):
+    """Bind each held folder at its old path, read-only, over the fresh file systems."""
+    for path, descriptor in held:
+        os.makedirs(path, exist_ok=True)
+        _mount(f"/proc/self/fd/{descriptor}", path, None, MS_BIND | MS_REC)
+        _remount(path, read_only=True)
+        os.close(descriptor)
 
 
 def _work_where_the_notebook_was(work, notebook_dir):

@@ -4,13 +4,14 @@ This file runs as its own program (`python -c <this source>`), never as part of
 the gradekit package, so nothing of the repository is importable in the
 kernels it forks. Protocol, one JSON object per line:
   stdin  <- {"argv": [...], "cwd": "...", "env": {...}, "kernel_dir": "path",
-             "box": "path", "tmp_bytes": n, "guard": "path", "answer_server": "path",
+             "box": "path", "tmp_bytes": n, "keep": ["path", ...], "guard": "path", "answer_server": "path",
              "request": "path", "reply": "path"}                   start `python -m ipykernel_launcher ...`
   stdout -> {"pid": 1234} or {"error": "..."}
   stdin  <- {"ended": 1234}   stdout -> {"status": wait status or null}
   stdin  <- {"clear": true}   stdout -> {"cleared": n}    kill what finished kernels left running
 It exits when its stdin closes. Children are reaped as soon as they end. With
-"box", the kernel first boxes itself around "kernel_dir" (kernel_box.py); a
+"box", the kernel first boxes itself around "kernel_dir" (kernel_box.py), keeping
+the read-only views "keep" that its fresh /tmp would hide; a
 kernel whose environment sets KIT_KERNEL_MEMORY_BYTES gets that address-space
 limit; with "guard", the kernel installs that guard (kernel_guard.py) before
 any cell runs; with "answer_server", it answers the grader's calls
@@ -87,7 +88,7 @@ def become_kernel(request):
     if request.get("box"):
         try:
             enter = runpy.run_path(request["box"], run_name="kit_kernel_box")["enter"]
-            cwd = enter(request["kernel_dir"], request["tmp_bytes"], cwd)
+            cwd = enter(request["kernel_dir"], request["tmp_bytes"], cwd, request.get("keep", ()))
         except Exception:
             os._exit(BOX_FAILED)
     limit = request["env"].get(MEMORY_LIMIT_VARIABLE)

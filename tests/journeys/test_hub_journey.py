@@ -107,6 +107,9 @@ def test_a_class_on_the_hub(hub_course, hub_page, artifacts):
 
     graded = _as_instructor(course, "python", "-m", "gradekit", "grade", "--collect", timeout=1200, check=False)
     (artifacts / "grade.log").write_text(graded.stdout + graded.stderr)
+    internal_errors = course.course_dir / "class-report" / "internal-errors.log"
+    if internal_errors.exists():
+        shutil.copy(internal_errors, artifacts / "internal-errors.log")
     assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
     _as_instructor(course, "nbgrader", "release_feedback", ASSIGNMENT)
     scores = _scores(course.course_dir / "grades.csv")
