@@ -101,3 +101,12 @@ def test_a_flagged_row_counts_against_the_subjects_whose_notebooks_it_names():
     assert violation.student_id == "control-b" and violation.reason.startswith("flagged: ")
     unnamed = row_of(Status.FLAGGED, (Finding(FindingKind.GUARD_NEVER_ARMED, ""),))
     assert len(status_violations(unnamed, packed_pair())) == 2
+
+
+def test_a_violation_shows_what_the_failing_cell_said():
+    reference = Subject("reference", (NOTEBOOK,))
+    said = "Diagnosis: build the graph with in_kernel"
+    failed = SubmissionGrades("s", (CellGrade(NOTEBOOK, "test_f", 2, 2), CellGrade(NOTEBOOK, "test_g", 0, 3, (), said)))
+    (violation,) = check_subject(MANIFEST, reference, failed)
+    assert violation.said == said
+    assert str(violation).splitlines()[1].strip() == f"the cell said: {said}"

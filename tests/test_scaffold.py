@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from gradekit.authoring.scaffold import add_exercise, exercise_files, misconception_id
+from gradekit.authoring.scaffold import add_exercise, exercise_files, misconception_id, next_exercise_number
 from gradekit.core.course import REPO_ROOT
 from gradekit.core.manifest import load_manifest
 from gradekit.core.notebook_script import Role, read_script
@@ -41,6 +41,19 @@ def test_the_skeleton_reaches_reference_script_catalog_and_controls(solutions_co
     assert "def leaf_count(x):" in files["reference"].read_text()
     assert "def leaf_count__todo(x):" in files["controls"].read_text()
     compile(files["controls"].read_text(), str(files["controls"]), "exec")
+
+
+@pytest.mark.unit
+def test_the_skeleton_continues_the_numbering_and_shows_where_tensors_are_built(solutions_copy):
+    manifest = load_manifest(solutions_copy / "manifest.toml", assignment="autograd")
+    files = exercise_files(manifest, "010_history", solutions_copy)
+    highest = next_exercise_number(files["script"].read_text()) - 1
+    assert highest >= 3  # 010 has three exercises today
+    add_exercise(files, "solutions.reference.history", "leaf_count", points=2)
+    text = files["script"].read_text()
+    assert f"# ### Exercise {highest + 1} (2 points)" in text
+    assert "in_kernel(checks." in text  # a test built on the grader's side is the course lead's first trap
+    assert next_exercise_number("no exercise yet") == 1
 
 
 @pytest.mark.unit

@@ -17,6 +17,7 @@ from gradekit.core.manifest import Manifest
 
 HEADER = re.compile(r"^# %%")
 TEST_HEADER = re.compile(r"^# %% test ")
+EXERCISE_HEADING = re.compile(r"^# ### Exercise (\d+)\b", re.MULTILINE)
 PLACEHOLDER = "TODO"
 
 
@@ -48,11 +49,17 @@ def add_exercise(files: dict[str, Path], reference_module: str, name: str, point
     if f"answer_{name}" in files["script"].read_text():
         raise ValueError(f"{files['script'].name} already has an exercise {name}")
     mistake = misconception_id(name)
+    number = next_exercise_number(files["script"].read_text())
     _append(files["reference"], _reference_stub(name))
-    _insert_cells(files["script"], _script_cells(reference_module, name, points, mistake))
+    _insert_cells(files["script"], _script_cells(reference_module, name, points, mistake, number))
     _append(files["catalog"], _catalog_entry(mistake))
     _append(files["controls"], _control_stub(name, mistake))
     return list(files.values())
+
+
+def next_exercise_number(script: str) -> int:
+    """The number after the notebook's highest "### Exercise N" heading (1 in a notebook with none)."""
+    return max((int(found) for found in EXERCISE_HEADING.findall(script)), default=0) + 1
 
 
 def _append(path: Path, text: str) -> None:
@@ -81,9 +88,9 @@ def {name}(x):
 '''
 
 
-def _script_cells(reference_module: str, name: str, points: int, mistake: str) -> str:
+def _script_cells(reference_module: str, name: str, points: int, mistake: str, number: int) -> str:
     return f'''# %% [markdown] md_{name}
-# ### Exercise: `{name}` ({points} point{"s" if points != 1 else ""})
+# ### Exercise {number} ({points} point{"s" if points != 1 else ""})
 #
 # {PLACEHOLDER}: the idea in our own words, with the lesson's facts, and what `{name}` must do.
 
@@ -91,8 +98,11 @@ def _script_cells(reference_module: str, name: str, points: int, mistake: str) -
 from {reference_module} import {name}
 
 # %% test test_{name} points={points} targets={mistake}
-result = call_answer({name}, None)  # {PLACEHOLDER}: a small input; check the contract (types, shapes) only
-print("Visible check passed: {name} returned.")
+# The test runs beside the grader, the answer in the student's kernel: plain data crosses between them.
+# A tensor with a graph, a module or an optimizer the answer receives is built in the kernel, by a
+# function of autograd_checks.py: `x = in_kernel(checks.builder, data...)`. One built here cannot cross.
+result = call_answer({name}, None)  # {PLACEHOLDER}: the page's own example; check every property the text states
+print("Checked on the page's example: {PLACEHOLDER}. The grader also tests other inputs.")
 
 ### BEGIN HIDDEN TESTS
 expect(False, "{PLACEHOLDER}: the hidden checks of {name}, each saying what went wrong", "{mistake}")

@@ -25,6 +25,33 @@ def failure_text(cell) -> str:
     return ANSI.sub("", "\n".join(parts))
 
 
+def failure_message(cell, limit: int = 600) -> str:
+    """What a failed cell said, in one line: its error's name and value, else its stderr ("" when it passed)."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            said = f"{output.get('ename', '')}: {output.get('evalue', '')}"
+            return one_line(ANSI.sub("", said), limit)
+    stderr = [
+        o.get("text", "")
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "stream" and o.get("name") == "stderr"
+    ]
+    return one_line(ANSI.sub("", "".join(stderr)), limit)
+
+
+def failure_messages(graded_notebook: Path) -> dict[str, str]:
+    """For each graded code cell of a notebook that said something on failing, what it said."""
+    notebook = nbformat.read(graded_notebook, as_version=4)
+    said = {grade_id(cell): failure_message(cell) for cell in notebook.cells if cell.cell_type == "code"}
+    return {cell_id: text for cell_id, text in said.items() if cell_id and text}
+
+
+def one_line(text: str, limit: int = 600) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    joined = " ".join(text.split())
+    return joined if len(joined) <= limit else joined[: limit - 3] + "..."
+
+
 def named_misconceptions(text: str) -> tuple[str, ...]:
     """The misconception ids named in `text`, in order of first appearance."""
     return tuple(dict.fromkeys(TAG.findall(text)))

@@ -12,6 +12,7 @@ class CellGrade:
     score: float
     max_score: float
     diagnosed: tuple[str, ...] = ()
+    said: str = ""  # a failed cell's own message (its error's value), for the course lead
 
     @property
     def full(self) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from gradekit.core.course import Course
-from gradekit.core.diagnoses import diagnoses_by_cell
+from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages
 from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.core.nbgrader_cli import with_tools_first
 
@@ -32,6 +32,7 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
             if not graded.exists():
                 unsubmitted.append(notebook.name)
             diagnosed = diagnoses_by_cell(graded) if graded.exists() else {}
+            said = failure_messages(graded) if graded.exists() else {}
             for grade in sorted(notebook.grades, key=lambda g: g.name):
                 if grade.cell.cell_type != "code":
                     continue  # manually graded answers are not part of autograding
@@ -42,6 +43,7 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
                         score=float(grade.score),
                         max_score=float(grade.max_score),
                         diagnosed=diagnosed.get(grade.name, ()),
+                        said=said.get(grade.name, "") if grade.score < grade.max_score else "",
                     )
                 )
         return SubmissionGrades(student_id, tuple(cells), unsubmitted=tuple(unsubmitted))

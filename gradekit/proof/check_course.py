@@ -17,6 +17,7 @@ from gradekit.authoring.consistency import static_problems
 from gradekit.authoring.render import answer_text
 from gradekit.authoring.solutions import load_controls
 from gradekit.core.course import Course
+from gradekit.core.diagnoses import one_line
 from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.core.manifest import SCRIPTS_DIR, Manifest
 from gradekit.core.notebook_script import Role, ScriptCell, read_script
@@ -59,7 +60,8 @@ def subject_grades(course: Course, manifest: Manifest, scripts: dict, subject: S
         answers = subject_answers(course, manifest, scripts[notebook], subject, notebook)
         for outcome in run_checks(scripts[notebook], answers, f"{subject.student_id}/{notebook}"):
             score = outcome.points if outcome.passed else 0
-            cells.append(CellGrade(notebook, outcome.cell, score, outcome.points, outcome.named))
+            said = one_line(outcome.failure)
+            cells.append(CellGrade(notebook, outcome.cell, score, outcome.points, outcome.named, said))
     return SubmissionGrades(subject.student_id, tuple(cells))
 
 

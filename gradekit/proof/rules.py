@@ -36,9 +36,11 @@ class Violation:
     student_id: str
     where: str
     reason: str
+    said: str = ""  # what the test cell itself said when it failed: the reason behind the reason
 
     def __str__(self) -> str:
-        return f"{self.student_id} @ {self.where}: {self.reason}"
+        shown = f"{self.student_id} @ {self.where}: {self.reason}"
+        return f"{shown}\n    the cell said: {self.said}" if self.said else shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,7 +139,7 @@ def _check_every_cell(manifest, subject, grades, rule, reason) -> list[Violation
                 )
             elif not rule(grade):
                 violations.append(
-                    Violation(subject.student_id, where, f"{reason}, got {grade.score}/{grade.max_score}")
+                    Violation(subject.student_id, where, f"{reason}, got {grade.score}/{grade.max_score}", grade.said)
                 )
     return violations
 
@@ -160,7 +162,9 @@ def _check_control(manifest, subject, grades) -> list[Violation]:
             if control.misconception not in grade.diagnosed:
                 named = ", ".join(grade.diagnosed) or "nothing"
                 violations.append(
-                    Violation(subject.student_id, where, f"must name {control.misconception}, named {named}")
+                    Violation(
+                        subject.student_id, where, f"must name {control.misconception}, named {named}", grade.said
+                    )
                 )
         elif not grade.full and control.is_alternative:
             violations.append(
@@ -168,6 +172,7 @@ def _check_control(manifest, subject, grades) -> list[Violation]:
                     subject.student_id,
                     where,
                     f"a correct alternative must earn full marks, got {grade.score}/{grade.max_score}",
+                    grade.said,
                 )
             )
         elif not grade.full:
@@ -176,6 +181,7 @@ def _check_control(manifest, subject, grades) -> list[Violation]:
                     subject.student_id,
                     where,
                     f"lost points outside its declared cells ({grade.score}/{grade.max_score})",
+                    grade.said,
                 )
             )
     return violations
