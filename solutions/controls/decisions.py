@@ -44,6 +44,13 @@ def weight_and_input_vjps__dense_jacobian(X, W, G):
     return torch.tensordot(G, J_X, dims=2), torch.tensordot(G, J_W, dims=2)
 
 
+@negative_control("autograd-pays-the-forward-product", fails=["test_weight_and_input_vjps"])
+def weight_and_input_vjps__autograd_pullback(X, W, G):
+    X, W = X.detach().requires_grad_(), W.detach().requires_grad_()
+    (X @ W).backward(G)
+    return X.grad, W.grad
+
+
 @negative_control("jacobian-shaped-like-parameter", fails=["test_jacobian_and_vjp_shapes"])
 def jacobian_and_vjp_shapes__jacobian_like_weight(B, I, O):
     return {"dW": (I, O), "dX": (B, I), "jacobian": (I, O)}

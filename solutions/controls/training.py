@@ -258,6 +258,13 @@ def affine_vjp__dense_jacobian(X, W, G):
     return torch.tensordot(G, J_X, dims=2), torch.tensordot(G, J_W, dims=2)
 
 
+@negative_control("autograd-pays-the-forward-product", fails=["test_affine_vjp"])
+def affine_vjp__autograd_pullback(X, W, G):
+    X, W = X.detach().requires_grad_(), W.detach().requires_grad_()
+    dX, dW = torch.autograd.grad(X @ W, (X, W), G)
+    return dX, dW
+
+
 @negative_control("jacobian-shaped-like-parameter", fails=["test_affine_jacobian_entries"])
 def affine_jacobian_entries__shape_of_weight(B, I, O):
     return I * O

@@ -680,7 +680,7 @@ expect(
 # %% answer answer_affine_vjp
 from solutions.reference.training import affine_vjp
 
-# %% test test_affine_vjp points=3 targets=dense-jacobian-for-vjp
+# %% test test_affine_vjp points=3 targets=dense-jacobian-for-vjp,autograd-pays-the-forward-product
 X = torch.randn(2, 3, dtype=torch.float64, generator=seeded(0))
 W = torch.randn(3, 4, dtype=torch.float64, generator=seeded(1))
 G = torch.randn(2, 4, dtype=torch.float64, generator=seeded(2))
@@ -709,6 +709,7 @@ for seed, (B, I, O) in enumerate(((5, 3, 4), (1, 6, 2), (48, 32, 24))):
         watched["products"] <= 2,
         f"{shown} ran {watched['products']} matrix products; the two VJPs need exactly two, G @ W.T and X.T @ G. "
         "Asking autograd to differentiate X @ W also runs the forward product: write the two products yourself",
+        "autograd-pays-the-forward-product" if watched["products"] >= 3 else None,
     )
     expect(isinstance(result, tuple) and len(result) == 2, f"{shown} should return a tuple (dX, dW)")
     dX, dW = result

@@ -192,13 +192,14 @@ for x, w, b, target in cases:
 # Write `weight_and_input_vjps(X, W, G)`: return `(dX, dW)` (the same order as `affine_vjp` in
 # notebook 060), the gradients of $\sum (G \odot Y)$ with respect to `X` and `W`, using one
 # matrix product each and no Jacobian. The grader compares them with autograd on random
-# sizes, including one where a dense Jacobian would be large, and stops your function at the
-# first tensor far bigger than the two products need.
+# sizes, including one where a dense Jacobian would be large, stops your function at the
+# first tensor far bigger than the two products need, and counts the matrix products it runs:
+# two in all (autograd, differentiating `X @ W`, would run three).
 
 # %% answer answer_weight_and_input_vjps
 from solutions.reference.decisions import weight_and_input_vjps
 
-# %% test test_weight_and_input_vjps points=3 targets=vjp-transposed-factors,dense-jacobian-for-vjp
+# %% test test_weight_and_input_vjps points=3 targets=vjp-transposed-factors,dense-jacobian-for-vjp,autograd-pays-the-forward-product
 generator = seeded(0)
 X = torch.randn(4, 3, dtype=torch.float64, generator=generator)
 W = torch.randn(3, 2, dtype=torch.float64, generator=generator)
@@ -233,6 +234,12 @@ for seed, (B, I, O) in enumerate(((5, 3, 2), (2, 6, 4), (1, 4, 7), (3, 3, 3), (4
         f"{call} built a tensor of more than {budget} entries: the Jacobian of Y with respect to W alone has "
         f"{B * O} x {I * O} entries. Two matrix products give both gradients",
         "dense-jacobian-for-vjp",
+    )
+    expect(
+        watched["products"] <= 2,
+        f"{call} ran {watched['products']} matrix products where two give both gradients (X.T @ G and G @ W.T); "
+        "differentiating X @ W with autograd runs the forward product as well",
+        "autograd-pays-the-forward-product" if watched["products"] >= 3 else None,
     )
     expect(isinstance(result, tuple) and len(result) == 2, f"{call} should return a tuple (dX, dW)")
     dX, dW = result
