@@ -1016,6 +1016,30 @@ def probed_inputs(seen):
     return original, probe
 
 
+def probes_of_each_side(seen):
+    """An input that requires grad and two functions (eager, compiled) noting in `seen` the memory of what each receives.
+
+    Each entry of `seen` is (side, storage address). The functions keep what
+    they received alive until the next call of this function, so two copies
+    made one after the other cannot share an address by reuse of freed memory.
+    """
+    original = torch.linspace(0.5, 1.5, 3, dtype=torch.float64).requires_grad_()
+    _PROBED.clear()
+
+    def probe_for(side):
+        def probe(a):
+            _PROBED.append(a)
+            seen.append((side, a.untyped_storage().data_ptr()))
+            return a * a
+
+        return probe
+
+    return original, probe_for("eager"), probe_for("compiled")
+
+
+_PROBED: list = []  # what the probes of `probes_of_each_side` received
+
+
 def manual_clock(calls, readings=None):
     """A clock that moves only when the function it comes with is called: 5 s the first time, 0.25 s after.
 

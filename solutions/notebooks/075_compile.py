@@ -130,6 +130,21 @@ def report_of(fn, compiled_fn, inputs, rtol, atol, **options):
 
 t = torch.randn(6, dtype=torch.float64, generator=seeded(50))
 
+# First, whether the two functions were given inputs of their own: if not, every later gradient is doubled.
+sides = []
+original, eager_probe, compiled_probe = in_kernel(checks.probes_of_each_side, sides)
+probed = report_of(eager_probe, compiled_probe, (original,), 1e-7, 1e-9, repeats=0)
+memory = {side: {address for named, address in sides if named == side} for side in ("eager", "compiled")}
+shared = bool(memory["eager"] & memory["compiled"])
+# The two probes compute the same a * a: gradients that disagree were added into the .grad the other side left.
+expect(
+    not (shared and not probed["grads_match"]),
+    "fn and compiled_fn received the same input tensor, so the second backward() added into the .grad the first "
+    "one left and two identical functions got different gradients: give each function its own fresh leaf copies",
+    "backward-overwrites-grad",
+)
+
+
 # Same mathematics, different rounding: the pair disagrees in the last bits, outputs and gradients.
 report = report_of(checks.tenth_then_triple, checks.times_point_three, (t,), 1e-9, 1e-12)
 expect(
@@ -224,6 +239,11 @@ expect(
     all(own for _, _, own in seen),
     "a function received an input that shares memory with the caller's tensor: detach() alone keeps the "
     "caller's memory; give each function a copy of its own",
+)
+expect(
+    not shared,
+    "fn and compiled_fn received the same input tensor: give each function its own fresh leaf copies of the inputs "
+    "(detach().clone().requires_grad_()), so neither can see what the other did to it",
 )
 
 
@@ -541,11 +561,24 @@ keep = torch.tensor([[1, 0, 0, 1, 0], [0, 1, 1, 0, 0], [1, 1, 0, 0, 1], [0, 0, 0
 scores = (q @ k.transpose(-2, -1) / math.sqrt(3)).masked_fill(~keep, -math.inf)
 weights = call_answer(masked_attention, q, k, torch.eye(5, dtype=torch.float64).expand(2, 5, 5), keep)
 expect_tensor(weights, "masked_attention with scores around -1e10", shape=(2, 4, 5))
+found = weights.detach()
 expect(
-    bool((weights.detach()[..., ~keep] == 0).all()),
-    "with allowed scores around -1e10, forbidden keys took the weight: a large negative score such as -1e9 is "
-    "larger than these, so it does not forbid anything; use -inf",
+    not bool(found.isnan().any()),
+    "with allowed scores around -1e10, masked_attention gives NaN weights: exp() of such scores is 0 in floating "
+    "point, and 0 / 0 is NaN. torch.softmax subtracts each row's largest score first; do the same, or call it",
+)
+# A finite mask value above every allowed score takes all of a row's weight, shared alike by the forbidden keys.
+forbidden_share = (found * ~keep).sum(-1)
+expect(
+    bool((found[..., ~keep] == 0).all()) or not bool(torch.isclose(forbidden_share, torch.ones_like(forbidden_share)).all()),
+    "with allowed scores around -1e10, forbidden keys took all the weight: the score that should forbid them is "
+    "larger than these, as a large negative number such as -1e9 is; only -inf forbids a key at every scale",
     "large-negative-masks-key",
+)
+expect(
+    bool((found[..., ~keep] == 0).all()),
+    "with allowed scores around -1e10, forbidden keys still receive some weight: a forbidden key's score must be "
+    "-inf before the softmax, whatever the allowed scores are",
 )
 expect_close(weights, torch.softmax(scores, dim=-1), "masked_attention with scores around -1e10 gives the wrong weights", rtol=1e-12, atol=1e-300)
 ### END HIDDEN TESTS
