@@ -348,7 +348,7 @@ for B, I, O in sizes:
 # | `"validation_loop"` | after each epoch, a function runs the model over 200 validation batches and reports the mean loss and the accuracy |
 # | `"sgd_update"` | right after `backward()`, every parameter `p` is moved by `lr * p.grad` by hand, without an optimizer |
 # | `"constant_target"` | a consistency term pulls the model's prediction on an augmented image towards its own prediction on the clean image, computed earlier in the same step; only the augmented prediction should move |
-# | `"loss_history"` | each step's loss is appended to a list that matplotlib plots when training ends |
+# | `"loss_history"` | each step's loss is written into a JSON line of the training log with `json.dumps`, which a plotting script reads when training ends |
 # | `"masked_copy"` | a hidden activation `h` is saved by the layer that made it; the next layer should see `h` with some entries set to zero by an in-place write, and the loss should still train the layers below |
 # | `"best_checkpoint"` | whenever the validation loss improves, the weights are put aside in a dict, and training goes on updating the live weights in place; at the end the dict is loaded back |
 
@@ -366,7 +366,7 @@ needs = {
     "validation_loop": ("no_grad", "a whole region of code needs no graph: switch recording off for the block"),
     "sgd_update": ("no_grad", "the update must not be recorded, and an in-place change to a leaf is only allowed with recording off"),
     "constant_target": ("detach", "one existing edge must be cut while everything else stays tracked"),
-    "loss_history": ("item", "the list holds Python floats, and a tensor kept there would keep its graph alive"),
+    "loss_history": ("item", "json.dumps writes Python numbers and refuses tensors, so the log line needs the loss as a number"),
     "masked_copy": ("clone", "the copy needs its own storage and must keep its edge back so gradients still flow"),
     "best_checkpoint": ("detach_clone", "the snapshot needs its own storage and no history"),
 }
@@ -387,7 +387,18 @@ confusions = {
     ),
     ("loss_history", "clone"): (
         "clone-cuts-graph",
-        "clone() keeps the loss's history, so every stored copy keeps its graph alive; the list needs plain numbers",
+        "clone() keeps the loss's history (it still has a grad_fn), and json.dumps cannot write a tensor: the log "
+        "line needs the loss as a Python number",
+    ),
+    ("loss_history", "detach"): (
+        None,
+        "a detached tensor keeps no graph, but it is still a tensor, which json.dumps cannot write: the log line "
+        "needs the loss as a Python number",
+    ),
+    ("loss_history", "detach_clone"): (
+        None,
+        "a detached copy keeps no graph and has memory of its own, but it is still a tensor, which json.dumps "
+        "cannot write: the log line needs the loss as a Python number",
     ),
     ("constant_target", "no_grad"): (
         "no-grad-detaches-existing",
