@@ -2,6 +2,7 @@
 
 import ast
 import logging
+import warnings
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,20 @@ def test_no_print_outside_the_commands_and_the_sandbox():
 def test_the_scan_finds_a_print():
     tree = ast.parse("def report():\n    print('done')\nprint('top')\n")
     assert _prints(tree) == [(2, "report"), (3, "")]
+
+
+def test_the_gradebook_notes_of_nbgrader_are_hushed_and_nothing_else(kit_logger):
+    from sqlalchemy.exc import SAWarning
+
+    log.configure(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        log.hush_known_noise()  # catch_warnings reset the filters: put the kit's back inside the block
+        note = "Object of type <SubmittedNotebook> not in session, add operation along 'Notebook.submissions' will not proceed"
+        warnings.warn(note, SAWarning)
+        warnings.warn("Object of type <SubmittedNotebook> not in session", UserWarning)  # another class still shows
+        warnings.warn("a different gradebook note", SAWarning)
+    assert [str(w.message) for w in caught] == [
+        "Object of type <SubmittedNotebook> not in session",
+        "a different gradebook note",
+    ]

@@ -28,6 +28,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from gradekit.core.course import Course, load_course
 from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.core.log import hush_known_noise
 from gradekit.core.notes import Finding, Note, NoteKind
 from gradekit.core.settings import CourseKit
 from gradekit.core.status import Status
@@ -207,6 +208,7 @@ class ScratchGrader:
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         """Grade one submission, trying again on fresh kernels while the grader's own failures last."""
         started = time.monotonic()
+        hush_known_noise()  # a worker on another machine did not inherit the command's filters
         attempts = self.course.grader_attempts
         for attempt in range(1, attempts + 1):
             self._last_attempt = attempt == attempts

@@ -111,6 +111,7 @@ def test_a_class_on_the_hub(hub_course, hub_page, artifacts):
     if internal_errors.exists():
         shutil.copy(internal_errors, artifacts / "internal-errors.log")
     assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
+    assert "Warning" not in graded.stderr, graded.stderr[-3000:]  # progress lines only, no warning blocks
     _as_instructor(course, "nbgrader", "release_feedback", ASSIGNMENT)
     scores = _scores(course.course_dir / "grades.csv")
     lost = sum(t.points for t in manifest.test_cells_of(control.notebook) if t.cell in control.fails)
