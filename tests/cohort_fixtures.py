@@ -14,6 +14,7 @@ from gradekit.core.course import REPO_ROOT, Course
 from gradekit.core.manifest import Manifest
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.intake import stamp
 from gradekit.grading.progress import Progress
 from gradekit.proof.subjects import answer_sources, fill_answers, proof_subjects, write_submission
 
@@ -54,6 +55,7 @@ def add_first_answer(course: Course, manifest: Manifest, notebook: str, student:
     folder = course.submitted_dir / student / course.assignment_id
     folder.mkdir(parents=True)
     nbformat.write(fill_answers(course.release_dir / f"{notebook}.ipynb", sources), folder / f"{notebook}.ipynb")
+    stamp(folder)
 
 
 def twin_course(course: Course, root: Path, skip: set[str]) -> Course:

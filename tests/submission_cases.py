@@ -20,6 +20,7 @@ from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.course import REPO_ROOT, Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.status import Status
+from gradekit.grading.intake import stamp
 from gradekit.proof.subjects import answer_sources, fill_answers
 
 NOTEBOOKS = ("010_history", "020_leaves", "021_cotangents")
@@ -88,6 +89,7 @@ class Builder:
         self.folder.mkdir(parents=True, exist_ok=True)
         for name, notebook in written.items():
             nbformat.write(notebook, self.folder / f"{name}.ipynb")
+        stamp(self.folder)
 
 
 def _retype(cell, cell_type: str) -> None:

@@ -14,6 +14,7 @@ from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
+from gradekit.grading.intake import stamp
 from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, answer_sources, fill_answers
 
 pytestmark = pytest.mark.nbgrader
@@ -42,6 +43,7 @@ def _write_edited_tests(course, manifest, names):
                 cell.source = "raise AssertionError('this test was edited by the student')"
                 meta["points"] = meta["points"] * 10
         nbformat.write(notebook, folder / f"{name}.ipynb")
+    stamp(folder)
 
 
 def _max_score(manifest):

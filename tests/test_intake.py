@@ -6,6 +6,7 @@ import threading
 
 import nbformat
 import pytest
+from nbgrader.utils import parse_utc
 
 from gradekit.core.cell_ids import cells_by_grade_id, grade_id
 from gradekit.core.notes import FindingKind, Note, NoteKind, texts
@@ -43,7 +44,8 @@ def test_only_assignment_notebooks_and_the_timestamp_are_kept(tmp_path, release)
     assert [name for name, _ in intake.notebooks] == [NOTEBOOK]
     assert Note(NoteKind.NOT_IN_ASSIGNMENT, "", items=("torch.py",)) in intake.notes
     intake.write(tmp_path / "out")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{NOTEBOOK}.ipynb", "timestamp.txt"]
+    kept = [f"{NOTEBOOK}.ipynb", "submission_secret.txt", "timestamp.txt"]  # the secret, missing, was made
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == kept
 
 
 def test_the_submission_secret_travels_with_the_notebooks(tmp_path, release):
@@ -89,7 +91,7 @@ def test_symbolic_links_are_refused_unread(tmp_path, release):
     (folder / "notes").symlink_to(tmp_path / "course")
     intake = take_in(folder, release)
     assert intake.problem is None and [name for name, _ in intake.notebooks] == [NOTEBOOK]
-    assert intake.timestamp is None
+    assert intake.timestamp is not None and "grades" not in intake.timestamp  # made, not read through the link
     assert (
         f"010_history.ipynb is a symbolic link to {str(classmate / '010_history.ipynb')!r}: refused, not followed; it scores 0"
         in texts(intake.notes)
@@ -216,3 +218,18 @@ def test_special_methods_that_forge_comparisons_are_findings(release):
         finding.text == f"{NOTEBOOK}: answer_can_require_grad defines __eq__, which can make a wrong value pass a check"
     )
     assert forging_methods(original, original, NOTEBOOK) == []
+
+
+def test_a_submission_without_a_timestamp_gets_one_from_its_notebooks_with_a_note(tmp_path, release):
+    released = (release / f"{NOTEBOOK}.ipynb").read_text()
+    folder = _submit(tmp_path / "student" / "autograd", release, **{f"{NOTEBOOK}.ipynb": released})
+    os.utime(folder / f"{NOTEBOOK}.ipynb", (1_700_000_000, 1_700_000_000))
+    intake = take_in(folder, release)
+    assert intake.timestamp == "2023-11-14 22:13:20.000000 UTC"
+    assert parse_utc(intake.timestamp)  # nbgrader reads it back
+    (note,) = [note for note in intake.notes if note.kind is NoteKind.RECORD_MADE]
+    assert note.detail == intake.timestamp and note.items == ("timestamp.txt", "submission_secret.txt")
+    assert intake.secret is not None and len(intake.secret) == 32
+    intake.write(tmp_path / "out")
+    assert (tmp_path / "out" / "timestamp.txt").read_text() == intake.timestamp
+    assert (tmp_path / "out" / "submission_secret.txt").read_text() == intake.secret

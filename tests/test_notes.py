@@ -46,6 +46,10 @@ NOTES = {
     Note(NoteKind.KERNEL_STOPPED, NB, "the kernel died", ("test_f",)): (
         "010_history: the kernel died (test_f); the cells after it score 0"
     ),
+    Note(NoteKind.RECORD_MADE, "", "2026-12-01 09:30:00.000000 UTC", ("timestamp.txt", "submission_secret.txt")): (
+        "not handed in through the exchange: made timestamp.txt, submission_secret.txt (time: the notebooks' last "
+        "change, 2026-12-01 09:30:00.000000 UTC), so that release_feedback can run"
+    ),
     Note(NoteKind.UNCONFINED, "", "bubblewrap is not installed"): (
         "graded without the kernel box, as the TA allowed: bubblewrap is not installed"
     ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 
@@ -11,11 +12,14 @@ from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.core.rows import CohortRow
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
+from gradekit.grading.exchange import ensure_exchange
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.lms.export_step import export_for_lms
 from gradekit.report.class_report import write_class_report
 from gradekit.report.similarity_page import write_similarity_report
 from gradekit.report.tables import student_table
+
+logger = logging.getLogger(__name__)
 
 
 def grade_and_report(
@@ -25,6 +29,8 @@ def grade_and_report(
     collect: bool = False,
     cell_timeout: int | None = None,
 ) -> CohortResult:
+    for folder in ensure_exchange(course.exchange_root, course.course_id):
+        logger.info("made the exchange folder %s (release_feedback needs it)", folder)
     if collect:
         run_nbgrader(course, "collect", course.assignment_id)
     notebooks = tuple(entry.name for entry in manifest.notebooks)

@@ -145,6 +145,13 @@ class NoteKind(_Kind):
         "were graded without the kernel box (the TA allowed it)",
         lambda n: f"graded without the kernel box, as the TA allowed: {n.detail}",
     )
+    RECORD_MADE = (  # items: the files made; detail: the time written
+        "was not handed in through the exchange (its submission record was made at intake)",
+        lambda n: (
+            f"not handed in through the exchange: made {_listed(n)} (time: the notebooks' last change, "
+            f"{n.detail}), so that release_feedback can run"
+        ),
+    )
     KERNEL_STOPPED = (  # items: the cell; detail: why the kernel stopped
         "stopped their kernel (the cells after it score 0)",
         _in_notebook(lambda n: f"{n.detail} ({_listed(n)}); the cells after it score 0"),

@@ -31,7 +31,9 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import datetime
 import os
+import secrets
 from pathlib import Path
 
 import nbformat
@@ -43,6 +45,7 @@ from gradekit.core.cell_ids import grade_id as grade_id_of
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 
 TIMESTAMP = "timestamp.txt"
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"  # nbgrader's default (Exchange.timestamp_format)
 # nbgrader's submit writes it; release_feedback needs it to name the student's feedback, so it travels with the notebooks.
 SECRET = "submission_secret.txt"
 SECRET_CHARACTERS = set("0123456789abcdef")
@@ -131,12 +134,36 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
     missing = [name for name in expected if f"{name}.ipynb" not in entries]
     if missing and notebooks:
         notes.append(Note(NoteKind.LEFT_OUT, "", items=tuple(missing)))
+    made = [name for name in (TIMESTAMP, SECRET) if name not in present] if notebooks else []
+    if TIMESTAMP in made:
+        timestamp = last_change(submission, [name for name, _ in notebooks])
+    if SECRET in made:
+        secret = secrets.token_hex(16)  # release_feedback names the feedback with it; nobody else knows it
+    if made:
+        notes.append(Note(NoteKind.RECORD_MADE, "", (timestamp or "").strip(), tuple(made)))
     if not notebooks:
         found = ", ".join(entries)
         return Intake(
             (), None, tuple(notes), f"no gradable notebook of the assignment in the submission (found: {found})"
         )
     return Intake(tuple(notebooks), timestamp, tuple(notes), None, tuple(findings), secret)
+
+
+def stamp(folder: Path) -> None:
+    """Write what nbgrader's submit writes beside the notebooks (the time, in UTC, and a secret): for submissions the kit makes."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime(TIMESTAMP_FORMAT)
+    (Path(folder) / TIMESTAMP).write_text(now)
+    (Path(folder) / SECRET).write_text(secrets.token_hex(16))
+
+
+def last_change(submission: Path, notebooks: list[str]) -> str:
+    """The latest change of the submission's notebooks, worded as nbgrader's submit writes a timestamp.
+
+    A submission copied into submitted/ by hand has no timestamp.txt (nor the
+    secret nbgrader's submit writes), without which `release_feedback` stops.
+    """
+    changed = max(os.lstat(submission / f"{name}.ipynb").st_mtime for name in notebooks)
+    return datetime.datetime.fromtimestamp(changed, datetime.timezone.utc).strftime(TIMESTAMP_FORMAT)
 
 
 def submission_secret(submission: Path) -> str | None:

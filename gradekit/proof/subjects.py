@@ -13,6 +13,7 @@ from gradekit.authoring.solutions import NegativeControl, reference_function
 from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
+from gradekit.grading.intake import stamp
 
 REFERENCE_ID = "reference"
 BLANK_ID = "blank"
@@ -110,4 +111,5 @@ def write_student(
                 continue
             notebook = fill_answers(release_notebook, answer_sources(manifest, name, subject.control))
             nbformat.write(notebook, folder / release_notebook.name)
+    stamp(folder)  # as nbgrader's submit would: release_feedback needs it
     return folder
