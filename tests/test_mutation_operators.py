@@ -24,6 +24,18 @@ def test_precision_swaps_the_dtype_and_builds_then_casts():
     assert found == {"return torch.tensor(v, dtype=torch.float32)", "return torch.tensor(v).double()"}
 
 
+def test_precision_sends_an_operand_or_a_handed_in_function_s_point_through_float32():
+    assert changed_lines("def f(x):\n    return (x * x).sum()\n", "precision") == {
+        "return (x.float().double() * x).sum()",
+        "return (x * x.float().double()).sum()",
+    }
+    assert changed_lines("def f(function, x):\n    return function(x)\n", "precision") == {
+        "return function(x.float().double())"
+    }
+    # builtins, calls of several arguments and attribute calls keep their arguments as they are
+    assert changed_lines("def f(x, g, y):\n    return len(x) + g(x, y) + x.sum(y)\n", "precision") == set()
+
+
 def test_requires_grad_is_flipped_or_its_call_dropped():
     assert changed_lines("def f(v):\n    return torch.ones(2, requires_grad=True)\n", "requires-grad") == {
         "return torch.ones(2, requires_grad=False)"
@@ -85,6 +97,17 @@ def test_identity_becomes_equality_but_none_checks_stay():
         "return torch.equal(a, b)",
     }
     assert changed_lines("def f(a):\n    return a is None\n", "identity") == set()
+
+
+def test_storage_sharing_stands_in_for_identity_and_for_a_copy():
+    assert changed_lines("def f(a, b):\n    return a is b\n", "storage-shared") == {
+        "return a.data_ptr() == b.data_ptr()"
+    }
+    assert changed_lines("def f(a, b):\n    return a is not b\n", "storage-shared") == {
+        "return a.data_ptr() != b.data_ptr()"
+    }
+    assert changed_lines("def f(x):\n    return x.grad.clone()\n", "storage-shared") == {"return x.grad.detach()"}
+    assert changed_lines("def f(a):\n    return a is None or a.clone(memory_format=m)\n", "storage-shared") == set()
 
 
 def test_minus_infinity_becomes_a_large_finite_number():

@@ -1,16 +1,18 @@
 """Mutation operators for this lesson's own mistakes: autograd, precision, in place, identity.
 
 Each one writes a mistake the lesson warns about: tracking switched off,
-a copy or `no_grad` forgotten, float32 where float64 was asked for (or built
-in float32 and cast after), in place and out of place confused, `.data`
-used for the tensor, a product's operands swapped or transposed, `sum` for
-`mean`, a graph kept or freed by mistake, `==` where identity was meant, a
-large finite number for minus infinity.
+a copy or `no_grad` forgotten, float32 where float64 was asked for (built
+in float32 and cast after, or sent through float32 on the way), in place
+and out of place confused, `.data` used for the tensor, a product's
+operands swapped or transposed, `sum` for `mean`, a graph kept or freed by
+mistake, `==` (or the same memory) where identity was meant, a large finite
+number for minus infinity.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 
 from gradekit.mutation.operators import DELETE, Operator, with_fields
@@ -106,7 +108,7 @@ def _grad_reset(node):
 
 
 def _precision(node):
-    """float32 where float64 was asked for: the dtype swapped, or the tensor built in float32 and cast after."""
+    """float32 where float64 was asked for: the dtype swapped, built in float32 and cast after, or a float32 detour."""
     if _torch_attribute(node, "float64") or _torch_attribute(node, "double"):
         return [ast.Attribute(ast.Name("torch", ast.Load()), "float32", ast.Load())]
     if _attribute_call(node, {"double"}) and not node.args:
@@ -116,6 +118,36 @@ def _precision(node):
         if dtype is not None and (_torch_attribute(dtype.value, "float64") or _torch_attribute(dtype.value, "double")):
             built = with_fields(node, keywords=[k for k in node.keywords if k is not dtype])
             return [_method_call(built, "double")]
+    return _float32_detour(node)
+
+
+def _through_float32(expression: ast.expr) -> ast.Call:
+    """`expression.float().double()`: float64 again in dtype, float32 in its digits."""
+    return _method_call(_method_call(expression, "float"), "double")
+
+
+def _float32_detour(node):
+    """A tensor sent through float32 and back on its way into arithmetic or into a function it is handed to.
+
+    Only plain names are detoured: an operand of a binary operation, or the
+    one argument of a call to a name that is not a builtin (a function the
+    exercise hands in, evaluated at a point: `function(x)`, `f(point)`).
+    """
+    if isinstance(node, ast.BinOp):
+        return [
+            with_fields(node, **{side: _through_float32(getattr(node, side))})
+            for side in ("left", "right")
+            if isinstance(getattr(node, side), ast.Name)
+        ]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and not hasattr(builtins, node.func.id)
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and not node.keywords
+    ):
+        return [with_fields(node, args=[_through_float32(node.args[0])])]
     return []
 
 
@@ -223,6 +255,23 @@ def _identity(node):
     ]
 
 
+def _storage_shared(node):
+    """A tensor that shares memory taken for the same tensor.
+
+    `a is b` written as `a.data_ptr() == b.data_ptr()` (and `is not` as `!=`),
+    or a `.clone()` written as `.detach()`, another tensor over the same memory.
+    """
+    if _attribute_call(node, {"clone"}) and not node.args and not node.keywords:
+        return [with_fields(node, func=with_fields(node.func, attr="detach"))]
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+        return []
+    left, right = node.left, node.comparators[0]
+    if isinstance(right, ast.Constant) or isinstance(left, ast.Constant):
+        return []
+    same_memory = ast.NotEq() if isinstance(node.ops[0], ast.IsNot) else ast.Eq()
+    return [ast.Compare(_method_call(left, "data_ptr"), [same_memory], [_method_call(right, "data_ptr")])]
+
+
 def _is_minus_infinity(node) -> bool:
     if (
         isinstance(node, ast.Call)
@@ -260,7 +309,11 @@ LESSON_OPERATORS = (
     ),
     Operator("grad-mode-dropped", "with torch.no_grad() (or another grad mode) left out", _grad_mode_dropped),
     Operator("grad-reset", "grad = None written as zero_() and back", _grad_reset),
-    Operator("precision", "float64 as float32, or built in float32 and cast to float64 after", _precision),
+    Operator(
+        "precision",
+        "float64 as float32, built in float32 and cast to float64 after, or a tensor sent through float32 and back",
+        _precision,
+    ),
     Operator("in-place", "in place written out of place and back", _in_place),
     Operator("data-instead", ".data used for the tensor or for detach()", _data_instead),
     Operator(
@@ -271,6 +324,11 @@ LESSON_OPERATORS = (
     Operator("reduction", "sum for mean and back", _reduction),
     Operator("graph-kept", "retain_graph or create_graph flipped", _graph_kept),
     Operator("identity", "is written as == or torch.equal", _identity),
+    Operator(
+        "storage-shared",
+        "is written as the same data_ptr(), .clone() as .detach() over the same memory",
+        _storage_shared,
+    ),
     Operator("finite-infinity", "minus infinity written as a large finite number", _finite_infinity),
 )
 

@@ -1154,3 +1154,31 @@ def _batchnorm_output(first, norm, last, x):
     hidden = x @ first.weight.T + first.bias
     hidden = (hidden - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps) * norm.weight + norm.bias
     return torch.relu(hidden) @ last.weight.T + last.bias
+
+
+# --- Inputs for the checks of stated precision, identity and tolerance rules ----------------
+
+
+def storage_sharing_situations():
+    """Leaves that share memory with a leaf of a graph but are other tensors: (key, tensor, output, backward_ran).
+
+    A detach() of a used leaf, and a view of one, hold the very same memory as
+    the tensor the graph recorded; autograd still gives them no gradient.
+    """
+    situations = []
+    used = torch.tensor([0.75, -2.5, 1.0], dtype=torch.float64, requires_grad=True)
+    loss = (used * used).sum()
+    loss.backward()
+    same_memory = used.detach().requires_grad_()
+    situations.append(("detached-twin", same_memory, loss, True))
+
+    weights = torch.tensor([1.5, 0.25, -0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    loss = (weights.sin() * 3).sum()
+    window = weights.detach()[1:].requires_grad_()  # the same storage, one element further on
+    situations.append(("view-twin", window, loss, False))
+    return situations
+
+
+def stated_numbers(loss, dw, db, x, y, w, b):
+    """A hand derivation that reports the given numbers at any point."""
+    return {"loss": loss, "dw": dw, "db": db}

@@ -36,3 +36,21 @@ def mutation_detected__augmented_assignment(operation):
         if "inplace operation" not in str(error):
             raise
         return True
+
+
+@correct_alternative("torch.autograd.backward and a leaf made from a double-precision tensor keep every step in float64")
+def repeated_backward_report__autograd_backward(function, value):
+    x = torch.as_tensor(float(value), dtype=torch.double).requires_grad_()
+    output = function(x)
+    torch.autograd.backward(output)
+    first_grad = torch.clone(x.grad)
+    try:
+        torch.autograd.backward(output)
+        second_raises = False
+    except RuntimeError:
+        second_raises = True
+    x.grad = None
+    output = function(x)
+    torch.autograd.backward(output, retain_graph=True)
+    torch.autograd.backward(output)
+    return first_grad, second_raises, x.grad

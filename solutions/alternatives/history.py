@@ -36,3 +36,9 @@ def gradient_at__autograd_grad(function, values):
     point = torch.as_tensor([float(v) for v in values], dtype=torch.float64).requires_grad_()
     (gradient,) = torch.autograd.grad(function(point), point)
     return gradient
+
+
+@correct_alternative("a dot product of x with itself is the same sum of squares, and its gradient is 2x in float64")
+def square_sum_grad__dot_product(x):
+    torch.dot(x, x).backward()
+    return x.grad

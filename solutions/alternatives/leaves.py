@@ -46,3 +46,33 @@ def can_require_grad__asks_pytorch(dtype):
     except RuntimeError:
         return False
     return True
+
+
+@correct_alternative("collecting every leaf behind the output first and testing membership by id() is still identity")
+def why_grad_is_none__leaf_ids_collected(tensor, output, backward_ran):
+    if not tensor.requires_grad:
+        return "not_tracked"
+    if not tensor.is_leaf:
+        return "non_leaf"
+    if not output.requires_grad:
+        return "no_grad"
+    leaf_ids, pending = set(), [output.grad_fn]
+    while pending:
+        node = pending.pop()
+        if node is None:
+            continue
+        if hasattr(node, "variable"):
+            leaf_ids.add(id(node.variable))
+        pending.extend(parent for parent, _ in node.next_functions)
+    if id(tensor) not in leaf_ids:
+        return "unused"
+    return "reset" if backward_ran else "no_backward"
+
+
+@correct_alternative("torch.finfo describes exactly the floating and complex dtypes and refuses every other one")
+def can_require_grad__finfo_exists(dtype):
+    try:
+        torch.finfo(dtype)
+    except TypeError:
+        return False
+    return True

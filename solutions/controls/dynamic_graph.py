@@ -107,3 +107,27 @@ def hand_gradients__read_from_backward(x, y, w, b):
         "dw": w_t.grad.item(),
         "db": b_t.grad.item(),
     }
+
+
+@negative_control("isclose-rules-interchangeable", fails=["test_agrees_with_autograd"])
+def agrees_with_autograd__torch_isclose(hand, x, y, w, b):
+    claimed = hand(x, y, w, b)
+    w_t, b_t = (torch.tensor(float(value), dtype=torch.float64, requires_grad=True) for value in (w, b))
+    loss = (w_t * torch.tensor(x, dtype=torch.float64) + b_t - torch.tensor(y, dtype=torch.float64)).pow(2)
+    dw, db = torch.autograd.grad(loss, (w_t, b_t))
+    found = torch.stack([loss.detach(), dw, db])
+    wanted = torch.tensor([claimed["loss"], claimed["dw"], claimed["db"]], dtype=torch.float64)
+    # torch's isclose takes the same rtol and atol, so it checks the same tolerance
+    return bool(torch.isclose(wanted, found, rtol=1e-9, atol=1e-12).all())
+
+
+@negative_control("isclose-rules-interchangeable", fails=["test_agrees_with_autograd"])
+def agrees_with_autograd__torch_isclose_found_first(hand, x, y, w, b):
+    claimed = hand(x, y, w, b)
+    w_t = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    b_t = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    loss = (w_t * x + b_t - y) ** 2
+    loss.backward()
+    found = torch.stack([loss.detach(), w_t.grad, b_t.grad])
+    wanted = torch.tensor([claimed["loss"], claimed["dw"], claimed["db"]], dtype=torch.float64)
+    return bool(torch.isclose(found, wanted, rtol=1e-9, atol=1e-12).all())

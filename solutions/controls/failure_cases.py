@@ -135,3 +135,23 @@ def mutation_detected__any_error_counts(operation):
     except RuntimeError:
         return True  # backward refused, so it must have seen the change
     return False
+
+
+@negative_control("cast-restores-precision", fails=["test_repeated_backward_report"])
+def repeated_backward_report__float32_leaf_cast_after(function, value):
+    x = torch.tensor(value, requires_grad=True)
+    y = function(x)
+    y.backward()
+    # the exercise wants float64 gradients, so cast them on the way out
+    first_grad = x.grad.clone().double()
+    try:
+        y.backward()
+    except RuntimeError:
+        second_raises = True
+    else:
+        second_raises = False
+    x.grad = None
+    y = function(x)
+    y.backward(retain_graph=True)
+    y.backward()
+    return first_grad, second_raises, x.grad.double()

@@ -75,3 +75,11 @@ def gradient_at__float32_point_cast(function, values):
     point = torch.tensor(values, dtype=torch.float32, requires_grad=True)
     function(point).backward()
     return point.grad.double()  # the result is asked for in float64
+
+
+@negative_control("cast-restores-precision", fails=["test_square_sum_grad"])
+def square_sum_grad__squared_in_float32(x):
+    # float32 is plenty for a sum of squares, and x.grad comes back as float64 anyway
+    single = x.float()
+    (single * single).sum().backward()
+    return x.grad

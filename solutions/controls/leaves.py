@@ -121,3 +121,32 @@ def why_grad_is_none__leaf_output_taken_for_no_grad(tensor, output, backward_ran
             return "reset" if backward_ran else "no_backward"
         pending.extend(parent for parent, _ in node.next_functions)
     return "unused"
+
+
+@negative_control("shared-storage-means-same-tensor", fails=["test_why_grad_is_none"])
+def why_grad_is_none__leaves_compared_by_memory(tensor, output, backward_ran):
+    if not tensor.requires_grad:
+        return "not_tracked"
+    if not tensor.is_leaf:
+        return "non_leaf"
+    if not output.requires_grad:
+        return "no_grad"
+    pending, connected = [output.grad_fn], False
+    while pending and not connected:
+        node = pending.pop()
+        if node is None:
+            continue
+        leaf = getattr(node, "variable", None)
+        # a tensor is where its numbers live, so the same memory means the same tensor
+        connected = leaf is not None and leaf.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+        pending.extend(parent for parent, _ in node.next_functions)
+    if not connected:
+        return "unused"
+    return "reset" if backward_ran else "no_backward"
+
+
+@negative_control("floating-dtypes-listed-by-hand", fails=["test_can_require_grad"])
+def can_require_grad__known_dtypes_listed(dtype):
+    # these are the floating and complex dtypes there are
+    known = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex32, torch.complex64, torch.complex128}
+    return dtype in known

@@ -113,15 +113,19 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, 
 # %% answer answer_square_sum_grad
 from solutions.reference.history import square_sum_grad
 
-# %% test test_square_sum_grad points=3 targets=grad-by-formula,vector-backward-without-cotangent
+# %% test test_square_sum_grad points=3 targets=grad-by-formula,vector-backward-without-cotangent,cast-restores-precision
 x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
 gradient = call_answer(square_sum_grad, x)
 expect_tensor(gradient, "square_sum_grad(x)", shape=(3,))
 print("Visible check passed: square_sum_grad returns a tensor of shape (3,).")
 
 ### BEGIN HIDDEN TESTS
-for seed, size in ((0, 3), (1, 5), (2, 1)):
-    start = torch.randn(size, dtype=torch.float64, generator=seeded(seed))
+# Seeded draws, and numbers that float32 cannot hold: 1 + 2**-30 rounds to 1, and the tiny and huge
+# magnitudes lose digits too, so a sum of squares computed in float32 somewhere shows in the gradient.
+starts = [torch.randn(size, dtype=torch.float64, generator=seeded(seed)) for seed, size in ((0, 3), (1, 5), (2, 1))]
+starts.append(torch.tensor([1 + 2**-30, -(3 + 2**-27), 1e-40, 3.0000001e30], dtype=torch.float64))
+for start in starts:
+    size = start.numel()
     deliveries = []  # what x's hook saw, and whether a backward pass handed it over
     x = in_kernel(checks.leaf_noting_deliveries, start, deliveries)
     result = call_answer(square_sum_grad, x)
@@ -137,7 +141,22 @@ for seed, size in ((0, 3), (1, 5), (2, 1)):
         "x.grad must be filled by one backward() call, not written by hand",
         "grad-by-formula",
     )
-    expect_close(x.grad, 2 * start, "after your backward() x.grad is not the derivative of sum(x * x)")
+    expect_tensor(x.grad, "x.grad after square_sum_grad(x)", shape=(size,))
+    exact = 2 * start  # doubling is exact in float64, and so is autograd's x + x for the product's two factors
+    float64_gap = ((x.grad.detach().double() - exact).abs() - 1e-12 * exact.abs()).max().item()
+    float32_close = torch.allclose(x.grad.detach().double(), exact, rtol=1e-4, atol=0.0)  # float32 subnormals keep fewer digits
+    if float64_gap > 0 and float32_close:
+        worst = int(((x.grad.detach().double() - exact).abs() / exact.abs()).argmax())
+        expect(
+            False,
+            f"at x = {start[worst].item()!r}, x.grad is {x.grad[worst].item()!r} but the float64 derivative 2x is "
+            f"{exact[worst].item()!r}: they agree only to float32's digits, so the sum of squares was computed in "
+            "float32 somewhere; keep every step in float64 (a cast back does not restore the digits)",
+            "cast-restores-precision",
+        )
+    expect_close(
+        x.grad, exact, "after your backward() x.grad is not the derivative of sum(x * x)", rtol=1e-12, atol=0.0
+    )
     expect_tensor(result, "square_sum_grad(x)", shape=(size,))
     expect(
         not result.requires_grad and torch.equal(result, x.grad),

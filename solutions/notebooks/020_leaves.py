@@ -248,7 +248,7 @@ for point in points:
 # %% answer answer_why_grad_is_none
 from solutions.reference.leaves import why_grad_is_none
 
-# %% test test_why_grad_is_none points=4 targets=none-grad-means-nonleaf,graph-membership-by-value,missing-grad-fn-means-no-grad
+# %% test test_why_grad_is_none points=4 targets=none-grad-means-nonleaf,graph-membership-by-value,missing-grad-fn-means-no-grad,shared-storage-means-same-tensor
 w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
 loss = in_kernel(checks.halved_sum, w)  # the graph is built beside your code, where the answer runs
 label = call_answer(why_grad_is_none, w, loss, False)
@@ -273,14 +273,19 @@ expected_labels = {
     "grad-set-to-none": ("a parameter whose .grad was set to None after backward()", "reset"),
     "equal-twin": ("a parameter equal in value to the one the loss used, after backward()", "unused"),
     "output-is-a-leaf": ("a parameter, with an output that is another leaf requiring grad", "unused"),
+    "detached-twin": ("used.detach().requires_grad_(), sharing the memory of the leaf the loss used, after backward()", "unused"),
+    "view-twin": ("a leaf made from a view of the used leaf's memory, before any backward()", "unused"),
 }
+# Twins that share memory with a leaf of the graph but are other tensors: memory is not identity.
+sharing_memory = {"detached-twin", "view-twin"}
+situations = in_kernel(checks.grad_none_situations) + in_kernel(checks.storage_sharing_situations)
 cases = [
-    (*expected_labels[key][:1], tensor, output, backward_ran, expected_labels[key][1])
-    for key, tensor, output, backward_ran in in_kernel(checks.grad_none_situations)
+    (*expected_labels[key][:1], tensor, output, backward_ran, expected_labels[key][1], key in sharing_memory)
+    for key, tensor, output, backward_ran in situations
 ]
 expect(len(cases) == len(expected_labels), "the test's situations and labels do not match")
 
-for description, tensor, output, backward_ran, expected in cases:
+for description, tensor, output, backward_ran, expected, shares_memory in cases:
     label = call_answer(why_grad_is_none, tensor, output, backward_ran)
     expect(
         isinstance(label, str) and label in GRAD_NONE_REASONS,
@@ -298,6 +303,13 @@ for description, tensor, output, backward_ran, expected in cases:
         f"for {description} you answered {label!r}: a leaf of the graph holds the same values, but it is another "
         "tensor; compare the AccumulateGrad node's .variable with `is`, not by value",
         "graph-membership-by-value",
+    )
+    expect(
+        not (shares_memory and label in ("no_backward", "reset")),
+        f"for {description} you answered {label!r}: it shares its memory with a leaf of the graph, but it is another "
+        "tensor object, and autograd gives it no gradient; compare the AccumulateGrad node's .variable with `is`, "
+        "not by data_ptr() or storage",
+        "shared-storage-means-same-tensor",
     )
     expect(
         not (description.endswith("another leaf requiring grad") and label == "no_grad"),
@@ -325,13 +337,16 @@ for description, tensor, output, backward_ran, expected in cases:
 #
 # Write `can_require_grad(dtype)`: return `True` if a tensor of that `dtype` may require
 # gradients and `False` if not. How you find out is up to you. The hidden tests ask about
-# every kind of dtype, including rare ones this page does not name (half-precision complex,
-# 8-bit floats, quantized integers), and your function must answer for each without raising.
+# every dtype that your version of PyTorch defines, rare ones this page does not name included
+# (half-precision complex, 8-bit and packed 4-bit floats, unsigned and sub-byte integers,
+# quantized integers, raw bit types), and your function must answer for each without raising.
+# The rule above decides every one of them: floating-point and complex dtypes may require
+# gradients, all others may not.
 
 # %% answer answer_can_require_grad
 from solutions.reference.leaves import can_require_grad
 
-# %% test test_can_require_grad points=2 targets=integer-labels-require-grad,complex-grad-unsupported
+# %% test test_can_require_grad points=2 targets=integer-labels-require-grad,complex-grad-unsupported,floating-dtypes-listed-by-hand
 dtype_errors = (
     (
         "can require gradients",
@@ -345,30 +360,46 @@ expect(isinstance(answer, bool), f"can_require_grad(torch.float64) should return
 print("Visible check passed: can_require_grad returns a bool.")
 
 ### BEGIN HIDDEN TESTS
-allowed = {
-    torch.complex64: True,
-    torch.int32: False,
-    torch.float16: True,
-    torch.uint8: False,
-    torch.bfloat16: True,
-    torch.complex128: True,
-    torch.int8: False,
-    torch.float32: True,
-    torch.int16: False,
-    torch.bool: False,
-    torch.complex32: True,
-    torch.float8_e4m3fn: True,
-    torch.qint8: False,
-    torch.quint8: False,
-    torch.uint32: False,
-}
-for dtype, expected in allowed.items():
+# Every dtype this torch defines (aliases such as torch.half counted once), and what PyTorch itself accepts.
+every_dtype = sorted({value for value in vars(torch).values() if isinstance(value, torch.dtype)}, key=str)
+accepted = {}
+with quiet():  # experimental dtypes warn when a tensor of theirs is made
+    for dtype in every_dtype:
+        try:
+            probe = torch.empty(0, dtype=dtype)
+        except (RuntimeError, TypeError):
+            continue  # a dtype no tensor can be made of has no answer to check
+        try:
+            probe.requires_grad_()
+        except RuntimeError:
+            accepted[dtype] = False
+        else:
+            accepted[dtype] = True
+for dtype, expected in accepted.items():
+    expect(
+        expected == (dtype.is_floating_point or dtype.is_complex),
+        f"the page's rule (floating-point and complex dtypes only) no longer matches what PyTorch accepts for {dtype}",
+    )
+answers = {}
+for dtype in accepted:
     answer = call_answer(can_require_grad, dtype, known_errors=dtype_errors)
     expect(isinstance(answer, bool), f"can_require_grad({dtype}) should return a bool, got {type(answer).__name__}")
+    answers[dtype] = answer
+everyday = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128)
+everyday_right = all(answers[dtype] for dtype in everyday)
+for dtype, expected in accepted.items():
+    answer = answers[dtype]
     expect(
-        answer or not expected or not dtype.is_complex,
+        answer or not dtype.is_complex or answers[torch.complex64] or answers[torch.complex128],
         f"can_require_grad({dtype}) is False, but complex tensors can require gradients too",
         "complex-grad-unsupported",
+    )
+    expect(
+        answer or not expected or not everyday_right,
+        f"can_require_grad({dtype}) is False, though you answer True for the everyday float and complex dtypes: "
+        f"{dtype} is a floating-point or complex dtype too, and PyTorch lets it require gradients; a list of the "
+        "dtypes you know misses the rarer ones, so ask the dtype (dtype.is_floating_point, dtype.is_complex)",
+        "floating-dtypes-listed-by-hand",
     )
     expect(
         expected or not answer or dtype == torch.bool,

@@ -148,7 +148,7 @@ for x, y, w, b in points:
 # %% answer answer_agrees_with_autograd
 from solutions.reference.dynamic_graph import agrees_with_autograd
 
-# %% test test_agrees_with_autograd points=3 targets=grad-on-by-default,numpy-default-dtype,checks-loss-not-gradients
+# %% test test_agrees_with_autograd points=3 targets=grad-on-by-default,numpy-default-dtype,checks-loss-not-gradients,isclose-rules-interchangeable
 closed_form = checks.square_loss_derivation
 verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.0, 1.0)
 expect(isinstance(verdict, bool), f"agrees_with_autograd should return a bool, got {type(verdict).__name__}")
@@ -202,6 +202,57 @@ for description, hand, point in faulty:
         "checks-loss-not-gradients",
     )
     expect(not verdict, f"agrees_with_autograd accepted {description} at {point}")
+
+
+def torch_rule(a, b):
+    """torch.isclose(a, b)'s rule: |a - b| <= atol + rtol * |b|, scaled by the second number only."""
+    close = torch.isclose(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64), rtol=1e-9, atol=1e-12)
+    return bool(close)
+
+
+def stated_rule(a, b):
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+# Probes where the two rules part: dw moved just past math.isclose's bound but inside torch.isclose's
+# (which adds atol to rtol * |b|), in both directions; and, at points whose derivatives are exact
+# integers, dw moved to the first float that math.isclose still accepts but torch.isclose(claimed, found)
+# (above) or torch.isclose(found, claimed) (below) rejects.
+# (point, claimed dw, how it was moved)
+boundary_probes = [
+    ((2.0, 5.0, 3.0, 1.0), 8.0 + 8e-9 + 5e-13, "up by rtol * |dw| + atol / 2"),
+    ((2.0, 5.0, 3.0, 1.0), 8.0 - 8e-9 - 5e-13, "down by rtol * |dw| + atol / 2"),
+    ((3.0, 0.0, 12345819.0, 0.0), 222224742.22222474, "up to where only the larger number's rtol covers it"),
+    ((3.0, 0.0, 12345771.0, 0.0), 222223877.77777612, "down to where only the larger number's rtol covers it"),
+]
+for point, claimed_dw, moved in boundary_probes:
+    x, y, w, b = point
+    err = w * x + b - y  # exact at these points, so these are autograd's float64 numbers too
+    exact = {"loss": err * err, "dw": 2 * err * x, "db": 2 * err}
+    expected = stated_rule(claimed_dw, exact["dw"])
+    torch_verdicts = {torch_rule(claimed_dw, exact["dw"]), torch_rule(exact["dw"], claimed_dw)}
+    expect(
+        torch_verdicts != {expected},
+        f"the probe dw = {claimed_dw!r} at {point} no longer separates math.isclose's rule from torch.isclose's",
+    )
+    hand = functools.partial(checks.stated_numbers, exact["loss"], claimed_dw, exact["db"])
+    verdict = call_answer(agrees_with_autograd, hand, *point)
+    expect(isinstance(verdict, bool), f"agrees_with_autograd should return a bool, got {type(verdict).__name__}")
+    gap = abs(claimed_dw - exact["dw"])
+    bound = max(1e-9 * max(abs(claimed_dw), abs(exact["dw"])), 1e-12)
+    shown = (
+        f"a dw of {claimed_dw!r} where autograd finds {exact['dw']!r} at (x, y, w, b) = {point} ({moved}): "
+        f"the gap {gap:.17g} is {'within' if expected else 'beyond'} math.isclose's bound "
+        f"max(rel_tol * max(|a|, |b|), abs_tol) = {bound:.17g}"
+    )
+    expect(
+        verdict == expected or verdict not in torch_verdicts,
+        f"agrees_with_autograd {'rejected' if expected else 'accepted'} {shown}. That is torch.isclose's rule "
+        "(atol + rtol * |b|, which adds the tolerances and scales by its second argument only), not the stated "
+        "math.isclose rule",
+        "isclose-rules-interchangeable",
+    )
+    expect(verdict == expected, f"agrees_with_autograd {'rejected' if expected else 'accepted'} {shown}")
 ### END HIDDEN TESTS
 
 # %% [markdown] md_predicted_branch_gradient

@@ -85,7 +85,7 @@ FAILURE_ERRORS = COMMON_ERRORS + (
 # %% answer answer_repeated_backward_report
 from solutions.reference.failure_cases import repeated_backward_report
 
-# %% test test_repeated_backward_report points=3 targets=backward-overwrites-grad,graph-survives-backward,second-backward-always-raises,grad-attribute-is-snapshot
+# %% test test_repeated_backward_report points=3 targets=backward-overwrites-grad,graph-survives-backward,second-backward-always-raises,grad-attribute-is-snapshot,cast-restores-precision
 report = call_answer(repeated_backward_report, checks.cubed, 2.0, known_errors=FAILURE_ERRORS)
 expect(
     isinstance(report, tuple) and len(report) == 3,
@@ -98,14 +98,34 @@ expect_tensor(accumulated_grad, "accumulated_grad", shape=())
 print("Visible check passed: repeated_backward_report returns (tensor, bool, tensor).")
 
 ### BEGIN HIDDEN TESTS
-# (shown, function, point, does a second plain backward raise?)
+# (shown, function, point, does a second plain backward raise?, the derivative in float64 from its closed form)
+# float32 holds neither 1 + 2**-30 (it rounds to 1) nor 0.8 nor 0.3, so a float32 detour shows in the digits.
 cases = [
-    ("x ** 3", checks.cubed, -1.5, True),  # pow saves x
-    ("sin(x) * x", checks.sine_times_self, 0.8, True),  # sin and the product save their inputs
-    ("exp(x)", torch.exp, 0.3, True),  # exp saves its output
-    ("x - 2", checks.minus_two, 1.25, False),  # the local derivative is 1: nothing is saved
+    ("x ** 3", checks.cubed, -1.5, True, 3 * 1.5**2),  # pow saves x
+    ("x ** 3", checks.cubed, 1 + 2**-30, True, 3 * (1 + 2**-30) ** 2),
+    ("sin(x) * x", checks.sine_times_self, 0.8, True, math.cos(0.8) * 0.8 + math.sin(0.8)),  # both save inputs
+    ("exp(x)", torch.exp, 0.3, True, math.exp(0.3)),  # exp saves its output
+    ("exp(x)", torch.exp, 5 + 2**-30, True, math.exp(5 + 2**-30)),
+    ("x - 2", checks.minus_two, 1.25, False, 1.0),  # the local derivative is 1: nothing is saved
 ]
-for shown, function, value, raises in cases:
+
+
+def expect_float64_digits(gradient, exact, what):
+    """A gradient that agrees with the float64 closed form only to float32's digits was computed in float32."""
+    found = gradient.detach().double().item()
+    if math.isclose(found, exact, rel_tol=1e-12, abs_tol=0.0):
+        return
+    expect(
+        not math.isclose(found, exact, rel_tol=1e-5, abs_tol=0.0),
+        f"{what} is {found!r}, but the derivative in float64 is {exact!r}: they agree only to float32's digits, "
+        "so it was computed in float32 somewhere; a float64 result needs a float64 leaf and float64 steps "
+        "(a cast at the end does not bring the digits back)",
+        "cast-restores-precision",
+    )
+    expect(False, f"{what} is {found!r}, but the derivative in float64 is {exact!r}")
+
+
+for shown, function, value, raises, exact_slope in cases:
     call = f"repeated_backward_report({shown}, {value})"
     first_grad, second_raises, accumulated_grad = call_answer(
         repeated_backward_report, function, value, known_errors=FAILURE_ERRORS
@@ -126,6 +146,7 @@ for shown, function, value, raises in cases:
         "grad-attribute-is-snapshot",
     )
     expect_close(first_grad, slope, f"first_grad of {call} is not the derivative at {value}", rtol=1e-6, atol=1e-8)
+    expect_float64_digits(first_grad, exact_slope, f"first_grad of {call}")
     if raises:
         expect(
             second_raises is True,
@@ -155,6 +176,7 @@ for shown, function, value, raises in cases:
         rtol=1e-6,
         atol=1e-8,
     )
+    expect_float64_digits(accumulated_grad, 2 * exact_slope, f"accumulated_grad of {call}")
 ### END HIDDEN TESTS
 
 # %% [markdown] md_mutation_detected
