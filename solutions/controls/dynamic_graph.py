@@ -158,3 +158,13 @@ def predicted_branch_gradient__func_grad_of_a_copy(x, threshold):
         return t**3 if t > threshold else 2 * t + 7
 
     return torch.func.grad(copy_of_jump_at)(torch.tensor(x, dtype=torch.float64)).item()
+
+
+@negative_control("branch-gradient-unpredictable", fails=["test_predicted_branch_gradient"])
+def predicted_branch_gradient__forward_tangent(x, threshold):
+    # no backward pass at all: push a unit tangent through a copy of jump_at in forward mode
+    def copy_of_jump_at(t):
+        return t**3 if t > threshold else 2 * t + 7
+
+    one = torch.tensor(1.0, dtype=torch.float64)
+    return torch.func.jvp(copy_of_jump_at, (torch.tensor(x, dtype=torch.float64),), (one,))[1].item()

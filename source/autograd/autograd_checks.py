@@ -727,8 +727,14 @@ def _refused_route(refused, route, *args, **kwargs):
     raise StandInCalled(f"{route} was called where the exercise refuses it")
 
 
-def _route_owner(route):
-    """The object holding a route's last name, and that name: the module, or a class or object in it."""
+def route_slot(route):
+    """Where a route is replaced: the module or class holding its last name, and that name.
+
+    The engine is a C++ object whose run_backward cannot be replaced, so its
+    route is replaced one step up, the engine itself in Variable._execution_engine.
+    """
+    if route.endswith(".run_backward"):
+        route = route.rsplit(".", 1)[0]
     path, name = route.rsplit(".", 1)
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
@@ -761,25 +767,26 @@ def refusing_autograd(modes=(REVERSE_MODE, FORWARD_MODE)):
     try:
         for mode in modes:
             for route in AUTOGRAD_ROUTES[mode]:
-                owner, name = _route_owner(route)
+                owner, name = route_slot(route)
                 stand_in = functools.partial(_refused_route, refused, route)
-                if name == "run_backward":  # the engine is a C++ object: refuse it through a wrapper
-                    owner, name = _route_owner(route.rsplit(".", 1)[0])
+                if route.endswith(".run_backward"):
                     stand_in = _RefusingEngine(getattr(owner, name), stand_in)
-                replaced.append((route, owner, name, owner.__dict__[name], stand_in))
+                replaced.append((route, owner, name, vars(owner)[name], stand_in))
                 setattr(owner, name, stand_in)
         yield refused
     finally:
         for route, owner, name, original, stand_in in reversed(replaced):
-            if owner.__dict__.get(name) is not stand_in:
+            if vars(owner).get(name) is not stand_in:
                 refused.append(WRITTEN_OVER + route)
             setattr(owner, name, original)
 
 
 def refused_autograd_calls(refused, what):
     """Grader side: the routes `refusing_autograd` refused; Forgery if the code inside wrote over a stand-in."""
-    written_over = [note for note in refused if not isinstance(note, str) or note.startswith(WRITTEN_OVER)]
-    if written_over or not isinstance(refused, list):
+    forged = not isinstance(refused, list) or any(
+        not isinstance(note, str) or note.startswith(WRITTEN_OVER) for note in refused
+    )
+    if forged:
         raise Forgery(
             f"{what}: autograd's stand-ins were written over while the answer ran "
             "(the grader puts them there to check a rule of the exercise); that hides the routes it took"
