@@ -142,3 +142,53 @@ def test_ids_are_stable_and_distinct():
     assert [m.id for m in first] == [m.id for m in second]
     assert len({m.id for m in first}) == len(first)
     assert all(m.id.startswith("000-f-") for m in first)
+
+
+def test_a_number_worked_out_by_hand_is_taken_from_autograd_by_each_route():
+    found = changed_lines("def f(x, unit):\n    return 3.0 * x ** 2 * unit\n", "autograd-for-arithmetic")
+    value = "(3.0 * x ** 2 * unit)"  # the lambda's own name stays clear of the function's names
+    one = "torch.tensor(1.0, dtype=torch.float64)"
+    assert found == {
+        f"return torch.func.grad(lambda unit_: unit_ * {value})({one}).item()",
+        f"return torch.func.jvp(lambda unit_: unit_ * {value}, ({one},), ({one},))[1].item()",
+        f"return torch.autograd.functional.vjp(lambda unit_: unit_ * {value}, {one})[1].item()",
+    }
+    assert {
+        line.split("(lambda")[0]
+        for line in changed_lines("def f(e):\n    return {'a': float(2 * e)}\n", "autograd-for-arithmetic")
+    } == {
+        "return {'a': float(torch.func.grad",
+        "return {'a': float(torch.func.jvp",
+        "return {'a': float(torch.autograd.functional.vjp",
+    }
+
+
+def test_only_arithmetic_on_names_and_numbers_counts_as_by_hand():
+    for source in (
+        "def f(h, W):\n    return h @ W + 1\n",
+        "def f(t, y):\n    return t / len(y)\n",
+        "def f(t):\n    return float(t.sum() * 2)\n",
+        "def f(t):\n    return t\n",
+        "def f(a, b):\n    return a < b\n",
+    ):
+        assert changed_lines(source, "autograd-for-arithmetic") == set(), source
+
+
+def test_a_forward_mode_call_is_answered_in_reverse_mode():
+    source = "def f(g, X, dX):\n    return torch.func.jvp(g, (X,), (dX,)), torch.func.jacfwd(g)(X)\n"
+    assert changed_lines(source, "reverse-for-forward") == {
+        "return (torch.autograd.functional.jvp(g, (X,), (dX,)), torch.func.jacfwd(g)(X))",
+        "return (torch.func.jvp(g, (X,), (dX,)), torch.func.jacrev(g)(X))",
+    }
+    assert changed_lines("def f(g, X, dX):\n    return jvp(g, (X,), (dX,))\n", "reverse-for-forward") == set()
+
+
+def test_the_autograd_mutants_compute_the_number_they_replace():
+    import torch
+
+    for source in ("def f(x):\n    return 3.0 * x ** 2\n", "def f(x):\n    return {'a': float(2 * x - 1)}\n"):
+        reference_namespace, mutant_namespace = {"torch": torch}, {"torch": torch}
+        exec(source, reference_namespace)
+        for mutant in function_mutants("000_x", "f", source, (OPERATORS["autograd-for-arithmetic"],)):
+            exec(mutant.source, mutant_namespace)
+            assert mutant_namespace["f"](1.7) == reference_namespace["f"](1.7), mutant.change

@@ -6,7 +6,8 @@ in float32 and cast after, or sent through float32 on the way), in place
 and out of place confused, `.data` used for the tensor, a product's
 operands swapped or transposed, `sum` for `mean`, a graph kept or freed by
 mistake, `==` (or the same memory) where identity was meant, a large finite
-number for minus infinity.
+number for minus infinity, a number worked out by hand taken from autograd,
+a forward-mode request answered in reverse mode.
 """
 
 from __future__ import annotations
@@ -301,6 +302,74 @@ def _finite_infinity(node):
     return [ast.Constant(FINITE_STAND_IN)] if _is_minus_infinity(node) else []
 
 
+# Arithmetic a student can do by hand: no call, no attribute, no matrix product.
+HAND_OPERATIONS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+# The same number through autograd (d/du of u * value at u = 1): reverse, forward and functional routes.
+AUTOGRAD_ROUTES = (
+    "torch.func.grad(lambda {unit}: {unit} * ({value}))(torch.tensor(1.0, dtype=torch.float64)).item()",
+    "torch.func.jvp(lambda {unit}: {unit} * ({value}), (torch.tensor(1.0, dtype=torch.float64),),"
+    " (torch.tensor(1.0, dtype=torch.float64),))[1].item()",
+    "torch.autograd.functional.vjp(lambda {unit}: {unit} * ({value}), torch.tensor(1.0, dtype=torch.float64))[1].item()",
+)
+# A forward-mode request answered by a reverse-mode call with the same arguments and results.
+REVERSE_FOR_FORWARD = {
+    "torch.func.jvp": "torch.autograd.functional.jvp",  # the double-backward trick
+    "torch.func.jacfwd": "torch.func.jacrev",
+}
+
+
+def _by_hand(node) -> bool:
+    """Arithmetic on names and numbers only: a value worked out by hand."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, HAND_OPERATIONS) and _by_hand(node.left) and _by_hand(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.USub) and _by_hand(node.operand)
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    return isinstance(node, ast.Name)
+
+
+def _through_autograd(value: ast.expr) -> list[ast.expr]:
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    unit = next(name for name in ("unit", "unit_", "unit__") if name not in names)
+    text = ast.unparse(value)
+    return [ast.parse(route.format(unit=unit, value=text), mode="eval").body for route in AUTOGRAD_ROUTES]
+
+
+def _autograd_for_arithmetic(node):
+    """A number worked out by hand (returned, or passed to float()) taken from autograd instead."""
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.BinOp) and _by_hand(node.value):
+        return [with_fields(node, value=route) for route in _through_autograd(node.value)]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "float"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.BinOp)
+        and _by_hand(node.args[0])
+    ):
+        return [with_fields(node, args=[route]) for route in _through_autograd(node.args[0])]
+    return []
+
+
+def _dotted(node) -> str:
+    """`torch.func.jvp` for that attribute chain; empty for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return f"{owner}.{node.attr}" if owner else ""
+    return ""
+
+
+def _reverse_for_forward(node):
+    """A forward-mode call (torch.func.jvp, jacfwd) replaced by its reverse-mode twin."""
+    if isinstance(node, ast.Call) and _dotted(node.func) in REVERSE_FOR_FORWARD:
+        twin = ast.parse(REVERSE_FOR_FORWARD[_dotted(node.func)], mode="eval").body
+        return [with_fields(node, func=twin)]
+    return []
+
+
 LESSON_OPERATORS = (
     Operator("requires-grad", "tracking left off: requires_grad flipped or requires_grad_() dropped", _requires_grad),
     Operator("copy-dropped", ".clone(), .detach() or .copy() left out", _copy_dropped),
@@ -330,6 +399,16 @@ LESSON_OPERATORS = (
         _storage_shared,
     ),
     Operator("finite-infinity", "minus infinity written as a large finite number", _finite_infinity),
+    Operator(
+        "autograd-for-arithmetic",
+        "a number worked out by hand taken from autograd (torch.func.grad, jvp or torch.autograd.functional.vjp)",
+        _autograd_for_arithmetic,
+    ),
+    Operator(
+        "reverse-for-forward",
+        "a forward-mode call answered in reverse mode: torch.func.jvp as torch.autograd.functional.jvp, jacfwd as jacrev",
+        _reverse_for_forward,
+    ),
 )
 
 __all__ = ["LESSON_OPERATORS", "DELETE"]

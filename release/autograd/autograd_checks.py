@@ -11,6 +11,7 @@ a student's mistake in itself.
 """
 import contextlib
 import functools
+import importlib
 import os
 import sysconfig
 import traceback
@@ -658,6 +659,139 @@ def blaming_stand_ins(message, misconception=None):
         if StandInCalled.__name__ in str(failure):
             raise Diagnosis(message, misconception) from None
         raise
+
+
+# --- Autograd refused while an answer works by hand, or in forward mode ---------------------
+#
+# "By hand" holds only when every route to a derivative is closed, and "forward
+# mode" only when every reverse-mode route is. Each route is closed where torch
+# looks it up when it is called: at its public name (torch.func.grad), so that
+# the report names what the student wrote, and at the shared layer beneath it
+# (torch.autograd.grad, the engine's run_backward, forward AD's dual level), so
+# that a name bound before the block began (`from torch.func import grad`)
+# reaches a stand-in too.
+
+REVERSE_MODE, FORWARD_MODE = "reverse mode", "forward mode"
+WRITTEN_OVER = "written over: "  # the note of a stand-in the student's code replaced
+
+AUTOGRAD_ROUTES = {
+    REVERSE_MODE: (
+        # Tensor.backward() calls torch.autograd.backward; both it and grad run the engine
+        # through _engine_run_backward, imported into two modules, which calls run_backward.
+        "torch.autograd.backward",
+        "torch.autograd.grad",
+        "torch.autograd._engine_run_backward",
+        "torch.autograd.graph._engine_run_backward",
+        "torch.autograd.variable.Variable._execution_engine.run_backward",
+        # torch.autograd.functional reaches grad through its own _autograd_grad; its jvp
+        # differentiates a vector-Jacobian product once more (the double-backward trick).
+        "torch.autograd.functional.vjp",
+        "torch.autograd.functional.jvp",
+        "torch.autograd.functional.vhp",
+        "torch.autograd.functional.hvp",
+        "torch.autograd.functional._autograd_grad",
+        # torch.func's reverse transforms reach grad through eager_transforms._autograd_grad.
+        "torch.func.grad",
+        "torch.func.grad_and_value",
+        "torch.func.vjp",
+        "torch.func.jacrev",
+        "torch._functorch.eager_transforms._autograd_grad",
+    ),
+    FORWARD_MODE: (
+        # Dual tensors need a dual level: dual_level() enters one through enter_dual_level,
+        # which asks predispatch for it; torch.func.jvp, jacfwd and linearize make duals too.
+        "torch.autograd.forward_ad.dual_level",
+        "torch.autograd.forward_ad.enter_dual_level",
+        "torch.autograd.forward_ad.make_dual",
+        "torch._functorch.predispatch._enter_dual_level",
+        "torch.func.jvp",
+        "torch.func.jacfwd",
+        "torch.func.linearize",
+    ),
+}
+
+
+class _RefusingEngine:
+    """The autograd engine with run_backward replaced; everything else is the real engine's."""
+
+    def __init__(self, engine, run_backward):
+        self._engine = engine
+        self.run_backward = run_backward
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+
+def _refused_route(refused, route, *args, **kwargs):
+    refused.append(route)
+    raise StandInCalled(f"{route} was called where the exercise refuses it")
+
+
+def route_slot(route):
+    """Where a route is replaced: the module or class holding its last name, and that name.
+
+    The engine is a C++ object whose run_backward cannot be replaced, so its
+    route is replaced one step up, the engine itself in Variable._execution_engine.
+    """
+    if route.endswith(".run_backward"):
+        route = route.rsplit(".", 1)[0]
+    path, name = route.rsplit(".", 1)
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            owner = getattr(owner, attribute)
+        return owner, name
+    raise ImportError(f"no module holds {route}")
+
+
+@_around_student_code
+@contextlib.contextmanager
+def refusing_autograd(modes=(REVERSE_MODE, FORWARD_MODE)):
+    """Refuse every route into autograd of the given `modes` inside the block; yields the list of refusals.
+
+    Each call of a refused route is noted by its dotted name and raises
+    StandInCalled (which `blaming_stand_ins` words for the student); a stand-in
+    the block's code replaced is noted as WRITTEN_OVER + its name. Everything
+    is restored on leaving the block, whatever the code inside it raised.
+    """
+    with quiet():
+        # Dynamo builds its table of torch's functions when first imported (torch.func
+        # imports it on first use); built under the stand-ins, the table would fail.
+        importlib.import_module("torch._dynamo")
+    refused = []
+    replaced = []
+    try:
+        for mode in modes:
+            for route in AUTOGRAD_ROUTES[mode]:
+                owner, name = route_slot(route)
+                stand_in = functools.partial(_refused_route, refused, route)
+                if route.endswith(".run_backward"):
+                    stand_in = _RefusingEngine(getattr(owner, name), stand_in)
+                replaced.append((route, owner, name, vars(owner)[name], stand_in))
+                setattr(owner, name, stand_in)
+        yield refused
+    finally:
+        for route, owner, name, original, stand_in in reversed(replaced):
+            if vars(owner).get(name) is not stand_in:
+                refused.append(WRITTEN_OVER + route)
+            setattr(owner, name, original)
+
+
+def refused_autograd_calls(refused, what):
+    """Grader side: the routes `refusing_autograd` refused; Forgery if the code inside wrote over a stand-in."""
+    forged = not isinstance(refused, list) or any(
+        not isinstance(note, str) or note.startswith(WRITTEN_OVER) for note in refused
+    )
+    if forged:
+        raise Forgery(
+            f"{what}: autograd's stand-ins were written over while the answer ran "
+            "(the grader puts them there to check a rule of the exercise); that hides the routes it took"
+        )
+    return refused
 
 
 def square_loss_derivation(x, y, w, b, factor=2.0, db_sign=1.0, db_shift=0.0, dw_scale=1.0, absolute_loss=False):

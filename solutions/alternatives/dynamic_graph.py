@@ -43,3 +43,25 @@ def agrees_with_autograd__early_return(hand, x, y, w, b):
         if not math.isclose(claimed[key], value, rel_tol=1e-9, abs_tol=1e-12):
             return False
     return True
+
+
+@correct_alternative("float64 tensors that do not require grad are ordinary arithmetic: autograd records nothing")
+def hand_gradients__tensor_arithmetic(x, y, w, b):
+    x_t, y_t, w_t, b_t = (torch.tensor(value, dtype=torch.float64) for value in (x, y, w, b))
+    err = w_t * x_t + b_t - y_t
+    factors = torch.stack([2 * err, torch.ones_like(err), x_t, torch.ones_like(err)])
+    dL_derr, derr_dpred, dpred_dw, dpred_db = factors.tolist()
+    return {
+        "loss": (err * err).item(),
+        "dL_derr": dL_derr,
+        "derr_dpred": derr_dpred,
+        "dpred_dw": dpred_dw,
+        "dpred_db": dpred_db,
+        "dw": dL_derr * derr_dpred * dpred_dw,
+        "db": dL_derr * derr_dpred * dpred_db,
+    }
+
+
+@correct_alternative("the branch chosen by a conditional expression, differentiated by the power rule, is the same")
+def predicted_branch_gradient__power_rule(x, threshold):
+    return float(3 * x ** (3 - 1) if x > threshold else 2)

@@ -131,3 +131,64 @@ def agrees_with_autograd__torch_isclose_found_first(hand, x, y, w, b):
     found = torch.stack([loss.detach(), w_t.grad, b_t.grad])
     wanted = torch.tensor([claimed["loss"], claimed["dw"], claimed["db"]], dtype=torch.float64)
     return bool(torch.isclose(found, wanted, rtol=1e-9, atol=1e-12).all())
+
+
+@negative_control("autograd-replaces-chain-rule", fails=["test_hand_gradients"])
+def hand_gradients__forward_mode_duals(x, y, w, b):
+    # no backward() and no grad(): forward mode pushes a tangent, which is still the chain rule done for me
+    import torch.autograd.forward_ad as fwAD
+
+    def loss_and_tangent(w_tangent, b_tangent):
+        with fwAD.dual_level():
+            w_dual = fwAD.make_dual(torch.tensor(w, dtype=torch.float64), torch.tensor(w_tangent, dtype=torch.float64))
+            b_dual = fwAD.make_dual(torch.tensor(b, dtype=torch.float64), torch.tensor(b_tangent, dtype=torch.float64))
+            loss, tangent = fwAD.unpack_dual((w_dual * x + b_dual - y) ** 2)
+            return loss.item(), tangent.item()
+
+    loss, dw = loss_and_tangent(1.0, 0.0)
+    _, db = loss_and_tangent(0.0, 1.0)
+    return {
+        "loss": loss,
+        "dL_derr": db,
+        "derr_dpred": 1.0,
+        "dpred_dw": float(x),
+        "dpred_db": 1.0,
+        "dw": dw,
+        "db": db,
+    }
+
+
+@negative_control("autograd-replaces-chain-rule", fails=["test_hand_gradients"])
+def hand_gradients__functional_jacobian(x, y, w, b):
+    # torch.autograd.functional is a library of derivatives, not the backward() the exercise forbids
+    point = (torch.tensor(w, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
+    dw, db = torch.autograd.functional.jacobian(lambda w_t, b_t: (w_t * x + b_t - y) ** 2, point)
+    err = w * x + b - y
+    return {
+        "loss": float(err**2),
+        "dL_derr": db.item(),
+        "derr_dpred": 1.0,
+        "dpred_dw": float(x),
+        "dpred_db": 1.0,
+        "dw": dw.item(),
+        "db": db.item(),
+    }
+
+
+@negative_control("branch-gradient-unpredictable", fails=["test_predicted_branch_gradient"])
+def predicted_branch_gradient__func_grad_of_a_copy(x, threshold):
+    # jump_at is off limits, so differentiate a copy of it with torch.func instead of backward()
+    def copy_of_jump_at(t):
+        return t**3 if t > threshold else 2 * t + 7
+
+    return torch.func.grad(copy_of_jump_at)(torch.tensor(x, dtype=torch.float64)).item()
+
+
+@negative_control("branch-gradient-unpredictable", fails=["test_predicted_branch_gradient"])
+def predicted_branch_gradient__forward_tangent(x, threshold):
+    # no backward pass at all: push a unit tangent through a copy of jump_at in forward mode
+    def copy_of_jump_at(t):
+        return t**3 if t > threshold else 2 * t + 7
+
+    one = torch.tensor(1.0, dtype=torch.float64)
+    return torch.func.jvp(copy_of_jump_at, (torch.tensor(x, dtype=torch.float64),), (one,))[1].item()

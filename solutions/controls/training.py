@@ -279,3 +279,9 @@ def affine_jvp__input_tangent_only(X, W, dX, dW, f=torch.matmul):
 def affine_jvp__product_rule_by_hand(X, W, dX, dW, f=torch.matmul):
     # Product rule: perturb X and W together, keep the first-order terms.
     return f(X, W), dX @ W + X @ dW
+
+
+@negative_control("jvp-by-reverse-mode", fails=["test_affine_jvp"])
+def affine_jvp__functional_double_backward(X, W, dX, dW, f=torch.matmul):
+    # torch.autograd.functional.jvp has the signature of a JVP, so it must be forward mode
+    return torch.autograd.functional.jvp(f, (X, W), (dX, dW))

@@ -64,7 +64,11 @@ def jump_at(t, threshold):
 # derivative above **by hand** (ordinary arithmetic, no autograd) and return a dict of floats
 # with the keys `"loss"`, `"dL_derr"`, `"derr_dpred"`, `"dpred_dw"`, `"dpred_db"`, `"dw"` and
 # `"db"`. The grader evaluates it at other numbers than the ones above, and while your function
-# runs it replaces autograd's `backward` and `grad` with stand-ins that refuse to be called.
+# runs it refuses every way into autograd: `backward()` (on a tensor or as
+# `torch.autograd.backward`), `torch.autograd.grad`, `torch.autograd.functional` (jacobian, vjp,
+# jvp, hessian, ...), the transforms of `torch.func` (grad, vjp, jvp, jacrev, jacfwd,
+# linearize, ...) and the dual tensors of forward mode (`torch.autograd.forward_ad`). Ordinary
+# arithmetic, on Python numbers or on tensors, is all you need.
 
 # %% answer answer_hand_gradients
 from solutions.reference.dynamic_graph import hand_gradients
@@ -84,16 +88,24 @@ print("Visible check passed: hand_gradients returns a dict with the seven keys."
 lesson = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.0, "db": 4.0}
 points = [(1.5, -0.5, 0.25, 2.0), (-3.0, 4.0, -1.25, 0.5), (0.1, 0.3, 0.7, -0.2), (2.0, 5.0, 3.0, 1.0)]
 for x, y, w, b in points:
+    shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
     with (
         checks.blaming_stand_ins(
-            "hand_gradients ran autograd: multiply the local derivatives yourself with ordinary arithmetic, "
+            f"{shown} ran autograd (backward, torch.autograd.grad or functional, torch.func or forward-mode "
+            "dual tensors): multiply the local derivatives yourself with ordinary arithmetic, "
             "so that autograd can check your derivation afterwards",
             "autograd-replaces-chain-rule",
         ),
-        standing_in(torch.autograd.backward, backward=checks.refuse_call, grad=checks.refuse_call),
+        checks.refusing_autograd() as refused,
     ):
         found = call_answer(hand_gradients, x, y, w, b)
-    shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
+    refused = checks.refused_autograd_calls(refused, shown)
+    expect(
+        not refused,
+        f"{shown} called {refused[0] if refused else ''} and carried on when it was refused: "
+        "a derivation by hand calls no autograd at all",
+        "autograd-replaces-chain-rule",
+    )
     expect(isinstance(found, dict) and set(found) == set(keys), f"{shown} should return a dict with the keys {keys}")
     expect(
         all(isinstance(found[key], (int, float)) for key in keys),
@@ -274,9 +286,11 @@ for point, claimed_dw, moved in boundary_probes:
 # Write `predicted_branch_gradient(x, threshold)`: without calling autograd, predict the value
 # that autograd stores in `t.grad` after `jump_at(t, threshold).backward()`, where `t` is a
 # float64 leaf holding the number `x`. Return it as a float. Reason it out from the branch that
-# runs: while your function runs, the grader replaces `jump_at` and autograd's `backward` and
-# `grad` with stand-ins that refuse to be called. It runs autograd itself on points on both
-# sides of the threshold, and on the threshold itself, and compares.
+# runs: while your function runs, the grader replaces `jump_at` with a stand-in that refuses to
+# be called and refuses every way into autograd (`backward()`, `torch.autograd.grad`,
+# `torch.autograd.functional`, `torch.func`'s transforms, forward-mode dual tensors). It runs
+# autograd itself on points on both sides of the threshold, and on the threshold itself, and
+# compares.
 
 # %% answer answer_predicted_branch_gradient
 from solutions.reference.dynamic_graph import predicted_branch_gradient
@@ -293,17 +307,25 @@ for x, threshold in cases:
     jump_at(t, threshold).backward()
     ran_upper = x > threshold
     other_branch = 2.0 if ran_upper else 3.0 * x**2
+    shown = f"predicted_branch_gradient({x}, {threshold})"
     with (
         checks.blaming_stand_ins(
-            "predicted_branch_gradient ran jump_at or autograd instead of predicting: decide which branch "
-            "of jump_at runs at x and differentiate that branch by hand",
+            f"{shown} ran jump_at or autograd (backward, torch.autograd.grad or functional, torch.func or "
+            "forward-mode dual tensors) instead of predicting: decide which branch of jump_at runs at x "
+            "and differentiate that branch by hand",
             "branch-gradient-unpredictable",
         ),
         standing_in(predicted_branch_gradient, jump_at=checks.refuse_call),
-        standing_in(torch.autograd.backward, backward=checks.refuse_call, grad=checks.refuse_call),
+        checks.refusing_autograd() as refused,
     ):
         guess = call_answer(predicted_branch_gradient, x, threshold)
-    shown = f"predicted_branch_gradient({x}, {threshold})"
+    refused = checks.refused_autograd_calls(refused, shown)
+    expect(
+        not refused,
+        f"{shown} called {refused[0] if refused else ''} and carried on when it was refused: "
+        "predict the gradient from the branch that runs, without autograd",
+        "branch-gradient-unpredictable",
+    )
     expect(isinstance(guess, (int, float)), f"{shown} should return a number, got {type(guess).__name__}")
     branch = "t**3" if ran_upper else "2*t + 7"
     expect(

@@ -775,11 +775,18 @@ for B, I, O in sizes:
 # are not shown here), so writing $\dot X W + X \dot W$ by hand will not do: let forward-mode AD
 # (`torch.func.jvp` or `torch.autograd.forward_ad`) push the tangents through `f`. For the
 # default map the checks compare with the product rule above; for the others, with closed forms.
+#
+# Reverse mode will not do either, however its numbers come out. While your function runs, the
+# grader refuses `backward()`, `torch.autograd.grad` and everything built on them: among them
+# `torch.autograd.functional.jvp`, which finds a JVP by differentiating a vector-Jacobian product
+# a second time (the double-backward trick, two reverse passes), `torch.func.vjp` and
+# `torch.func.jacrev`. The forward-mode routes stay open: dual tensors, `torch.func.jvp`,
+# `torch.func.jacfwd` and `torch.func.linearize`.
 
 # %% answer answer_affine_jvp
 from solutions.reference.training import affine_jvp
 
-# %% test test_affine_jvp points=2 targets=jvp-one-tangent-only,jvp-by-hand-formula
+# %% test test_affine_jvp points=2 targets=jvp-one-tangent-only,jvp-by-hand-formula,jvp-by-reverse-mode
 X = torch.randn(2, 3, dtype=torch.float64, generator=seeded(0))
 W = torch.randn(3, 4, dtype=torch.float64, generator=seeded(1))
 result = call_answer(affine_jvp, X, W, torch.ones_like(X), torch.ones_like(W))
@@ -806,7 +813,23 @@ for seed, (B, I, O) in enumerate(((4, 3, 5), (1, 2, 2), (6, 1, 3))):
     for name, f, closed_form in maps:
         shown = f"affine_jvp for Y = {name} with B={B}, I={I}, O={O}"
         options = {} if f is None else {"f": f}
-        result = call_answer(affine_jvp, X, W, dX, dW, **options)
+        with (
+            checks.blaming_stand_ins(
+                f"{shown} ran reverse mode (backward, torch.autograd.grad, torch.autograd.functional.jvp or "
+                "vjp, torch.func.vjp or jacrev), which pulls cotangents back instead of pushing the tangents "
+                "forward. Use forward mode: torch.func.jvp, or dual tensors of torch.autograd.forward_ad",
+                "jvp-by-reverse-mode",
+            ),
+            checks.refusing_autograd(modes=(checks.REVERSE_MODE,)) as refused,
+        ):
+            result = call_answer(affine_jvp, X, W, dX, dW, **options)
+        refused = checks.refused_autograd_calls(refused, shown)
+        expect(
+            not refused,
+            f"{shown} called {refused[0] if refused else ''}, a reverse-mode route, and carried on when it was "
+            "refused: a JVP in forward mode needs no reverse pass",
+            "jvp-by-reverse-mode",
+        )
         expect(isinstance(result, tuple) and len(result) == 2, f"{shown} should return a tuple (Y, dY)")
         Y, dY = result
         expect_tensor(Y, f"Y from {shown}", shape=(B, O))
