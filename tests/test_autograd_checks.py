@@ -243,3 +243,10 @@ def test_the_stand_ins_compute_what_their_names_say():
     assert calls == [True]
     keys = [situation[0] for situation in checks.grad_none_situations()]
     assert len(keys) == len(set(keys)) == 12
+
+
+def test_apart_shows_just_enough_digits_to_tell_two_numbers_apart():
+    rounded = float(torch.tensor(0.1849, dtype=torch.float32))
+    assert checks.apart(rounded, 0.1849) == ("0.184900001", "0.1849")
+    assert checks.apart(8.0, 4.0) == ("8", "4")
+    assert checks.apart(1.5, 1.5) == ("1.5", "1.5")

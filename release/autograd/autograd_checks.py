@@ -258,6 +258,19 @@ def expect_close(actual, expected, message, misconception=None, rtol=1e-7, atol=
         raise Diagnosis(f"{message} (largest difference {gap:.3g})", misconception) from None
 
 
+def apart(found, expected):
+    """Two numbers as text, with as few significant digits (6 to 17) as show them different.
+
+    For messages: "0.1849 expected 0.1849" tells a student nothing, while
+    "0.18490000069141388 expected 0.1849" shows a float32 detour.
+    """
+    for digits in range(6, 18):
+        shown = (f"{float(found):.{digits}g}", f"{float(expected):.{digits}g}")
+        if shown[0] != shown[1]:
+            return shown
+    return repr(float(found)), repr(float(expected))
+
+
 def seeded(seed):
     """A private random generator, so no check depends on global random state."""
     return torch.Generator().manual_seed(seed)

@@ -136,7 +136,7 @@ for x, y, w, b in points:
     for key in keys:
         expect(
             math.isclose(got[key], reference[key], rel_tol=1e-9, abs_tol=1e-12),
-            f"{shown}[{key!r}] is {got[key]:.6g}, expected {reference[key]:.6g}",
+            "{}[{!r}] is {}, expected {}".format(shown, key, *checks.apart(got[key], reference[key])),
         )
 ### END HIDDEN TESTS
 
@@ -342,7 +342,7 @@ for x, threshold in cases:
     )
     expect(
         math.isclose(guess, t.grad.item(), rel_tol=1e-9, abs_tol=1e-12),
-        f"{shown} is {guess}, but autograd stores {t.grad.item():.6g}",
+        "{} is {}, but autograd stores {}".format(shown, *checks.apart(guess, t.grad.item())),
     )
 ### END HIDDEN TESTS
 
