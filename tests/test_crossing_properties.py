@@ -215,6 +215,7 @@ def assert_arrives_as_sent(sent, got):
 @given(answers)
 def test_every_value_an_honest_answer_returns_arrives_as_it_was_sent(value):
     assert_arrives_as_sent(value, _round_trip(value))
+    assert_arrives_as_sent(value, crossing.delivered(value))  # the round trip `gradekit check` makes
 
 
 def test_an_inference_tensor_crosses_and_the_kernel_keeps_answering():

@@ -667,6 +667,64 @@ class _Encoder:
         return self._other(value)  # refused: the grader sends no other object
 
 
+class _RequestCheck(_Encoder):
+    """Grader side: walks a request as `_Encoder` does and refuses the data it would refuse, copying no bytes.
+
+    Tensors are judged as the wire judges them (a graph the test built, a
+    layout the wire does not carry). Functions and other objects are passed
+    over: whoever uses this judges functions by its own rule (the in-process
+    check knows where a function's code lives), and an object it did not see
+    come back from the student's side may still be one (`model.parameters()`
+    of a model built there). A partial is still opened, for the data it carries.
+    """
+
+    def _storage(self, tensor):
+        return ("unsent", -1, 0), tensor.storage_offset()
+
+    def _grader_other(self, value):
+        if callable(value) and not isinstance(value, functools.partial):
+            return ("judged elsewhere",)
+        return super()._grader_other(value)
+
+    def _other(self, value):
+        if isinstance(value, torch.Tensor):
+            return super()._other(value)
+        return ("judged elsewhere",)
+
+
+def refuse_unsendable(mirror, value):
+    """Grader side: raise the CrossingError that sending `value` to the kernel would raise, or return.
+
+    `mirror` holds, paired, what is already on the kernel's side (sent as
+    handles); what this walk meets for the first time is paired too, judged once.
+    """
+    _RequestCheck(mirror).encode(value)
+
+
+def delivered(value):
+    """Kernel side to grader side: `value` after the round trip an answer's result makes, in fresh mirrors.
+
+    The same encoder and decoder as a reply's, without the archive between
+    them (torch.save of the tree, read back with weights_only): that layer
+    carries any tree the encoder makes, and guards only against a kernel's
+    forged bytes. A value the kernel refuses comes out as the error the
+    grader would rebuild (`refusal_reply`), raised; a malformed one as a
+    CrossingError.
+    """
+    encoder = _Encoder(Mirror("kernel"))
+    try:
+        tree = encoder.encode(("returned", value))
+    except ValueCannotCross as refusal:
+        raise raised_in_student_process(*refusal_reply(refusal)[1:]) from None
+    try:
+        reply = _Decoder(Mirror("grader"), encoder.storages).decode(tree)
+    except CrossingError:
+        raise
+    except Exception as error:
+        raise CrossingError(f"a reply could not be read ({type(error).__name__}: {str(error)[:200]})") from None
+    return result_of(checked_reply(reply))
+
+
 def crosses_by_name(value):
     """True when the kernel finds `value` by importing it: from the course's public module or a library."""
     return _public_name(value) is not None or (callable(value) and _import_path(value) is not None)
