@@ -47,6 +47,7 @@ import functools
 import importlib.util
 import inspect
 import io
+import itertools
 import sys
 import traceback
 import types
@@ -150,6 +151,7 @@ def _only_what_crosses(answer_files: set[str]):
     made_there: list[object] = []  # recognised by identity when the test passes them back
     # What the student's side holds, paired as the grader's mirror pairs it: sent back, it crosses as a handle.
     on_their_side = Mirror("grader")
+    their_numbers = itertools.count()
 
     def run_in_student_process(function, args, kwargs):
         for value in _callables_in((function, args, kwargs)):
@@ -158,9 +160,9 @@ def _only_what_crosses(answer_files: set[str]):
         refuse_unsendable(on_their_side, (function, tuple(args), tuple(dict(kwargs).items())))
         result = real(function, args, kwargs)
         made_there.extend(_callables_in(result))
-        for number, made in enumerate(_objects_in(result), start=len(on_their_side.objects)):
+        for made in _objects_in(result):
             if on_their_side.handle_of(made) is None:
-                on_their_side._pair(f"k{number}", made)
+                on_their_side._pair(f"k{next(their_numbers)}", made)
         return _as_delivered(result, delivered(result))
 
     setattr(checks, "run_in_student_process", run_in_student_process)
