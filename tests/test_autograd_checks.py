@@ -127,6 +127,52 @@ def test_in_kernel_and_beside_student_run_here_when_grading_is_not_sealed():
     assert entered == ["in", "out"]
 
 
+STUDENT_CELLS = """
+import functools
+import torch
+
+def real_forward(x):
+    raise ValueError("the student's own helper ran")
+
+def logged(function):  # a decorator of the student's, one more link in the __wrapped__ chain
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return function(*args, **kwargs)
+    return wrapper
+
+@torch.no_grad()
+@logged
+def scored(x):
+    return real_forward(x).sum()
+"""
+
+
+def test_standing_in_follows_decorators_to_the_function_that_looks_its_helpers_up():
+    namespace = {"__name__": "__notebook__"}
+    exec(STUDENT_CELLS, namespace)
+    scored, real_forward = namespace["scored"], namespace["real_forward"]
+    torch_wrapper_globals = scored.__globals__  # torch's own module: the outer no_grad wrapper lives there
+    assert torch_wrapper_globals is not namespace and "real_forward" not in torch_wrapper_globals
+    x = torch.ones(3, requires_grad=True)
+    with checks.standing_in(scored, real_forward=checks.doubled):
+        result = scored(x)
+    assert result.item() == 6.0 and not result.requires_grad  # the stand-in ran, under the decorator's no_grad
+    assert namespace["real_forward"] is real_forward  # put back
+    assert "real_forward" not in torch_wrapper_globals  # and taken out again where it was missing
+    with pytest.raises(ValueError, match="own helper ran"):
+        scored(x)
+
+
+def test_standing_in_restores_every_namespace_when_the_block_fails():
+    namespace = {"__name__": "__notebook__"}
+    exec(STUDENT_CELLS, namespace)
+    real_forward = namespace["real_forward"]
+    with pytest.raises(KeyError), checks.standing_in(namespace["scored"], real_forward=checks.doubled):
+        raise KeyError("the check around the block failed")
+    assert namespace["real_forward"] is real_forward
+    assert "real_forward" not in namespace["scored"].__globals__
+
+
 def test_an_error_rebuilt_from_the_students_kernel_shows_its_type_and_message_only():
     error = RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace operation"

@@ -1,3 +1,5 @@
+import functools
+
 import nbformat
 import pytest
 
@@ -37,6 +39,16 @@ def decorated__variant(values):
     return list(values)
 
 
+def negative_control(misconception):  # named like the kit's mark, which an answer cell never shows
+    return _marked(misconception)
+
+
+@negative_control("some-misconception")
+@functools.lru_cache(maxsize=None)
+def cached__variant(count):
+    return count + 1
+
+
 def test_answer_source_puts_the_body_between_solution_markers():
     lines = answer_source(documented).splitlines()
     assert lines[0] == "def documented(values, scale=2):"
@@ -46,13 +58,14 @@ def test_answer_source_puts_the_body_between_solution_markers():
     assert lines[8] == "    " + END_SOLUTION
 
 
-def test_function_source_drops_decorators_and_renames():
+def test_function_source_keeps_the_answers_decorators_drops_the_kits_marks_and_renames():
     source = function_source(decorated__variant, name="decorated")
-    assert source.splitlines()[0] == "def decorated(values):"
-    assert "@" not in source
-    namespace = {}
+    assert source.splitlines() == ['@_marked("x")', "def decorated(values):", "    return list(values)"]
+    source = function_source(cached__variant, name="cached")
+    assert source.splitlines()[:2] == ["@functools.lru_cache(maxsize=None)", "def cached(count):"]
+    namespace = {"functools": functools}
     exec(source, namespace)
-    assert namespace["decorated"]((1, 2)) == [1, 2]
+    assert namespace["cached"](1) == 2 and namespace["cached"].cache_info().currsize == 1
 
 
 def test_answer_and_test_cells_carry_nbgrader_metadata():

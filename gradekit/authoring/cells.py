@@ -16,14 +16,37 @@ BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
 
 
+# Decorators of the kit's own that mark a function in solutions/; they stay out of an answer cell.
+KIT_MARKS = frozenset({"negative_control", "correct_alternative"})
+
+
 def function_source(function: Callable, name: str | None = None) -> str:
-    """The source of `function` without its decorators, renamed to `name` when given."""
+    """The source of `function`, renamed to `name` when given, without the kit's marks.
+
+    Other decorators are part of the answer (`@torch.no_grad()` over a
+    function) and stay, in their order, above the `def` line.
+    """
     source = textwrap.dedent(inspect.getsource(function))
     definition = ast.parse(source).body[0]
-    lines = source.splitlines()[definition.lineno - 1 :]
+    all_lines = source.splitlines()
+    kept = [
+        line
+        for decorator in getattr(definition, "decorator_list", [])
+        if _decorator_name(decorator) not in KIT_MARKS
+        for line in all_lines[decorator.lineno - 1 : decorator.end_lineno]
+    ]
+    lines = all_lines[definition.lineno - 1 :]
     if name is not None:
         lines[0] = lines[0].replace(f"def {function.__name__}(", f"def {name}(", 1)
-    return "\n".join(lines)
+    return "\n".join([*kept, *lines])
+
+
+def _decorator_name(decorator: ast.expr) -> str:
+    """The last name of a decorator's expression: `correct_alternative` for `@correct_alternative("why")`."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else ""
 
 
 def answer_source(function: Callable) -> str:

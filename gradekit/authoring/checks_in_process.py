@@ -22,8 +22,16 @@ subject the same grades, tests/test_check_course_against_proof.py):
   seen, and nbgrader's IgnorePattern (runtime noise lines) is not applied;
 - the namespace's module is `__notebook__`, not `__main__`;
 - a call that sealed grading sends to the student's kernel runs here directly,
-  but a function it passes that could not cross (one the test defines rather
-  than takes from the public module by name) is refused here as it is there;
+  under the wire's rules: a function it passes that could not cross (one the
+  test defines rather than takes from the public module by name) and data the
+  wire would not send (a graph the test built, an object of the test's) are
+  refused here as they are there; every value the call returns goes through
+  the wire's round trip (crossing.delivered): a value the kernel would refuse
+  is the same error here, and containers arrive in the wire's form (a
+  namedtuple as a tuple, an OrderedDict as a dict, a str subclass as a str),
+  while tensors, exact lists and dicts and other objects stay the very objects
+  (under sealed grading they are paired copies or handles); the wire's caps on
+  a whole notebook's bytes are not counted here;
 - all subjects share one process: torch's grad mode and default dtype start
   as in a new kernel, and the thread count, grad mode, default dtype and
   compiled-code caches are put back after each run, but other global state an
@@ -39,15 +47,25 @@ import functools
 import importlib.util
 import inspect
 import io
+import itertools
 import sys
 import traceback
 import types
 import warnings
 from pathlib import Path
+from typing import Any
 
 from gradekit.core.diagnoses import named_misconceptions
 from gradekit.core.notebook_script import Role, ScriptCell
-from gradekit.sandbox.crossing import CrossingError, crosses_by_name, function_refusal
+from gradekit.sandbox.crossing import (
+    PLAIN_TYPES,
+    CrossingError,
+    Mirror,
+    crosses_by_name,
+    delivered,
+    function_refusal,
+    refuse_unsendable,
+)
 
 # Modules the notebooks import by bare name, found beside them in the source folder.
 SUPPORT_MODULES = ("autograd_checks", "local_digits")
@@ -131,14 +149,21 @@ def _only_what_crosses(answer_files: set[str]):
         return
     real = getattr(checks, "run_in_student_process")
     made_there: list[object] = []  # recognised by identity when the test passes them back
+    # What the student's side holds, paired as the grader's mirror pairs it: sent back, it crosses as a handle.
+    on_their_side = Mirror("grader")
+    their_numbers = itertools.count()
 
     def run_in_student_process(function, args, kwargs):
         for value in _callables_in((function, args, kwargs)):
             if not _may_cross(value, answer_files, made_there):
                 raise CrossingError(function_refusal(value))
+        refuse_unsendable(on_their_side, (function, tuple(args), tuple(dict(kwargs).items())))
         result = real(function, args, kwargs)
         made_there.extend(_callables_in(result))
-        return result
+        for made in _objects_in(result):
+            if on_their_side.handle_of(made) is None:
+                on_their_side._pair(f"k{next(their_numbers)}", made)
+        return _as_delivered(result, delivered(result))
 
     setattr(checks, "run_in_student_process", run_in_student_process)
     try:
@@ -167,6 +192,38 @@ def _callables_in(value: object, depth: int = 0) -> list[object]:
     if isinstance(value, functools.partial):
         return _callables_in((value.func, value.args, value.keywords), depth + 1)
     return [value] if callable(value) and not isinstance(value, type) else []
+
+
+def _objects_in(value: object, depth: int = 0) -> list[object]:
+    """The objects in `value` that the student's side would keep (all but plain values), containers walked."""
+    if type(value) in PLAIN_TYPES or depth > 8:
+        return []
+    found = [value]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        found += [made for item in value for made in _objects_in(item, depth + 1)]
+    elif isinstance(value, dict):
+        found += [made for item in dict.items(value) for made in _objects_in(item, depth + 1)]
+    return found
+
+
+def _as_delivered(sent: Any, arrived: Any) -> Any:
+    """`sent` in the form the wire gives it (`arrived`), keeping every object the wire pairs or holds.
+
+    Exact lists and dicts, tensors, arrays and other objects are `sent`
+    itself (sealed grading pairs them, or keeps them behind a handle);
+    tuples, sets and subclasses of builtins take `arrived`'s kind, rebuilt
+    around `sent`'s items.
+    """
+    kind = type(arrived)
+    if type(sent) in (list, dict) or kind not in (tuple, list, dict, set, frozenset):
+        return arrived if kind in PLAIN_TYPES else sent
+    if kind is dict:
+        pairs = zip(dict.items(sent), arrived.items())
+        return {_as_delivered(k, ka): _as_delivered(v, va) for (k, v), (ka, va) in pairs}
+    if kind in (set, frozenset):
+        return kind(iter(sent))
+    own_items = tuple.__iter__(sent) if isinstance(sent, tuple) else list.__iter__(sent)
+    return kind(_as_delivered(item, item_arrived) for item, item_arrived in zip(own_items, arrived))
 
 
 def _run_cell(source: str, namespace: dict, filename: str) -> tuple[BaseException | None, str]:

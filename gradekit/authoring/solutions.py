@@ -78,7 +78,7 @@ def _controls_in(module: ModuleType, notebook: str, mark: str) -> list[NegativeC
         for f in vars(module).values()
         if inspect.isfunction(f) and hasattr(f, mark) and f.__module__ == module.__name__
     ]
-    marked.sort(key=lambda f: f.__code__.co_firstlineno)
+    marked.sort(key=lambda f: inspect.unwrap(f).__code__.co_firstlineno)  # a decorated one by its own def
     return [_control(f, notebook) for f in marked]
 
 

@@ -74,6 +74,8 @@ def respond(mirror, data, crossing):
         return _raised(mirror, error, crossing)
     try:
         return _reply(mirror, ("returned", result))
+    except crossing["ValueCannotCross"] as refusal:  # a value the wire does not carry: the test says so
+        return _reply(mirror, crossing["refusal_reply"](refusal))
     except BaseException as error:
         return _reply(mirror, ("failed", f"the result could not be sent: {type(error).__name__}: {error}"))
 

@@ -34,6 +34,26 @@ with `torch.load(weights_only=True)` and every node is rebuilt as an exact
 builtin type, a plain tensor or a `RemoteObject`, so nothing the student wrote
 runs in the grader.
 
+What arrives, for each kind of value an answer returns:
+- a strided CPU tensor of any dtype (bool, the integers, float8 to float64,
+  complex32 to complex128) as the same dtype, shape, strides and bytes; a
+  view as a view on the same storage; a conjugate or negative view with its
+  bit, so it reads the same values; an inference tensor (made under
+  `torch.inference_mode()`) as a plain tensor, its version counted from 0
+  since it has none; requires_grad, leafness, `.grad` and the name of the
+  `grad_fn` as they were, with a stand-in for the graph that refuses backward;
+- exact builtin lists and dicts as paired lists and dicts; a subclass of one
+  (OrderedDict, defaultdict, a class of the student's) as a plain list or dict
+  in its own order, and any tuple (a namedtuple, torch's return types) as a
+  plain tuple; a set or frozenset, or a subclass, as a plain set or frozenset;
+  a subclass of int, float, complex, str or bytes as its base value;
+- a sparse, quantized or nested tensor, or one on another device, does not
+  cross: the kernel refuses it with `ValueCannotCross`, which reaches the test
+  as the student's error ("... cannot cross: return a dense tensor"), never
+  as a broken channel; grading reads dense tensors only, and the course asks
+  for nothing else. Any other object stays in the kernel behind a handle.
+Nothing is rebuilt by importing a class the kernel names.
+
 This file is loaded by path inside kernels (it imports only torch, numpy and
 the standard library) and imported as part of gradekit in the grader.
 """
@@ -72,6 +92,22 @@ class CrossingError(BaseException):
     Not an Exception: a test's `except Exception` (around a call it expects to
     raise) must not take a broken channel for the student's error.
     """
+
+
+class ValueCannotCross(CrossingError):
+    """The kernel's side refuses to send a value the wire does not carry; the message says why.
+
+    The reply then says the student's code raised (`refusal_reply`): the value
+    is what the student's code made, and the test says what was wrong with it.
+    """
+
+
+REFUSAL_TYPE = "ValueCannotCross"  # the type name a refusal reaches the grader under (a TypeError there)
+
+
+def refusal_reply(refusal):
+    """The reply that reports a refused value as the student's error."""
+    return ("raised", REFUSAL_TYPE, "TypeError", str(refusal)[:TEXT_LIMIT])
 
 
 class RemoteObject:
@@ -159,8 +195,28 @@ def _storage_bytes(storage):
     return torch.empty(0, dtype=torch.uint8).set_(storage, 0, (storage.nbytes(),), (1,))
 
 
+def _version_of(tensor):
+    """The tensor's version counter; an inference tensor has none, and counts as 0."""
+    return 0 if tensor.is_inference() else tensor._version
+
+
+def _not_carried(tensor):
+    """Why the wire does not carry `tensor`'s values, or None when it does (a dense CPU tensor)."""
+    if tensor.is_quantized:
+        return f"a quantized tensor ({tensor.dtype})"
+    if tensor.is_nested:
+        return "a nested tensor"
+    if tensor.layout != torch.strided:
+        return f"a tensor of layout {tensor.layout}"
+    if tensor.device.type != "cpu":
+        return f"a tensor on the device {tensor.device}"
+    return None
+
+
 def _tensor_facts(tensor):
     """What a test may read of a tensor besides its values."""
+    if _not_carried(tensor) is not None:  # never paired as a tensor; nothing to compare
+        return None
     grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None
     return (
         tensor.untyped_storage().data_ptr(),
@@ -170,7 +226,7 @@ def _tensor_facts(tensor):
         tensor.requires_grad,
         tensor.is_leaf,
         id(grad) if grad is not None else None,
-        tensor._version,
+        _version_of(tensor),
         not tensor.is_leaf and tensor.retains_grad,
     )
 
@@ -260,13 +316,32 @@ class Mirror:
         sides agree on once the message is read, plus what the message paired anew.
         """
         encoder = _Encoder(self)
-        updates = encoder.changes()
-        tree = build(encoder)
-        data = self.dumps({"updates": updates, "body": tree}, encoder.storages)
+        paired_before = (set(self.objects), set(self.storages))
+        try:
+            updates = encoder.changes()
+            tree = build(encoder)
+            data = self.dumps({"updates": updates, "body": tree}, encoder.storages)
+        except BaseException:  # nothing was sent: what this message paired is unknown to the other side
+            self._forget_all_but(*paired_before)
+            raise
         self.agreed.update(encoder.seen_state)
         self.storage_digests.update(encoder.seen_digests)
         self.agree(set(self.objects) - set(encoder.seen_state), set(self.storages) - set(encoder.seen_digests))
         return data
+
+    def _forget_all_but(self, handles, storage_handles):
+        """Unpair every object and storage paired since `handles` and `storage_handles` were the whole set."""
+        for handle in set(self.objects) - handles:
+            obj = self.objects.pop(handle)
+            if self.handles.get(id(obj)) == handle:
+                del self.handles[id(obj)]
+            self.array_tensors.pop(handle, None)
+            self.tensor_storage.pop(handle, None)
+        for sh in set(self.storages) - storage_handles:
+            storage = self.storages.pop(sh)
+            if storage.nbytes() and self.storage_handles.get(storage.data_ptr()) == sh:
+                del self.storage_handles[storage.data_ptr()]
+            self.storage_views.pop(sh, None)
 
     def incoming(self, data):
         """Decode a message made by `outgoing` on the other side: apply its changes, return its body.
@@ -471,7 +546,13 @@ class _Encoder:
 
     def _tensor(self, tensor, handle):
         mirror = self.mirror
-        if tensor.layout != torch.strided or tensor.device.type != "cpu" or tensor.is_quantized:
+        not_carried = _not_carried(tensor)
+        if not_carried is not None:
+            if mirror.side == "kernel":
+                raise ValueCannotCross(
+                    f"the result is {not_carried}, which cannot cross to the grader: grading reads "
+                    "dense CPU tensors only (return tensor.to_dense(), .dequantize() or .cpu() instead)"
+                )
             return self._other(tensor)
         new = handle is None
         if new:
@@ -494,7 +575,9 @@ class _Encoder:
             "requires_grad": tensor.requires_grad,
             "leaf": tensor.is_leaf,
             "grad_fn": type(tensor.grad_fn).__name__ if tensor.grad_fn is not None else None,
-            "version": tensor._version,
+            "version": _version_of(tensor),
+            "conj": tensor.is_conj(),
+            "neg": tensor.is_neg(),
             "kind": _tensor_kind(tensor),
             "retains_grad": bool(not tensor.is_leaf and tensor.retains_grad),
         }
@@ -530,6 +613,9 @@ class _Encoder:
             return ("list", None, [self.encode(item) for item in list.__iter__(value)])
         if isinstance(value, dict):
             return ("dict", None, [[self.encode(k), self.encode(v)] for k, v in dict.items(value)])
+        for base in (frozenset, set):
+            if isinstance(value, base):
+                return (base.__name__, [self.encode(item) for item in base.__iter__(value)])
         return self._other(value)
 
     def _other(self, value):
@@ -579,6 +665,64 @@ class _Encoder:
         if callable(value):
             raise CrossingError(function_refusal(value))
         return self._other(value)  # refused: the grader sends no other object
+
+
+class _RequestCheck(_Encoder):
+    """Grader side: walks a request as `_Encoder` does and refuses the data it would refuse, copying no bytes.
+
+    Tensors are judged as the wire judges them (a graph the test built, a
+    layout the wire does not carry). Functions and other objects are passed
+    over: whoever uses this judges functions by its own rule (the in-process
+    check knows where a function's code lives), and an object it did not see
+    come back from the student's side may still be one (`model.parameters()`
+    of a model built there). A partial is still opened, for the data it carries.
+    """
+
+    def _storage(self, tensor):
+        return ("unsent", -1, 0), tensor.storage_offset()
+
+    def _grader_other(self, value):
+        if callable(value) and not isinstance(value, functools.partial):
+            return ("judged elsewhere",)
+        return super()._grader_other(value)
+
+    def _other(self, value):
+        if isinstance(value, torch.Tensor):
+            return super()._other(value)
+        return ("judged elsewhere",)
+
+
+def refuse_unsendable(mirror, value):
+    """Grader side: raise the CrossingError that sending `value` to the kernel would raise, or return.
+
+    `mirror` holds, paired, what is already on the kernel's side (sent as
+    handles); what this walk meets for the first time is paired too, judged once.
+    """
+    _RequestCheck(mirror).encode(value)
+
+
+def delivered(value):
+    """Kernel side to grader side: `value` after the round trip an answer's result makes, in fresh mirrors.
+
+    The same encoder and decoder as a reply's, without the archive between
+    them (torch.save of the tree, read back with weights_only): that layer
+    carries any tree the encoder makes, and guards only against a kernel's
+    forged bytes. A value the kernel refuses comes out as the error the
+    grader would rebuild (`refusal_reply`), raised; a malformed one as a
+    CrossingError.
+    """
+    encoder = _Encoder(Mirror("kernel"))
+    try:
+        tree = encoder.encode(("returned", value))
+    except ValueCannotCross as refusal:
+        raise raised_in_student_process(*refusal_reply(refusal)[1:]) from None
+    try:
+        reply = _Decoder(Mirror("grader"), encoder.storages).decode(tree)
+    except CrossingError:
+        raise
+    except Exception as error:
+        raise CrossingError(f"a reply could not be read ({type(error).__name__}: {str(error)[:200]})") from None
+    return result_of(checked_reply(reply))
 
 
 def crosses_by_name(value):
@@ -801,6 +945,7 @@ class _Decoder:
         mirror.tensor_storage[handle] = facts["storage"][0]
         tensor = torch.empty(0, dtype=dtype).set_(storage, offset, size, stride)
         _set_version(tensor, facts["version"])  # before any view is taken of it: a view records its base's version
+        tensor = _with_view_bits(tensor, facts)
         tensor = self._with_autograd(tensor, facts)
         mirror._pair(handle, tensor)
         self._grad(tensor, handle, facts)
@@ -925,6 +1070,17 @@ def _dtype(name):
     if not isinstance(dtype, torch.dtype):
         raise CrossingError(f"unknown dtype {name!r}")
     return dtype
+
+
+def _with_view_bits(tensor, facts):
+    """The conjugate and negative bits of a lazy view: its bytes alone would read other values."""
+    if facts.get("conj") is True:
+        if not tensor.is_complex():
+            raise CrossingError("a conjugate view of a tensor that is not complex")
+        tensor = tensor.conj()
+    if facts.get("neg") is True:
+        tensor = tensor._neg_view()
+    return tensor
 
 
 def _set_version(tensor, version):

@@ -35,6 +35,20 @@ def raw_metrics__inference_mode(X, y, params, bs=512):
     return torch.cat(losses).mean().item(), hits / len(y)
 
 
+@correct_alternative("torch.no_grad() as a decorator records no graph for the whole call, as the with-block does")
+@torch.no_grad()
+def raw_metrics__no_grad_decorator(X, y, params, bs=512):
+    if len(y) == 0:
+        raise ValueError("no samples to score")
+    loss_sum, hits = 0.0, 0
+    for start in range(0, len(y), bs):
+        logits = raw_forward(X[start : start + bs], params)  # noqa: F821  (the answer cell above defines it)
+        labels = y[start : start + bs]
+        loss_sum += float(F.cross_entropy(logits, labels, reduction="sum"))
+        hits += int((logits.argmax(dim=1) == labels).sum())
+    return loss_sum / len(y), hits / len(y)
+
+
 @correct_alternative("sub_ under no_grad is the same visible in-place step, and copy_ into fresh buffers is a detached snapshot")
 def raw_train__sub_and_copy(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
     if epochs <= 0:

@@ -316,22 +316,46 @@ def raised_by(function, *args, **kwargs):
 def standing_in(function, **replacements):
     """Run the block with global names of `function`'s module replaced, then restore them.
 
+    A decorated function is followed through its `__wrapped__` chain: the
+    globals of every function along it are patched, the wrapped one's too.
+
     A student's function looks up its helpers (raw_forward, raw_metrics, ...) by
     name when it runs; the grader's small stand-ins let one exercise be graded
     without depending on the student's answers to the others.
     """
-    namespace = getattr(function, "__globals__", {})
     missing = object()
-    saved = {name: namespace.get(name, missing) for name in replacements}
-    namespace.update(replacements)
+    saved = []  # (namespace, {name: what it held}), restored in reverse order
     try:
+        for namespace in _globals_along_wrapped_chain(function):
+            saved.append((namespace, {name: namespace.get(name, missing) for name in replacements}))
+            namespace.update(replacements)
         yield
     finally:
-        for name, value in saved.items():
-            if value is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value
+        for namespace, held in reversed(saved):
+            for name, value in held.items():
+                if value is missing:
+                    namespace.pop(name, None)
+                else:
+                    namespace[name] = value
+
+
+def _globals_along_wrapped_chain(function, limit=100):
+    """Every distinct globals dict of `function` and of the functions it wraps (functools.wraps' `__wrapped__`).
+
+    A decorated answer (`@torch.no_grad()` over `def raw_metrics`) is a
+    wrapper from another module; the code that looks the helpers up is the
+    wrapped function's, so its globals are the ones that count.
+    """
+    found, seen = [], set()
+    for _ in range(limit):  # a chain of wrappers that loops ends here
+        namespace = getattr(function, "__globals__", None)
+        if isinstance(namespace, dict) and id(namespace) not in seen:
+            seen.add(id(namespace))
+            found.append(namespace)
+        function = getattr(function, "__wrapped__", None)
+        if function is None:
+            break
+    return found
 
 
 @_around_student_code
