@@ -25,3 +25,10 @@ def tool_for__by_property(situation):
     if needs_own_memory:
         return "clone" if keeps_history else "detach_clone"
     return "detach"
+
+
+@correct_alternative("einsum spells each gradient as one contraction, which runs as one matrix product apiece")
+def weight_and_input_vjps__einsum(X, W, G):
+    dX = torch.einsum("bo,io->bi", G, W)
+    dW = torch.einsum("bi,bo->io", X, G)
+    return dX, dW

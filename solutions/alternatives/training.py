@@ -100,3 +100,8 @@ def affine_jvp__dual_tensors(X, W, dX, dW, f=torch.matmul):
     with fwAD.dual_level():
         value, tangent = fwAD.unpack_dual(f(fwAD.make_dual(X, dX), fwAD.make_dual(W, dW)))
     return value, tangent
+
+
+@correct_alternative("torch.mm with the transposes made by .mT: the same two products, another spelling")
+def affine_vjp__mm_of_transposes(X, W, G):
+    return torch.mm(G, W.mT), torch.mm(X.mT, G)
