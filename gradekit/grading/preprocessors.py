@@ -38,19 +38,37 @@ class LimitOutputSize(NbGraderPreprocessor):
         )
 
 
+VISIBLE_PASSED = "Visible check passed: "  # how a test cell's visible part reports success
+
+
 class DiagnosesOnly(NbGraderPreprocessor):
     """In feedback, replace a graded cell's traceback by its last line, unless the error is one of our diagnoses.
 
     A failed check's `Diagnosis` teaches the student; any other traceback would
-    show the grader's code, so only its last line stays.
+    show the grader's code, so only its last line stays. In a cell that failed,
+    the visible part's "passed" would sit right above the diagnosis of a zero:
+    it is reworded to say that only the page's example passed.
     """
 
     def preprocess_cell(self, cell, resources, index):
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
-            for output in cell.get("outputs", []):
+            outputs = cell.get("outputs", [])
+            failed = any(output.get("output_type") == "error" for output in outputs)
+            for output in outputs:
                 if output.get("output_type") == "error" and output.get("ename") != "Diagnosis":
                     output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
+                if failed and output.get("output_type") == "stream" and output.get("name") == "stdout":
+                    output["text"] = _passed_only_on_the_example(output.get("text", ""))
         return cell, resources
+
+
+def _passed_only_on_the_example(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        if line.startswith(VISIBLE_PASSED):
+            said = line[len(VISIBLE_PASSED) :].rstrip("\n")
+            lines[number] = f"The page's example passed ({said}), but the grader's own checks failed:\n"
+    return "".join(lines)
 
 
 def is_mark_scheme(cell) -> bool:
