@@ -92,6 +92,14 @@ def test_outputs_wrap_and_math_comes_from_the_jupyter_server_not_a_cdn():
     assert not re.search(r"""src=["']?(https?:)?//""", html)
 
 
+def test_the_lessons_tables_have_borders_and_padding():
+    table = "| expression | tracked by autograd? |\n|---|---|\n| `x * 2` | yes |"
+    html = _page([nbformat.v4.new_markdown_cell(table)])
+    assert "<table>" in html or "<table" in html
+    style = html[: html.index("<table")]
+    assert "border-collapse: collapse" in style and "padding: 0.25em 0.6em" in style
+
+
 def test_the_course_configuration_makes_it_nbgraders_feedback_exporter():
     from traitlets.config.loader import PyFileConfigLoader
 
