@@ -16,7 +16,7 @@ in the item statistics.
 from __future__ import annotations
 
 from gradekit.core.catalog import Misconception
-from gradekit.core.grades import CellGrade, SubmissionGrades
+from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
 from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.core.rows import CohortRow
@@ -41,20 +41,25 @@ REORDERED = Note(NoteKind.REORDERED, X)
 FORGED_EQ = Finding(FindingKind.FORGING_METHOD, X, "answer_f", ("__eq__",))
 
 
-def graded(student, f, g, g2, h, named=(), status=Status.GRADED, unsubmitted=(), notes=(), findings=()):
+def graded(student, f, g, g2, h, named=(), status=Status.GRADED, unsubmitted=(), notes=(), findings=(), written=()):
     cells = (
         CellGrade(X, "test_f", f, 2, named[:1]),
         CellGrade(X, "test_g", g, 3, named[1:]),
         CellGrade(X, "test_g2", g2, 1),
         CellGrade(Y, "test_h", h, 5),
     )
-    grades = SubmissionGrades(student, cells, unsubmitted=unsubmitted)
+    grades = SubmissionGrades(student, cells, unsubmitted=unsubmitted, written=written)
     return CohortRow(student, status, "", grades, notes=notes, findings=findings)
 
 
+# A written answer of notebook Y a TA has not graded yet (formgrader lists it), and one they have.
+WAITING = WrittenGrade(Y, "answer_essay", None, 2)
+MARKED = WrittenGrade(Y, "answer_essay", 1.5, 2)
+
+
 ROWS = (
-    graded("ann", 2, 3, 0, 5),
-    graded("bob", 0, 3, 0, 5, ("first-wrong-idea",), notes=(REORDERED,)),
+    graded("ann", 2, 3, 0, 5, written=(WAITING,)),
+    graded("bob", 0, 3, 0, 5, ("first-wrong-idea",), notes=(REORDERED,), written=(MARKED,)),
     graded("cai", 0, 0, 1, 0, ("first-wrong-idea", "second-wrong-idea")),
     graded("dan", 2, 0, 1, 0, unsubmitted=(Y,), notes=(LEFT_OUT_Y,)),
     CohortRow("eve", Status.FAILED, "malformed notebook JSON", None, notes=(LEFT_OUT_Y,)),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gradekit.core.catalog import load_catalog
 from gradekit.core.course import Course
+from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.core.rows import CohortRow
@@ -61,6 +62,7 @@ def grade_and_report(
     print(f"\n{len(result.rows)} submissions in {result.seconds:.0f} s: {status_counts(result.rows)}")
     if result.flagged:
         print("flagged rows have their grade withheld: formgrader lists them as needing manual grading")
+    print(waiting_line(graded))
     noted = sum(1 for row in result.rows if row.notes)
     if noted:
         print(f"notes on {noted} submission(s) (what was set aside or repaired): {report_dir(course) / 'students.csv'}")
@@ -71,6 +73,19 @@ def grade_and_report(
     print(f"class report: {report}")
     print(f"similarity:   {similarity}")
     return result
+
+
+def waiting_line(graded: list[SubmissionGrades]) -> str:
+    """How many written answers wait for a TA in formgrader, and in how many submissions."""
+    waiting = [grades for grades in graded if grades.waiting]
+    answers = sum(len(grades.waiting) for grades in waiting)
+    points = sum(w.max_score for grades in waiting for w in grades.waiting)
+    if not answers:
+        return "written answers waiting for a TA: none"
+    return (
+        f"written answers waiting for a TA: {answers} in {len(waiting)} submission(s), {points:g} points "
+        "(grade them in formgrader; grades.csv counts them once graded)"
+    )
 
 
 def status_counts(rows: tuple[CohortRow, ...]) -> str:

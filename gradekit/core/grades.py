@@ -24,6 +24,20 @@ class CellGrade:
 
 
 @dataclasses.dataclass(frozen=True)
+class WrittenGrade:
+    """A free-response answer a TA grades in formgrader; its score is None while it waits for them."""
+
+    notebook: str
+    cell: str
+    score: float | None
+    max_score: float
+
+    @property
+    def waiting(self) -> bool:
+        return self.score is None
+
+
+@dataclasses.dataclass(frozen=True)
 class SubmissionGrades:
     """The autograded cells of one student's submission; missing when nbgrader has no record of it.
 
@@ -35,6 +49,28 @@ class SubmissionGrades:
     cells: tuple[CellGrade, ...]
     missing: bool = False
     unsubmitted: tuple[str, ...] = ()
+    written: tuple[WrittenGrade, ...] = ()  # the answers a TA grades, apart from the autograded cells
+
+    @property
+    def written_score(self) -> float:
+        return sum(w.score or 0 for w in self.written)
+
+    @property
+    def written_max(self) -> float:
+        return sum(w.max_score for w in self.written)
+
+    @property
+    def waiting(self) -> tuple[WrittenGrade, ...]:
+        """The written answers no TA has graded yet."""
+        return tuple(w for w in self.written if w.waiting)
+
+    @property
+    def written_summary(self) -> str:
+        """How the written answers stand, for tables: "4/5", "0/5 (2 waiting for a TA)", or "-"."""
+        if not self.written:
+            return "-"
+        shown = f"{self.written_score:g}/{self.written_max:g}"
+        return f"{shown} ({len(self.waiting)} waiting for a TA)" if self.waiting else shown
 
     @property
     def score(self) -> float:

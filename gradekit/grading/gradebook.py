@@ -9,7 +9,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from gradekit.core.course import Course
 from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages
-from gradekit.core.grades import CellGrade, SubmissionGrades
+from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
 from gradekit.core.nbgrader_cli import with_tools_first
 
 
@@ -26,7 +26,7 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
             submission = gradebook.find_submission(course.assignment_id, student_id)
         except MissingEntry:
             return SubmissionGrades(student_id, (), missing=True)
-        cells, unsubmitted = [], []
+        cells, unsubmitted, written = [], [], []
         for notebook in sorted(submission.notebooks, key=lambda n: n.name):
             graded = _graded_copy(course, student_id, notebook.name)
             if not graded.exists():
@@ -35,6 +35,8 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
             said = failure_messages(graded) if graded.exists() else {}
             for grade in sorted(notebook.grades, key=lambda g: g.name):
                 if grade.cell.cell_type != "code":
+                    if grade.max_score:  # a 0-point mark scheme is nobody's work
+                        written.append(_written(notebook.name, grade))
                     continue  # manually graded answers are not part of autograding
                 cells.append(
                     CellGrade(
@@ -46,7 +48,12 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
                         said=said.get(grade.name, "") if grade.score < grade.max_score else "",
                     )
                 )
-        return SubmissionGrades(student_id, tuple(cells), unsubmitted=tuple(unsubmitted))
+        return SubmissionGrades(student_id, tuple(cells), unsubmitted=tuple(unsubmitted), written=tuple(written))
+
+
+def _written(notebook: str, grade) -> WrittenGrade:
+    waiting = grade.needs_manual_grade and grade.manual_score is None
+    return WrittenGrade(notebook, grade.name, None if waiting else float(grade.score), float(grade.max_score))
 
 
 def _graded_copy(course: Course, student_id: str, notebook: str) -> Path:

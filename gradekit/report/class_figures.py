@@ -78,6 +78,11 @@ class ClassReport:
         return tuple(r for r in self.rows if r.status.counts_as_submitted)
 
     @property
+    def waiting_for_ta(self) -> tuple[CohortRow, ...]:
+        """The rows with a written answer no TA has graded yet (formgrader lists them)."""
+        return tuple(r for r in self.rows if r.grades and r.grades.waiting)
+
+    @property
     def median_score(self) -> float | None:
         graded = [r.score for r in self.counted]
         return statistics.median(graded) if graded else None

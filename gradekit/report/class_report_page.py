@@ -47,7 +47,8 @@ def headline(report: ClassReport) -> Html:
     figures = [
         ("submissions", len(report.rows), ""),
         *((status.headline, len(report.with_status(status)), "warn" if status.needs_ta else "") for status in Status),
-        (f"median score of {points(report.max_points)}", "–" if median is None else points(median), ""),
+        ("with written answers waiting for a TA", len(report.waiting_for_ta), "warn"),
+        (f"median autograded score of {points(report.max_points)}", "–" if median is None else points(median), ""),
     ]
     boxes = join(
         element("div", join([element("b", value), label]), class_="figure" + (f" {style}" if style and value else ""))

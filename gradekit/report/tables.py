@@ -20,7 +20,8 @@ def student_table(
                 submission.student_id,
                 statuses.get(submission.student_id, Status.GRADED).label,
                 f"{submission.score:g}/{submission.max_score:g}",
+                submission.written_summary,
                 named or "-",
             ]
         )
-    return text_table(["student", "status", "score", "misconceptions diagnosed"], rows)
+    return text_table(["student", "status", "autograded", "written", "misconceptions diagnosed"], rows)

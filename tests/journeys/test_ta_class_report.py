@@ -20,7 +20,7 @@ def test_ta_opens_the_class_report_from_a_file(page, tmp_path):
     page.goto(report.as_uri())
     headline = page.locator("#headline")
     assert headline.is_visible()
-    assert "submissions" in headline.inner_text() and "median score of 11" in headline.inner_text()
+    assert "submissions" in headline.inner_text() and "median autograded score of 11" in headline.inner_text()
     histogram = page.locator("#histogram img")
     assert histogram.is_visible()
     # a broken data URI still lays out a box; a decoded image has its own width

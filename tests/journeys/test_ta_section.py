@@ -8,6 +8,7 @@ copy's root, as a TA types it, except `jupyter lab`, which starts a server
 submitted through the exchange (the lifecycle journey covers it).
 """
 
+import csv
 import os
 import re
 import shlex
@@ -22,12 +23,12 @@ import pytest
 from gradekit.core.course import REPO_ROOT
 from gradekit.core.manifest import load_manifest
 from gradekit.core.nbgrader_cli import grading_environment
-from gradekit.proof.subjects import answer_sources, fill_answers
+from gradekit.proof.subjects import answer_sources, fill_answers, written_answer_sources
 
 pytestmark = pytest.mark.nbgrader
 
 TA_PAGE = REPO_ROOT / "docs" / "pages" / "ta.md"
-NOTEBOOK = "010_history"
+NOTEBOOKS = ("010_history", "090_decisions")  # 090 has written answers, which wait for a TA
 STUDENT = "hand-copied"
 NOT_RUN_HERE = ("jupyter lab",)
 HUB_SECTION = "## On the course's JupyterHub"  # the same commands on the hub: the hub journey walks them
@@ -64,10 +65,11 @@ def fresh_course(tmp_path):
     manifest = load_manifest()
     folder = copy / "submitted" / STUDENT / manifest.assignment
     folder.mkdir(parents=True)
-    notebook = fill_answers(
-        copy / "release" / manifest.assignment / f"{NOTEBOOK}.ipynb", answer_sources(manifest, NOTEBOOK, None)
-    )
-    nbformat.write(notebook, folder / f"{NOTEBOOK}.ipynb")
+    for name in NOTEBOOKS:
+        release = copy / "release" / manifest.assignment / f"{name}.ipynb"
+        written = written_answer_sources(manifest, name, copy / "source" / manifest.assignment / f"{name}.ipynb")
+        answers = answer_sources(manifest, name, None) | written
+        nbformat.write(fill_answers(release, answers), folder / f"{name}.ipynb")
     assert not (copy / "exchange").exists()
     return copy
 
@@ -87,7 +89,18 @@ def test_every_command_of_the_ta_page_works_in_order_on_a_fresh_clone(fresh_cour
         assert result.returncode == 0, f"{' '.join(words)}:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
         assert "Warning" not in result.stderr or words[0] == "nbgrader", result.stderr[-2000:]
         if words[:3] == ["python", "-m", "gradekit"]:
-            assert "not handed in through the exchange" in (fresh_course / "class-report" / "students.csv").read_text()
+            _the_summary_counts_what_waits_for_a_ta(fresh_course, result.stdout)
     assert ran == ["python -m gradekit grade", "nbgrader release_feedback autograd"]
     released = list((fresh_course / "exchange" / "autograd-course" / "feedback").glob("*.html"))
     assert released, "release_feedback delivered nothing to the exchange"
+
+
+def _the_summary_counts_what_waits_for_a_ta(course: Path, said: str) -> None:
+    manifest = load_manifest()
+    written = [answer for answer in manifest.manual if answer.notebook in NOTEBOOKS]
+    points = sum(answer.points for answer in written)
+    assert f"written answers waiting for a TA: {len(written)} in 1 submission(s), {points:g} points" in said, said
+    with open(course / "class-report" / "students.csv", newline="") as table:
+        (row,) = csv.DictReader(table)
+    assert int(row["waiting_for_ta"]) == len(written) and float(row["written_max"]) == points
+    assert "not handed in through the exchange" in row["notes"]
