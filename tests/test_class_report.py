@@ -172,4 +172,10 @@ def test_the_top_misconceptions_list_their_students(report):
         "count": "2",
         "students": "bob cai",
     }
-    assert [r["status"] for r in read_csv(path.parent / "students.csv")] == ["graded"] * 4 + ["failed", "flagged"]
+    students = read_csv(path.parent / "students.csv")
+    assert [r["status"] for r in students] == ["graded"] * 4 + ["failed", "flagged"]
+    # ann's written answer waits for a TA, bob's was marked 1.5 of 2: points apart from the autograded ones
+    assert [(r["written_score"], r["written_max"], r["waiting_for_ta"]) for r in students[:2]] == [
+        ("0", "2", "1"),
+        ("1.5", "2", "0"),
+    ]
