@@ -49,8 +49,18 @@ def report(tmp_path):
     feedback = tmp_path / "feedback" / "ann" / "a"
     feedback.mkdir(parents=True)
     (feedback / f"{X}.html").write_text("feedback")
-    page = write_class_report(tmp_path / "class-report", MANIFEST, ROWS, CATALOG, tmp_path / "feedback", "a")
+    # Four students: discrimination from as few as two, so that the page shows what a class's would.
+    page = write_class_report(tmp_path / "class-report", MANIFEST, ROWS, CATALOG, tmp_path / "feedback", "a", minimum=2)
     return page, page.read_text()
+
+
+def test_a_small_cohort_gets_no_discrimination_and_no_reassurance(tmp_path):
+    page = write_class_report(tmp_path / "class-report", MANIFEST, ROWS, CATALOG).read_text()
+    intro = page.split("<h2>Exercises and test cells</h2>")[1].split("<table>")[0]
+    assert "Discrimination is not computed: it takes 10 submitters" in intro
+    assert "has low or negative discrimination" not in intro
+    cells = {line["cell"]: line for line in read_csv(tmp_path / "class-report" / "cells.csv")}
+    assert cells["test_g2"]["discrimination"] == "" and "too few submitters" in cells["test_g2"]["remark"]
 
 
 def test_misconceptions_are_counted_per_student_most_frequent_first():
@@ -114,10 +124,10 @@ def test_the_csv_files_hold_the_figures_of_the_page(report):
             shown[name] = row[1:6]
     for name in ("exercises.csv", "cells.csv"):
         for line in read_csv(path.parent / name):
-            figures = [line[k] or "–" for k in ("points", "submitted", "full_marks", "difficulty", "discrimination")]
+            figures = [line[k] or "–" for k in ("points", "submitted", "full_marks", "share_earned", "discrimination")]
             assert shown[line["cell"] or line["exercise"]] == figures, line
     cells = {line["cell"]: line for line in read_csv(path.parent / "cells.csv")}
-    assert cells["test_h"]["difficulty"] == "0.667" and cells["test_h"]["submitted"] == "3"
+    assert cells["test_h"]["share_earned"] == "0.667" and cells["test_h"]["submitted"] == "3"
     assert cells["test_g2"]["discrimination"] == "-0.970" and cells["test_g2"]["remark"].startswith("negative")
 
 

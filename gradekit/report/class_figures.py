@@ -11,7 +11,7 @@ from gradekit.core.catalog import Misconception
 from gradekit.core.manifest import Manifest
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
-from gradekit.report.item_statistics import ItemStats, cell_stats, exercise_stats
+from gradekit.report.item_statistics import MIN_SUBMITTERS, ItemStats, cell_stats, exercise_stats
 from gradekit.report.note_kinds import NoteGroup, note_groups
 
 SIMILARITY_PAGE = "similarity.html"
@@ -119,14 +119,15 @@ def class_report(
     catalog: dict[str, Misconception],
     feedback_dir: Path | None = None,
     assignment_id: str = "",
+    minimum: int = MIN_SUBMITTERS,
 ) -> ClassReport:
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     return ClassReport(
         rows=rows,
         max_points=sum(manifest.points_of(name) for name in notebooks),
         notebooks=notebooks,
-        exercises=exercise_stats(manifest, rows),
-        cells=cell_stats(manifest, rows),
+        exercises=exercise_stats(manifest, rows, minimum),
+        cells=cell_stats(manifest, rows, minimum),
         misconceptions=misconception_stats(rows, catalog),
         notes=note_groups(rows),
         feedback=FeedbackLinks(feedback_dir, assignment_id or manifest.assignment, folder),

@@ -19,7 +19,7 @@ ITEM_HEADER = [
     "points",
     "submitted",
     "full_marks",
-    "difficulty",
+    "share_earned",
     "discrimination",
     "remark",
 ]
@@ -58,7 +58,7 @@ def item_line(item: ItemStats) -> list:
         f"{item.points:g}",
         item.submitted,
         item.full_marks,
-        decimal(item.difficulty),
+        decimal(item.share_earned),
         decimal(item.discrimination.value),
         item.remark,
     ]

@@ -1,6 +1,6 @@
 """The class report page, section by section, in the order a TA reads it.
 
-1. the headline figures; 2. the score histogram; 3. difficulty and discrimination
+1. the headline figures; 2. the score histogram; 3. share of points earned and discrimination
 per exercise and test cell; 4. the commonest misconceptions; 5. the students to
 reach out to; 6. what was set aside or repaired, grouped by kind.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from gradekit.core.html_page import Html, bullets, element, folded, join, link, page, png_image, table
 from gradekit.core.status import Status
 from gradekit.report.class_figures import ClassReport, decimal, reasons_to_reach_out
-from gradekit.report.item_statistics import LOW_DISCRIMINATION, ItemStats
+from gradekit.report.item_statistics import LOW_DISCRIMINATION, MIN_SUBMITTERS, WEAK_SHARE, ItemStats
 from gradekit.report.score_histogram import histogram_png
 
 TOP_MISCONCEPTIONS = 5
@@ -72,17 +72,25 @@ def score_section(report: ClassReport) -> Html:
 
 
 def items_section(report: ClassReport) -> Html:
-    flagged = [i for i in report.cells if i.flagged]
+    flagged = sorted((i for i in report.cells if i.needs_a_look), key=lambda item: item.attention_order)
     intro = element(
         "p",
         (
-            "Among the students who submitted each notebook (graded ones only). Difficulty: the mean share of the "
-            "points earned (1.000: everyone passed). Discrimination: correlation of the item's score with the rest "
-            f"of the student's total; below {LOW_DISCRIMINATION} the item does not follow the rest of the assignment."
+            "Among the students who submitted each notebook (graded ones only); what needs a look comes first, "
+            "highlighted. Share of points earned: the mean share of an item's points its submitters earned "
+            f"(1.000: everyone passed; below {WEAK_SHARE}: weak). Discrimination: correlation of the item's score "
+            f"with the rest of the student's total, from at least {MIN_SUBMITTERS} submitters; below "
+            f"{LOW_DISCRIMINATION} the item does not follow the rest of the assignment."
         ),
         class_="muted",
     )
-    summary = element("p", "No test cell has low or negative discrimination.")
+    computed = any(i.discrimination.value is not None for i in report.cells)
+    summary = element(
+        "p",
+        "No test cell is weak or has low or negative discrimination."
+        if computed
+        else f"No test cell is weak. Discrimination is not computed: it takes {MIN_SUBMITTERS} submitters of a notebook.",
+    )
     if flagged:
         summary = join(
             [
@@ -91,7 +99,12 @@ def items_section(report: ClassReport) -> Html:
                     join(
                         [
                             element("b", f"{i.notebook} / {i.cell}"),
-                            f": {i.remark} (r = {decimal(i.discrimination.value)})",
+                            f": {i.remark}"
+                            + (
+                                f" (r = {decimal(i.discrimination.value)})"
+                                if i.discrimination.value is not None
+                                else ""
+                            ),
                         ]
                     )
                     for i in flagged
@@ -102,18 +115,27 @@ def items_section(report: ClassReport) -> Html:
 
 
 def item_table(report: ClassReport) -> Html:
+    """Exercises that need a look first (weakest, then least discriminating), highlighted; each with its cells."""
     rows, styles = [], []
-    for exercise in report.exercises:
+    for exercise in sorted(report.exercises, key=lambda item: item.attention_order):
         cells = [c for c in report.cells if (c.notebook, c.exercise) == (exercise.notebook, exercise.exercise)]
         name = f"{exercise.notebook} / {exercise.exercise}"
         if len(cells) == 1:  # the exercise's figures are its one cell's: one row says it all
             name += f" ({cells[0].cell})"
         rows.append(item_row(exercise, name))
-        styles.append("group flagged" if exercise.flagged else "group")
+        styles.append("group flagged" if exercise.needs_a_look else "group")
         for cell in cells if len(cells) > 1 else ():
             rows.append(item_row(cell, f"\u2003{cell.cell}"))
-            styles.append("flagged" if cell.flagged else "")
-    header = ["exercise / test cell", "points", "submitted", "full marks", "difficulty", "discrimination", "remark"]
+            styles.append("flagged" if cell.needs_a_look else "")
+    header = [
+        "exercise / test cell",
+        "points",
+        "submitted",
+        "full marks",
+        "share of points earned",
+        "discrimination",
+        "remark",
+    ]
     return table(header, rows, numeric={1, 2, 3, 4, 5}, row_classes=styles)
 
 
@@ -123,7 +145,7 @@ def item_row(item: ItemStats, name: str) -> list:
         points(item.points),
         item.submitted,
         item.full_marks,
-        decimal(item.difficulty) or "–",
+        decimal(item.share_earned) or "–",
         decimal(item.discrimination.value) or "–",
         element("span", item.remark, class_="note"),
     ]

@@ -4,12 +4,13 @@ Only students who submitted a notebook count for its items: a left-out notebook
 scores zero without saying anything about the exercise. Flagged submissions wait
 for a TA and failed ones have no scores, so both stay out.
 
-* difficulty: the mean share of the item's points that those students earned
-  (1.0: all of them passed);
+* share earned: the mean share of the item's points that those students earned
+  (1.0: all of them passed; low: the exercise, or its check, needs a look);
 * discrimination: the point-biserial correlation between the item's score and
   the rest of the student's total (the total minus this item), so that the item
   is not correlated with itself. Near zero or negative, the item does not follow
-  what the rest of the assignment measures: worth a look.
+  what the rest of the assignment measures: worth a look. From a handful of
+  students it says nothing, so below `MIN_SUBMITTERS` it is not computed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from gradekit.core.rows import CohortRow
 
 # Below this the item hardly separates students (the usual rule of thumb is 0.2 for good items).
 LOW_DISCRIMINATION = 0.1
+# A correlation from fewer students swings with one student's score.
+MIN_SUBMITTERS = 10
+# Below this share of the points earned, an item is among the weakest and is shown first.
+WEAK_SHARE = 0.5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +48,7 @@ class ItemStats:
     points: float
     submitted: int
     full_marks: int
-    difficulty: float | None
+    share_earned: float | None
     discrimination: Correlation
 
     @property
@@ -52,10 +57,34 @@ class ItemStats:
         return value is not None and value < LOW_DISCRIMINATION
 
     @property
+    def weak(self) -> bool:
+        return self.share_earned is not None and self.share_earned < WEAK_SHARE
+
+    @property
+    def needs_a_look(self) -> bool:
+        return self.weak or self.flagged
+
+    @property
+    def attention_order(self) -> tuple:
+        """Sorts what needs a look first: weakest, then least discriminating."""
+        share = 1.0 if self.share_earned is None else self.share_earned
+        value = 1.0 if self.discrimination.value is None else self.discrimination.value
+        return (not self.needs_a_look, share, value)
+
+    @property
     def remark(self) -> str:
+        weak = (
+            f"weak: {self.share_earned:.0%} of its points earned; "
+            if self.weak and self.share_earned is not None
+            else ""
+        )
+        return (weak + self._discrimination_remark).rstrip("; ")
+
+    @property
+    def _discrimination_remark(self) -> str:
         value = self.discrimination.value
         if value is None:
-            return f"discrimination not computable: {self.discrimination.reason}"
+            return f"discrimination not computed: {self.discrimination.reason}"
         if value < 0:
             return "negative discrimination: students who did well elsewhere did worse here"
         if value < LOW_DISCRIMINATION:
@@ -67,10 +96,10 @@ def mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def point_biserial(item: Sequence[float], rest: Sequence[float]) -> Correlation:
+def point_biserial(item: Sequence[float], rest: Sequence[float], minimum: int = MIN_SUBMITTERS) -> Correlation:
     """Pearson's r of the item's scores with the rest scores (point-biserial when the item is pass/fail)."""
-    if len(item) < 2:
-        return Correlation(None, "fewer than two submissions")
+    if len(item) < max(minimum, 2):
+        return Correlation(None, f"too few submitters ({len(item)}; it takes {max(minimum, 2)})")
     item_mean, rest_mean = sum(item) / len(item), sum(rest) / len(rest)
     item_spread = sum((x - item_mean) ** 2 for x in item)
     rest_spread = sum((y - rest_mean) ** 2 for y in rest)
@@ -91,7 +120,12 @@ def _same_item_score(item: Sequence[float]) -> str:
 
 
 def item_stats(
-    notebook: str, exercise: str, cell: str, tests: tuple[TestCell, ...], rows: tuple[CohortRow, ...]
+    notebook: str,
+    exercise: str,
+    cell: str,
+    tests: tuple[TestCell, ...],
+    rows: tuple[CohortRow, ...],
+    minimum: int = MIN_SUBMITTERS,
 ) -> ItemStats:
     """The figures of the item made of `tests` (one test cell, or all of an exercise's)."""
     takers = [r.grades for r in rows if r.status.counts_as_submitted and r.grades and r.grades.submitted(notebook)]
@@ -106,8 +140,8 @@ def item_stats(
         points=points,
         submitted=len(takers),
         full_marks=sum(1 for score in scores if score >= points),
-        difficulty=mean(fractions),
-        discrimination=point_biserial(fractions, rest),
+        share_earned=mean(fractions),
+        discrimination=point_biserial(fractions, rest, minimum),
     )
 
 
@@ -116,11 +150,15 @@ def _score(grades, notebook: str, cell: str) -> float:
     return grade.score if grade else 0.0  # a test cell nbgrader did not record earned nothing
 
 
-def exercise_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[ItemStats, ...]:
+def exercise_stats(
+    manifest: Manifest, rows: tuple[CohortRow, ...], minimum: int = MIN_SUBMITTERS
+) -> tuple[ItemStats, ...]:
     """Every exercise in manifest order, named by its answer cell."""
-    return tuple(item_stats(e.notebook, e.answer_cell, "", e.tests, rows) for e in manifest.exercises)
+    return tuple(item_stats(e.notebook, e.answer_cell, "", e.tests, rows, minimum) for e in manifest.exercises)
 
 
-def cell_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[ItemStats, ...]:
+def cell_stats(manifest: Manifest, rows: tuple[CohortRow, ...], minimum: int = MIN_SUBMITTERS) -> tuple[ItemStats, ...]:
     """Every test cell in manifest order."""
-    return tuple(item_stats(e.notebook, e.answer_cell, t.cell, (t,), rows) for e in manifest.exercises for t in e.tests)
+    return tuple(
+        item_stats(e.notebook, e.answer_cell, t.cell, (t,), rows, minimum) for e in manifest.exercises for t in e.tests
+    )
