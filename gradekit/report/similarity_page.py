@@ -11,6 +11,7 @@ from gradekit.core.atomic_files import atomic_write
 from gradekit.core.html_page import Html, element, join, page, table
 from gradekit.report.answer_text import starter_texts, student_texts
 from gradekit.report.similarity import SimilarPair, quiet, rank_notebooks
+from gradekit.report.written_similarity import rank_written, written_starters, written_texts
 
 PAGE_NAME = "similarity.html"
 TOP_PAIRS = 15
@@ -28,9 +29,11 @@ def similarity_page(pairs: list[SimilarPair], texts: dict[str, dict[str, str]], 
     students = {student for by_student in texts.values() for student in by_student}
     intro = element(
         "p",
-        f"{len(students)} students' answer cells compared pair by pair, notebook by notebook; the starter code "
-        f"of the release and docstrings are not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} of one "
-        f"side's code in a notebook are listed (at most {TOP_PAIRS}), most alike first. Alike is not proof: read the code.",
+        f"{len(students)} students' answer cells compared pair by pair, notebook by notebook: code by its "
+        'fingerprints, written answers (marked "(written)") by the runs of five words they share; the starter '
+        f"code and text of the release and docstrings are not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} "
+        f"of one side's answers in a notebook are listed (at most {TOP_PAIRS}), most alike first, code and written "
+        "answers in one ranking. Alike is not proof: read the answers.",
         class_="muted",
     )
     body = [SIDE_BY_SIDE, element("h1", "Similar submissions"), intro, _ranking(shown)]
@@ -59,9 +62,8 @@ def _ranking(shown: list[SimilarPair]) -> Html:
 
 def _pair_section(rank: int, pair: SimilarPair, texts: dict[str, dict[str, str]]) -> Html:
     notebook = texts[pair.notebook]
-    sides = [
-        _side(student, notebook[student], slices) for student, slices in zip((pair.first, pair.second), pair.slices)
-    ]
+    slices = pair.slices or ((), ())  # written answers carry no located matches
+    sides = [_side(student, notebook[student], found) for student, found in zip((pair.first, pair.second), slices)]
     heading = element(
         "h2", f"{rank}. {pair.first} and {pair.second}, {pair.notebook}: {pair.score:.0%}", id=f"pair-{rank}"
     )
@@ -69,6 +71,8 @@ def _pair_section(rank: int, pair: SimilarPair, texts: dict[str, dict[str, str]]
 
 
 def _side(student: str, text: str, slices) -> Html:
+    if len(slices) == 0:  # a written answer: shown whole, its shared runs are not located
+        return element("div", join([element("h3", student), element("pre", text)]))
     with quiet():
         marked, _ = highlight_overlap(text, slices, "<mark>", "</mark>", truncate=CONTEXT_LINES, escape_html=True)
     return element("div", join([element("h3", student), Html(f"<pre>{marked}</pre>")]))
@@ -77,7 +81,10 @@ def _side(student: str, text: str, slices) -> Html:
 def write_similarity_report(submitted_dir: Path, release_dir: Path, assignment: str, folder: Path) -> Path:
     """Compare every submission of `assignment` and write the page into `folder`, whole or not at all."""
     texts, unreadable = student_texts(submitted_dir, assignment)
-    html = similarity_page(rank_notebooks(texts, starter_texts(release_dir)), texts, unreadable)
+    written = written_texts(submitted_dir, assignment)
+    pairs = rank_notebooks(texts, starter_texts(release_dir)) + rank_written(written, written_starters(release_dir))
+    ranked = sorted(pairs, key=lambda pair: (-pair.score, pair.notebook, pair.first, pair.second))
+    html = similarity_page(ranked, texts | written, unreadable)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / PAGE_NAME
     atomic_write(target, html.encode("utf-8"))
