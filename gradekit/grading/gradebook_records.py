@@ -2,13 +2,15 @@
 
 A worker grades in a private course directory; its records are copied into the
 course's own gradebook afterwards, so the gradebook ends up exactly as a serial
-`nbgrader autograde` leaves it, whatever order or machine the work ran on.
+`nbgrader autograde` leaves it, whatever order or machine the work ran on; one
+addition: a student with no name gets one (`account_names`), for formgrader.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import pwd
 
 from nbgrader.api import Gradebook
 
@@ -56,6 +58,22 @@ def read_record(course: Course, student_id: str) -> SubmissionRecord:
         return SubmissionRecord(student_id, submission.timestamp, notebooks)
 
 
+def account_names(student_id: str) -> tuple[str, str]:
+    """(first, last) name for formgrader, which shows "last, first" and otherwise "None, None".
+
+    From the student's account on this machine (its full-name field, as on a hub)
+    where there is one; else the id stands as the last name.
+    """
+    try:
+        full = pwd.getpwnam(student_id).pw_gecos.split(",")[0].strip()
+    except KeyError:
+        full = ""
+    if not full:
+        return "", student_id
+    first, _, last = full.rpartition(" ")
+    return (first, last) if first else ("", last)
+
+
 def _notebook_record(notebook) -> NotebookRecord:
     grades = tuple(
         GradeRecord(g.name, g.auto_score, g.manual_score, g.extra_credit, bool(g.needs_manual_grade))
@@ -70,7 +88,10 @@ def _notebook_record(notebook) -> NotebookRecord:
 def write_record(course: Course, record: SubmissionRecord) -> None:
     """Store a submission's grades in the course gradebook, replacing what it held for that student."""
     with open_gradebook(course) as gradebook:
-        gradebook.update_or_create_student(record.student_id)
+        student = gradebook.update_or_create_student(record.student_id)
+        if student.first_name is None and student.last_name is None:  # names someone set are kept
+            first, last = account_names(record.student_id)
+            gradebook.update_or_create_student(record.student_id, first_name=first, last_name=last)
         submission = gradebook.update_or_create_submission(
             course.assignment_id, record.student_id, timestamp=record.timestamp
         )
