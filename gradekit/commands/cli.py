@@ -170,11 +170,17 @@ def _demo(args) -> int:
 
 
 def _grade(args) -> int:
-    from gradekit.commands.ta_pipeline import grade_and_report
+    from gradekit.commands.ta_pipeline import NotACourseFolder, course_in_folder, grade_and_report
     from gradekit.grading.executors import DaskExecutor, LocalExecutor
     from gradekit.grading.worker_box import refusal
 
     course, manifest = _course_and_manifest()
+    if args.course:
+        try:
+            course = course_in_folder(course, Path(args.course))
+        except NotACourseFolder as error:
+            print(f"grade: {error}", file=sys.stderr)
+            return 2
     course = dataclasses.replace(course, allow_unconfined=course.allow_unconfined or args.allow_unconfined)
     refused = None if args.scheduler else refusal(course.allow_unconfined)  # a cluster's workers check their own
     if refused:
@@ -336,6 +342,11 @@ def parser() -> argparse.ArgumentParser:
         "--cell-timeout",
         type=int,
         help="seconds one cell may run in this run (default: Execute.timeout in nbgrader_config.py)",
+    )
+    grade.add_argument(
+        "--course",
+        metavar="DIR",
+        help="grade the course folder DIR (its submitted/, source/, release/ and gradebook) instead of this one",
     )
     grade.add_argument(
         "--allow-unconfined",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from gradekit.report.similarity_page import write_similarity_report
 from gradekit.report.tables import student_table
 
 logger = logging.getLogger(__name__)
+GRADEBOOK_VARIABLE = "KIT_GRADEBOOK_URL"  # nbgrader_config.py reads it too
 
 
 def grade_and_report(
@@ -73,6 +76,24 @@ def grade_and_report(
     print(f"class report: {report}")
     print(f"similarity:   {similarity}")
     return result
+
+
+class NotACourseFolder(ValueError):
+    """`grade --course DIR` was pointed at a folder that holds no course."""
+
+
+def course_in_folder(course: Course, folder: Path) -> Course:
+    """The same course kept in `folder`: its own submitted/, source/, release/ and SQLite gradebook.
+
+    A gradebook URL from the environment (KIT_GRADEBOOK_URL) still wins, as it does for the course here.
+    """
+    moved = course.at(folder)
+    if not moved.source_dir.is_dir():
+        raise NotACourseFolder(
+            f"{folder} is not a course folder: it has no {moved.source_dir.relative_to(moved.root)}/"
+        )
+    url = os.environ.get(GRADEBOOK_VARIABLE)
+    return dataclasses.replace(moved, db_url=url) if url else moved
 
 
 def waiting_line(graded: list[SubmissionGrades]) -> str:
