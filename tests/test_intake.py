@@ -233,3 +233,18 @@ def test_a_submission_without_a_timestamp_gets_one_from_its_notebooks_with_a_not
     intake.write(tmp_path / "out")
     assert (tmp_path / "out" / "timestamp.txt").read_text() == intake.timestamp
     assert (tmp_path / "out" / "submission_secret.txt").read_text() == intake.secret
+
+
+def test_stamping_keeps_what_is_there_and_writes_through_no_link(tmp_path):
+    course_file = tmp_path / "gradebook.db"
+    course_file.write_text("grades")
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "timestamp.txt").symlink_to(course_file)
+    intake_module.stamp(folder)
+    assert course_file.read_text() == "grades"
+    assert len((folder / "submission_secret.txt").read_text()) == 32
+    (folder / "timestamp.txt").unlink()
+    (folder / "timestamp.txt").write_text("soon")
+    intake_module.stamp(folder)
+    assert (folder / "timestamp.txt").read_text() == "soon"

@@ -150,10 +150,19 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
 
 
 def stamp(folder: Path) -> None:
-    """Write what nbgrader's submit writes beside the notebooks (the time, in UTC, and a secret): for submissions the kit makes."""
+    """Write what nbgrader's submit writes beside the notebooks (the time, in UTC, and a secret): for submissions the kit makes.
+
+    A file already there is kept, and nothing is written through a link: a
+    test's submission may hold its own (a bad timestamp, a link to a course file).
+    """
     now = datetime.datetime.now(datetime.timezone.utc).strftime(TIMESTAMP_FORMAT)
-    (Path(folder) / TIMESTAMP).write_text(now)
-    (Path(folder) / SECRET).write_text(secrets.token_hex(16))
+    for name, text in ((TIMESTAMP, now), (SECRET, secrets.token_hex(16))):
+        try:
+            handle = os.open(Path(folder) / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        except FileExistsError:
+            continue
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
 
 
 def last_change(submission: Path, notebooks: list[str]) -> str:
