@@ -20,6 +20,10 @@ Every file is read as a regular file of bounded size, without waiting: a
 FIFO or an oversized notebook under an assignment's name is left out unread,
 with a note, and scores zero.
 
+A submission put in submitted/ by hand lacks the timestamp.txt and
+submission_secret.txt nbgrader's submit writes, without which release_feedback
+stops: both are made (the time from the notebooks' last change), with a note.
+
 Every change is a note on the submission's row (a `Note` value, worded for the TA where it is shown). The code
 the student wrote is also read for special methods that let a value pass a
 comparison it should fail (`__eq__`, `__bool__`, `__torch_function__`, ...):
