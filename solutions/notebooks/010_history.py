@@ -58,7 +58,26 @@ from solutions.reference.history import float64_leaf
 # %% test test_float64_leaf points=2 targets=numpy-default-dtype,grad-on-by-default,op-after-requires-grad,cast-restores-precision
 leaf = call_answer(float64_leaf, [1.0, 2.0, 3.0])
 expect_tensor(leaf, "float64_leaf([1.0, 2.0, 3.0])", shape=(3,))
-print("Visible check passed: float64_leaf returns a tensor of shape (3,).")
+expect(
+    leaf.dtype == torch.float64,
+    f"float64_leaf([1.0, 2.0, 3.0]) has dtype {leaf.dtype}: torch.tensor does not pick float64 unless you ask for it",
+    "numpy-default-dtype",
+)
+expect(
+    leaf.requires_grad,
+    "float64_leaf([1.0, 2.0, 3.0]) does not require grad, so backward() would never fill its .grad",
+    "grad-on-by-default",
+)
+expect(
+    leaf.is_leaf,
+    "float64_leaf([1.0, 2.0, 3.0]) requires grad but is not a leaf: an operation ran after tracking was switched on",
+    "op-after-requires-grad",
+)
+expect(leaf.detach().tolist() == [1.0, 2.0, 3.0], "float64_leaf([1.0, 2.0, 3.0]) does not hold 1, 2 and 3")
+print(
+    "Checked on the page's example [1.0, 2.0, 3.0]: shape, dtype float64, requires_grad, leaf, values. "
+    "The grader also tests other inputs."
+)
 
 ### BEGIN HIDDEN TESTS
 for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, -2.7, 1 / 3]):

@@ -80,9 +80,27 @@ expect(isinstance(found, dict), f"hand_gradients should return a dict, got {type
 expect(set(found) == set(keys), f"hand_gradients should return exactly the keys {keys}, got {tuple(found)}")
 expect(
     all(isinstance(found[key], (int, float)) for key in keys),
-    "every value returned by hand_gradients should be a Python number (use float(...) on tensors)",
+    "every value returned by hand_gradients should be a Python number, worked out with ordinary arithmetic "
+    "on the four numbers it is given (no tensors, no autograd)",
 )
-print("Visible check passed: hand_gradients returns a dict with the seven keys.")
+page = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.0, "db": 4.0}
+expect(
+    float(found["dL_derr"]) != 2.0,
+    "at the page's example (x=2, y=5, w=3, b=1) dL_derr is 2, which is err itself: the derivative of err**2 "
+    "is 2*err = 4, and the factor 2 carries through to dw and db",
+    "square-rule-factor-dropped",
+)
+for key in keys:
+    expect(
+        math.isclose(float(found[key]), page[key], rel_tol=1e-12, abs_tol=1e-12),
+        "at the page's example (x=2, y=5, w=3, b=1) {!r} is {}, but the page works it out as {}".format(
+            key, *checks.apart(found[key], page[key])
+        ),
+    )
+print(
+    "Checked on the page's example (x=2, y=5, w=3, b=1): the seven keys, Python numbers, and the page's "
+    "values (loss 4, dw 8, db 4). The grader also tests other numbers and that no autograd runs."
+)
 
 ### BEGIN HIDDEN TESTS
 lesson = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.0, "db": 4.0}
