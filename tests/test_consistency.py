@@ -2,7 +2,7 @@ import nbformat
 import pytest
 
 from gradekit.authoring import cells
-from gradekit.authoring.consistency import catalog_problems, notebook_problems, static_problems
+from gradekit.authoring.consistency import catalog_problems, demo_problems, notebook_problems, static_problems
 from gradekit.authoring.solutions import NegativeControl
 from gradekit.core.catalog import Misconception
 from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
@@ -51,3 +51,15 @@ def test_unproven_targets_and_unknown_ids_are_reported(tmp_path):
     assert "control 010-f__x names unknown misconception 'm-two-x'" in problems
     assert "control 010-f__x fails test_f, which does not target 'm-two-x'" in problems
     assert "010_x names 'never-catalogued-id', which is not in the catalog" in problems
+
+
+def test_a_demo_may_define_nothing_another_code_cell_reads(tmp_path):
+    shown = cells.demo_cell("demo_x", "x = 2\nprint(x)")
+    assert cells.is_demo(shown) and not cells.is_demo(cells.setup_cell("setup", "import math"))
+    reads_it = cells.test_cell("test_f", 2, "assert x == 2")
+    binds_its_own = cells.test_cell("test_g", 1, "x = 3\nassert x == 3")
+    notebook = nbformat.v4.new_notebook(cells=[shown, reads_it, binds_its_own])
+    for cell in notebook.cells:
+        cell.id = cell.metadata.nbgrader.grade_id
+    problems = demo_problems("010_x", {cell.id: cell for cell in notebook.cells})
+    assert problems == ["010_x: test_f reads 'x', which the demo demo_x defines"]

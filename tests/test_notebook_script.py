@@ -13,6 +13,9 @@ SCRIPT = """# %% [markdown] intro
 import math
 
 
+# %% demo show_pi
+print(math.pi)
+
 # %% answer answer_f
 from solutions.reference.history import float64_leaf
 
@@ -32,6 +35,7 @@ def test_every_role_with_its_points_and_targets():
     assert [(c.role, c.grade_id, c.points) for c in cells] == [
         (Role.LESSON, "intro", None),
         (Role.CODE, "setup", None),
+        (Role.DEMO, "show_pi", None),
         (Role.ANSWER, "answer_f", None),
         (Role.TEST, "test_f", 2),
         (Role.TASK, "task_w", 0),
@@ -39,8 +43,8 @@ def test_every_role_with_its_points_and_targets():
     ]
     assert cells[0].body == "# Title\n\nSome text."
     assert cells[1].body == "import math"
-    assert cells[3].targets == ("first-wrong-idea", "second-wrong-idea")
-    assert isinstance(cells[3].points, int)
+    assert cells[4].targets == ("first-wrong-idea", "second-wrong-idea")
+    assert isinstance(cells[4].points, int)
 
 
 @pytest.mark.parametrize(
@@ -53,6 +57,7 @@ def test_every_role_with_its_points_and_targets():
         ("# %% setup\npass\n# %% setup\npass\n", "used twice"),
         ("import math\n# %% setup\npass\n", "before the first"),
         ("# %% test test_f points=1 colour=red\npass\n", "not an option"),
+        ("# %% demo\npass\n", "is not a grade id"),
     ],
 )
 def test_malformed_scripts_say_where_and_why(text, complaint):

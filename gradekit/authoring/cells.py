@@ -14,6 +14,8 @@ BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
+KIT_METADATA = "gradekit"  # the kit's own key in a cell's metadata, beside nbgrader's
+DEMO_KEY = "demo"
 
 
 # Decorators of the kit's own that mark a function in solutions/; they stay out of an answer cell.
@@ -91,6 +93,17 @@ def markdown_cell(grade_id: str, source: str):
 def setup_cell(grade_id: str, source: str):
     """A read-only code cell (imports, helpers) that nbgrader restores before grading."""
     return nbformat.v4.new_code_cell(source, metadata=_nbgrader(grade_id, grade=False, solution=False, locked=True))
+
+
+def demo_cell(grade_id: str, source: str):
+    """A read-only code cell that only shows something; the sealed grader leaves it to the student's kernel."""
+    cell = setup_cell(grade_id, source)
+    cell.metadata[KIT_METADATA] = {DEMO_KEY: True}
+    return cell
+
+
+def is_demo(cell) -> bool:
+    return bool(cell.get("metadata", {}).get(KIT_METADATA, {}).get(DEMO_KEY))
 
 
 def answer_cell(grade_id: str, source: str):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 
+from gradekit.authoring.cells import is_demo
 from gradekit.authoring.solutions import NegativeControl, load_controls
 from gradekit.core.catalog import load_catalog
 from gradekit.core.cell_ids import cells_by_grade_id
@@ -58,7 +59,37 @@ def _cell_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str]:
     for cell_id in expected_tests:
         if cell_id not in cells:
             problems.append(f"{notebook}: the manifest lists {cell_id}, the notebook has no such cell")
-    return problems + _manual_problems(manifest, notebook, cells)
+    return problems + _manual_problems(manifest, notebook, cells) + demo_problems(notebook, cells)
+
+
+def demo_problems(notebook: str, cells: dict) -> list[str]:
+    """A demo defines nothing another code cell reads: the sealed grader does not run it on its side."""
+    shown = {cell_id: _defined_names(cell.source) for cell_id, cell in cells.items() if is_demo(cell)}
+    problems = []
+    for cell_id, cell in cells.items():
+        if cell.cell_type != "code" or cell_id in shown:
+            continue
+        free = _free_names(cell.source)
+        for demo, names in shown.items():
+            problems += [
+                f"{notebook}: {cell_id} reads {name!r}, which the demo {demo} defines" for name in sorted(names & free)
+            ]
+    return problems
+
+
+def _defined_names(source: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
+        n.name for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+    }
+
+
+def _free_names(source: str) -> set[str]:
+    """Names the cell reads and never binds itself (a rough view: enough to tell a demo's names apart)."""
+    tree = ast.parse(source)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    bound = _defined_names(source) | {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
+    bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    return read - bound
 
 
 MARK_SCHEME = "=== BEGIN MARK SCHEME ==="

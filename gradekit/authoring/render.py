@@ -40,6 +40,8 @@ def _render(cell: ScriptCell):
         rendered = cells.test_cell(cell.grade_id, cell.required_points, cell.body)
     elif cell.role is Role.CODE:
         rendered = cells.setup_cell(cell.grade_id, cell.body)
+    elif cell.role is Role.DEMO:
+        rendered = cells.demo_cell(cell.grade_id, cell.body)
     elif cell.role is Role.LESSON:
         rendered = cells.markdown_cell(cell.grade_id, cell.body)
     elif cell.role is Role.TASK:

@@ -3,15 +3,20 @@
 A script is plain Python in the percent format: each cell starts with a header
 line, and the header says the cell's nbgrader role and grade id.
 
-    # %% <grade_id>                                   read-only code: setup, helpers, demos
+    # %% <grade_id>                                   read-only code: setup, helpers
+    # %% demo <grade_id>                              read-only code that only shows something
     # %% answer <grade_id>                            autograded answer cell
     # %% test <grade_id> points=<n> [targets=<id>,...]  autograder tests worth n points
     # %% [markdown] <grade_id>                        read-only lesson text
     # %% [markdown] task <grade_id> points=<n>        a task: question and mark scheme
     # %% [markdown] answer <grade_id> points=<n>      a free-response answer a TA grades
 
+A demo cell prints what the lesson demonstrates and defines nothing a test
+reads: the sealed grader runs it where the student's code runs, and not again
+on its own side.
+
 `targets` lists, comma-separated without spaces, the misconceptions a test
-cell is written to catch. A grade id is never `answer`, `test` or `task`.
+cell is written to catch. A grade id is never `answer`, `test`, `task` or `demo`.
 
 The body runs to the next header; trailing blank lines are not part of it.
 Code bodies are verbatim. Markdown bodies are comments: `# text`, and `#` for
@@ -37,6 +42,7 @@ _GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 
 class Role(enum.Enum):
     CODE = "code"
+    DEMO = "demo"
     ANSWER = "answer"
     TEST = "test"
     LESSON = "lesson"
@@ -55,6 +61,7 @@ class Role(enum.Enum):
 # (markdown?, role word) -> role; no word means a read-only cell.
 _ROLES = {
     (False, None): Role.CODE,
+    (False, "demo"): Role.DEMO,
     (False, "answer"): Role.ANSWER,
     (False, "test"): Role.TEST,
     (True, None): Role.LESSON,
@@ -128,7 +135,7 @@ def _parse_header(header: str, where: str) -> tuple[Role, str, dict[str, str]]:
     if len(plain) not in (1, 2) or (markdown, role_word) not in _ROLES:
         raise ScriptError(f"{where}: cannot read the header {header!r}")
     grade_id = plain[-1]
-    if not _GRADE_ID.match(grade_id) or grade_id in ("answer", "test", "task"):
+    if not _GRADE_ID.match(grade_id) or grade_id in ("answer", "test", "task", "demo"):
         raise ScriptError(f"{where}: {grade_id!r} is not a grade id")
     return _ROLES[(markdown, role_word)], grade_id, options
 

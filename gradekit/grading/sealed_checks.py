@@ -2,7 +2,7 @@
 
 For each notebook, `SealedNotebook` keeps a namespace in the grading worker.
 The course's read-only cells (imports, helpers) run both in the kernel and
-here; answer cells run in the kernel only, and here each answer name is a
+here, except demos, which only show something and run in the kernel alone; answer cells run in the kernel only, and here each answer name is a
 `RemoteAnswer`; test cells run here only, from the trusted source notebook,
 never from the submission. `call_answer` (autograd_checks.py) sends every call
 of a student's function through `crossing.py` to the kernel and gets data back,
@@ -34,6 +34,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
+from gradekit.authoring.cells import is_demo
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderFailure
 from gradekit.sandbox.crossing import CrossingError, Mirror, call_message, checked_reply, result_of
@@ -87,9 +88,9 @@ class SealedNotebook:
             self.namespace[name] = RemoteAnswer(name, self.mirror)
 
     def role(self, cell) -> str:
-        """`test`, `readonly` or `kernel` (answer cells and anything the student added)."""
+        """`test`, `readonly` or `kernel` (answer cells, demos and anything the student added)."""
         trusted = self.cells.get(grade_id(cell))
-        if trusted is None:
+        if trusted is None or is_demo(trusted):
             return "kernel"
         meta = trusted.metadata.get("nbgrader", {})
         if meta.get("grade") and not meta.get("solution"):

@@ -1152,6 +1152,20 @@ def _wrong_cube(a):
     return _CubeWithWrongGradient.apply(a)
 
 
+def _doubled_sine(t):
+    return torch.sin(t) * 2
+
+
+def warm_up_compiler():
+    """Compile one tiny function, forward and backward, so Dynamo's one-time start-up is paid at once.
+
+    Run where the student's code runs: the checks themselves never compile.
+    """
+    with quiet():
+        start = torch.ones(2, dtype=torch.float64, requires_grad=True)
+        torch.compile(_doubled_sine, backend="aot_eager")(start).sum().backward()
+
+
 def compiled_wrong_cube():
     """a**3 with a wrong backward (2a), compiled with aot_eager."""
     with quiet():

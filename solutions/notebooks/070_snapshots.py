@@ -57,7 +57,7 @@ torch.set_num_threads(1)
 # `torch.no_grad()` only stops *new* operations from being recorded inside the block; it does not
 # detach tensors that already exist. The cell below replays the first two facts.
 
-# %% snapshots_demo_relatives
+# %% demo snapshots_demo_relatives
 x = torch.tensor([2.0, 3.0], requires_grad=True)
 copy_in_graph = x.clone()
 same_memory = x.detach()
@@ -327,7 +327,7 @@ for seed, shape, dtype, tracked in ((33, (), torch.float64, False), (34, (1, 1, 
 # cheap; other ways of detecting mutation are imaginable, but this is the one it relies on. The cell
 # below tries both kinds of update.
 
-# %% snapshots_demo_data
+# %% demo snapshots_demo_data
 def gradient_of_w_after_changing_x(through_data):
     x = torch.tensor(2.0, requires_grad=True)
     w = torch.tensor(3.0, requires_grad=True)

@@ -59,12 +59,9 @@ from autograd_checks import (
 # One thread and explicit generators keep every result identical from run to run.
 torch.set_num_threads(1)
 
-# Compile one tiny function here, forward and backward, so that Dynamo's one-time start-up
-# cost is paid now rather than inside your first check.
-with quiet():
-    _warm = torch.ones(2, dtype=torch.float64, requires_grad=True)
-    torch.compile(lambda t: torch.sin(t) * 2, backend="aot_eager")(_warm).sum().backward()
-    del _warm
+# Compile one tiny function beside your code, forward and backward, so that Dynamo's one-time
+# start-up cost is paid now rather than inside your first check.
+in_kernel(checks.warm_up_compiler)
 
 # %% [markdown] md_compare_compiled
 # ## Checking a compiled function against eager
@@ -407,7 +404,7 @@ expect_close(grad_b, F.softplus(a), "the compiled function's gradient for b is w
 # any example here says anything about speed (FlashAttention-like speed is not something this CPU
 # runtime promises). The cell below shows both limits.
 
-# %% compile_demo_flex_limits
+# %% demo compile_demo_flex_limits
 def keep_score(score, b, h, q_idx, kv_idx):
     return score
 
@@ -591,7 +588,7 @@ expect_close(weights, torch.softmax(scores, dim=-1), "masked_attention with scor
 # added to the explicit scores. As everywhere in this notebook, the comparison uses explicit
 # tolerances, and it says nothing about speed.
 
-# %% compile_demo_relative_bias
+# %% demo compile_demo_relative_bias
 def distance_bias(score, b, h, q_idx, kv_idx):
     return score - 0.25 * (q_idx - kv_idx).abs()
 
