@@ -46,6 +46,7 @@ from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
+ANSWER_REQUEST = "kit_answer_request"  # the message answer_server.py teaches the kernel
 PROBE_SECONDS = 10
 KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
 INTERRUPT_GRACE_SECONDS = 5
@@ -120,9 +121,12 @@ class SafeExecute(WarmExecute):
         self._stage = "the call was not started"  # how far the current call to the kernel got (for the watchdog)
         self._clock: CellClock | None = None  # that cell's use of the kernel, against its limit
         self._source = SEALED_SOURCES.get(self._notebook)
+        self._request: int | None = None  # the request file the grader made, held open (see _write_request)
         try:
             return super().preprocess(nb, resources, km)
         finally:
+            if self._request is not None:
+                os.close(self._request)
             REPORTS.append(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
             if self._folder:
                 self._folder.remove()
@@ -305,8 +309,8 @@ class SafeExecute(WarmExecute):
         folder = self._folder
         self._stage = "the request was being written"
         _empty(folder.reply)  # an answering function that writes nothing must not leave the last reply standing
-        _write_beside(folder.request, request)
-        msg_id = await ensure_async(self.kc.execute("__kit_answer__()", silent=True, store_history=False))
+        self._write_request(folder.request, request)
+        msg_id = self._ask_for_answer()
         self._stage = "the kernel was asked to answer"
         self._clock = self._clock or self._new_clock(self.timeout)
         try:
@@ -323,6 +327,28 @@ class SafeExecute(WarmExecute):
             raise CellOutOfTime(self._past_limit("was interrupted"))
         self._stage = "the reply was being read"
         return _read_reply(folder.reply)
+
+    def _write_request(self, path: Path, data: bytes) -> None:
+        """Write the request into the file the grader made, through a descriptor held since the first call.
+
+        The descriptor names the grader's own file whatever the kernel later puts
+        at its path (an unconfined kernel could): the grader never writes
+        elsewhere, and a kernel that swaps the path only misleads itself.
+        """
+        if self._request is None:
+            self._request = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            if not stat.S_ISREG(os.fstat(self._request).st_mode):
+                raise CrossingError("the kernel's mailbox holds something other than the request file the grader made")
+        os.ftruncate(self._request, 0)
+        written = 0
+        while written < len(data):
+            written += os.pwrite(self._request, data[written:], written)
+
+    def _ask_for_answer(self) -> str:
+        """Send the kernel's answering message (answer_server.py); its id."""
+        message = self.kc.session.msg(ANSWER_REQUEST, {})
+        self.kc.shell_channel.send(message)
+        return message["header"]["msg_id"]
 
     async def _await_reply(self, msg_id: str, limit: CellClock | float | None):
         """The status of the shell reply to `msg_id`, or None once `limit` is up; a dead kernel stops the notebook.
@@ -482,15 +508,6 @@ def _cut_hidden_lines(cell, hidden: set[str]) -> bool:
             if mime.startswith("text/") and isinstance(value, str):
                 output["data"][mime] = clean(value)
     return cut
-
-
-def _write_beside(path: Path, data: bytes) -> None:
-    """Write `path` without following anything the kernel may have put there: a fresh file, then a rename."""
-    part = path.with_name(f".{secrets.token_hex(8)}.part")
-    handle = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(handle, "wb") as out:
-        out.write(data)
-    os.replace(part, path)
 
 
 def _empty(path: Path) -> None:

@@ -1,9 +1,11 @@
 """The student's kernel answering the grader's calls, when grading is sealed.
 
 Loaded by path in every graded kernel before any cell runs (kernel_zygote.py).
-`install` puts one function, `__kit_answer__`, among the builtins. The grader
-writes a request into the kernel's mailbox and runs `__kit_answer__()` as a
-silent cell; the kernel reads the request, calls what it names (an answer, a
+`install` puts one function, `__kit_answer__`, among the builtins, and teaches
+the kernel one message of the kit's own, `kit_answer_request`, on its shell
+channel. The grader writes a request into the kernel's mailbox and sends that
+message (cheaper than a silent cell, which IPython would parse, compile and
+flush around); the kernel calls `__kit_answer__`, which reads the request, calls what it names (an answer, a
 method of an object it holds, or a function of the course's public module) and writes its
 reply into the one file of the mailbox it may write. That file is opened here,
 before any student code runs; the mailbox itself is read-only to the kernel
@@ -19,6 +21,7 @@ import runpy
 import warnings
 
 CROSSING_FILE = "crossing.py"
+REQUEST_MESSAGE, REPLY_MESSAGE = "kit_answer_request", "kit_answer_reply"
 
 
 def install(request_path, reply_path):
@@ -52,6 +55,29 @@ def install(request_path, reply_path):
             written += os.pwrite(reply_handle, reply[written:], written)
 
     builtins.__kit_answer__ = answer
+    _listen_on_the_shell_channel()
+
+
+def _listen_on_the_shell_channel():
+    """Every kernel made after this handles REQUEST_MESSAGE by calling `__kit_answer__` as it stands.
+
+    The kernel's class is taught before the kernel exists (the zygote imported
+    it), and before the guard takes its snapshot of that class. The name is
+    looked up at each call, so a student who replaces the function is judged
+    on what the replacement writes, as when a cell called it.
+    """
+    from ipykernel.ipkernel import IPythonKernel
+
+    def kit_answer_request(kernel, stream, ident, parent):
+        status = "ok"
+        try:
+            builtins.__kit_answer__()
+        except BaseException:  # KeyboardInterrupt included: the grader always hears back, then reads the reply
+            status = "error"
+        kernel.session.send(stream, REPLY_MESSAGE, {"status": status}, parent, ident=ident)
+
+    IPythonKernel.kit_answer_request = kit_answer_request
+    IPythonKernel.msg_types = [*IPythonKernel.msg_types, REQUEST_MESSAGE]
 
 
 def respond(mirror, data, crossing):
