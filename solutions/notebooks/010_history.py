@@ -14,8 +14,8 @@
 #
 # **How to work.** Run the setup cell first. Each exercise has an answer cell whose body
 # raises `NotImplementedError`: replace those lines with your code, run the cell, then run the
-# check cell under it. The visible check only tests the shape of your answer (types, shapes);
-# the grader runs further tests on other inputs. When a test fails, its message names the
+# check cell under it. The visible check tests what the exercise states on the page's own example
+# and says what it checked; the grader runs further tests on other inputs. When a test fails, its message names the
 # misconception it spotted, such as `[misconception: grad-by-formula]`.
 
 # %% setup

@@ -16,8 +16,9 @@
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
 # answer cell with your code, run it, then run the check cell below it. The visible check
-# tests only the contract (types, shapes); the grader runs more tests on other inputs, and a
-# failure names the misconception it recognised, like `[misconception: op-after-requires-grad]`.
+# tests what the exercise states on the page's own example; the grader runs more tests on other
+# inputs, and a failure names the misconception it recognised, like
+# `[misconception: op-after-requires-grad]`.
 
 # %% raw_mlp_setup
 import math

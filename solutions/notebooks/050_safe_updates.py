@@ -10,8 +10,9 @@
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
 # answer cell with your code, run it, then run the check cell below it. The visible check
-# tests only the contract; the grader runs further tests on other inputs and names the
-# misconception it recognised when a test fails, like `[misconception: backward-overwrites-grad]`.
+# tests what the exercise states on the page's own example; the grader runs further tests on
+# other inputs and names the misconception it recognised when a test fails, like
+# `[misconception: backward-overwrites-grad]`.
 
 # %% safe_updates_setup
 import torch

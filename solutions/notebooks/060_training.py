@@ -19,8 +19,8 @@
 #
 # **How to work.** Run the setup cell first. Each exercise has an answer cell whose body
 # raises `NotImplementedError`: replace those lines with your code, run the cell, then run the
-# check cell under it. The visible check only tests the shape of your answer; the grader runs
-# further tests on other inputs. A failed test names the misconception it spotted, such as
+# check cell under it. The visible check tests what the exercise states on the page's own
+# example; the grader runs further tests on other inputs. A failed test names the misconception it spotted, such as
 # `[misconception: evaluation-without-no-grad]`.
 #
 # **Graded one at a time.** `raw_metrics`, `raw_train` and `local_mnist_raw` call the helpers

@@ -39,7 +39,8 @@
 #
 # **How to work.** Run the setup cell first. Each exercise has an answer cell whose body raises
 # `NotImplementedError`: replace those lines with your code, run the cell, then run the check
-# cell under it. The grader runs further hidden tests, and a failed test names the
+# cell under it. The visible check tests what the exercise states on the page's own example; the
+# grader runs further hidden tests, and a failed test names the
 # misconception it recognised.
 
 # %% compile_setup

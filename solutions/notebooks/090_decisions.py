@@ -7,8 +7,8 @@
 # Two written answers close it; a TA grades those by hand.
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
-# answer cell with your code, run it, then run the check cell under it. The visible check only
-# tests the form of your answer; the grader runs further tests on other inputs and names the
+# answer cell with your code, run it, then run the check cell under it. The visible check tests
+# what the exercise states on the page's own example; the grader runs further tests on other inputs and names the
 # misconception it recognises when a test fails. Written answers go in the cells marked
 # `YOUR ANSWER HERE`.
 
