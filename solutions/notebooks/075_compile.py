@@ -696,4 +696,4 @@ print("FlexAttention agrees with the explicit version:", torch.allclose(flex_out
 # * In FlexAttention a `score_mod` changes scores (use `-inf` to forbid a key); a block mask
 #   says which blocks need computing at all. On CPU it is forward-only and warns when not compiled.
 #
-# Next: section 8 turns the classic autograd failures into executable negative controls.
+# Next: section 8 turns the classic autograd failures into small experiments you can run.
