@@ -92,3 +92,26 @@ def test_the_blank_stubs_are_not_run_on_their_visible_checks():
     ran = []
     failed_visibly(SUBJECTS, lambda subject, notebook: ran.append(subject.student_id) or {})
     assert BLANK_ID not in ran and REFERENCE_ID in ran and RIGHT.student_id in ran
+
+
+def test_every_visible_check_says_what_it_checked_and_that_the_grader_tests_more():
+    """The words the feedback page and the student rely on: a closing print that starts with "Checked "."""
+    import ast
+
+    from gradekit.core.manifest import SCRIPTS_DIR
+    from gradekit.core.notebook_script import read_script
+    from gradekit.grading.preprocessors import VISIBLE_PASSED
+
+    for path in sorted(SCRIPTS_DIR.glob("*.py")):
+        for cell in read_script(path):
+            if cell.role is not Role.TEST:
+                continue
+            printed = [
+                node.args[0].value
+                for node in ast.walk(ast.parse(visible_part(cell.body)))
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print" and node.args
+                if isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+            ]
+            assert printed, f"{path.name}/{cell.grade_id}: the visible check prints nothing when it passes"
+            assert printed[-1].startswith(VISIBLE_PASSED), f"{path.name}/{cell.grade_id}: {printed[-1]!r}"
+            assert "The grader also" in printed[-1], f"{path.name}/{cell.grade_id}: {printed[-1]!r}"

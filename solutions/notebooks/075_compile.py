@@ -183,7 +183,7 @@ expect(
     f"steady_seconds is {report['steady_seconds']!r}, but each call after the first took 0.25 s on the check's clock",
 )
 print(
-    "Checked: a report with the four keys; each function gets leaves of its own; the page's (x * 0.1) * 3 and "
+    "Checked on x = linspace(-1, 1, 5): a report with the four keys; each function gets leaves of its own; the page's (x * 0.1) * 3 and "
     "x * 0.3 match; outputs that match with gradients that do not are told apart; on the check's clock the first "
     "call is timed apart and the later ones averaged. The grader also tests other pairs, tolerances and repeats."
 )

@@ -380,7 +380,7 @@ expect(
 )
 expect(answer == "detach_clone", f"tool_for('best_checkpoint') returned {answer!r}: the page's example shows which tool keeps 2")
 print(
-    "Checked: every situation is answered with a tool name, and the checkpoint the page works through (x, its "
+    "Checked every situation is answered with a tool name, and the checkpoint the page works through (x, its "
     "detach() and clone(), a snapshot that still holds 2) gets detach_clone. The grader also judges the other five."
 )
 
