@@ -623,7 +623,6 @@ def check_huge_scores(seed):
     generator = seeded(seed)
     q = 1e5 * (torch.rand(2, 4, 3, dtype=torch.float64, generator=generator) + 1)
     k = -1e5 * (torch.rand(2, 5, 3, dtype=torch.float64, generator=generator) + 1)
-    v = torch.randn(2, 5, 2, dtype=torch.float64, generator=generator)
     keep = torch.tensor([[1, 0, 0, 1, 0], [0, 1, 1, 0, 0], [1, 1, 0, 0, 1], [0, 0, 0, 1, 1]], dtype=torch.bool)
     scores = (q @ k.transpose(-2, -1) / math.sqrt(3)).masked_fill(~keep, -math.inf)
     weights = call_answer(masked_attention, q, k, torch.eye(5, dtype=torch.float64).expand(2, 5, 5), keep)
