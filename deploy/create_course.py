@@ -15,8 +15,9 @@ ta or student) and exactly one instructor. What this makes, below --site
     exchange/                nbgrader's filesystem exchange, 1777
     exchange/<course id>/    the instructor's: outbound 0755, inbound 3733, feedback 0711
     jupyter/everyone/        nbgrader settings every server reads (course id, exchange)
-    jupyter/course-team/     adds the course folder for formgrader, lets formgrader's page sit in JupyterLab
-    jupyter/students/        turns off formgrader, create-assignment and the course list
+    jupyter/course-team/     adds the course folder for formgrader, lets formgrader's page sit in JupyterLab,
+                             turns off JupyterLab's news pop-up
+    jupyter/students/        turns off formgrader, create-assignment, the course list and the news pop-up
     hub/                     the hub's own state (database, cookie secret), root only
 
 and the course folder, a clone of this kit in the instructor's home, 0700,

@@ -39,6 +39,8 @@ def test_call_answer_translates_a_known_pytorch_error():
     shown = "".join(caught.value.detail)
     assert "in no_reduction" in shown and "scalar outputs" in shown
     assert "call_answer" not in shown and "site-packages" not in shown
+    # Nor the kit's own frame that carries the call to where the answer runs.
+    assert "run_in_student_process" not in shown and "in call_answer" not in shown
 
 
 def test_call_answer_reports_unfinished_and_unknown_errors():

@@ -76,6 +76,18 @@ def test_the_course_id_is_the_one_nbgrader_reads():
     assert create_course.course_id_of() == load_course().course_id
 
 
+# JupyterLab's plugin that asks "get notified about official Jupyter news?" and fetches news from the internet.
+NEWS_PLUGIN = "@jupyterlab/apputils-extension:announcements"
+
+
+def test_nobody_is_asked_about_jupyter_news():
+    import json
+
+    for role in ("students", "course-team"):
+        page = REPO_ROOT / "deploy" / "jupyter" / role / "labconfig" / "page_config.json"
+        assert json.loads(page.read_text())["disabledExtensions"][NEWS_PLUGIN] is True, role
+
+
 def test_students_lose_the_course_teams_tools_in_lab_and_on_the_server():
     import json
 
@@ -85,6 +97,7 @@ def test_students_lose_the_course_teams_tools_in_lab_and_on_the_server():
         "@jupyter/nbgrader:formgrader",
         "@jupyter/nbgrader:create-assignment",
         "@jupyter/nbgrader:course-list",
+        NEWS_PLUGIN,
     }
     server = json.loads((students / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
     assert server == {"nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.course_list": False}

@@ -88,6 +88,8 @@ def test_the_summary_names_each_test_cell_its_score_and_its_diagnosis_escaped():
 def test_outputs_wrap_and_math_comes_from_the_jupyter_server_not_a_cdn():
     html = _page([_test_cell(_error("Diagnosis", "[misconception: m] " + "long " * 200))])
     assert "white-space: pre-wrap" in html
+    # Between words: the page's own rule undoes the base stylesheet's `pre { word-break: break-all }`.
+    assert "overflow-wrap: break-word;\n  word-break: normal;" in html
     assert "static/jupyter_server_mathjax/MathJax.js" in html
     assert not re.search(r"""src=["']?(https?:)?//""", html)
 

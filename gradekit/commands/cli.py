@@ -84,12 +84,32 @@ def _check(args) -> int:
     course, manifest = _narrowed(args)
     result = check_course(course, manifest, complete=not args.notebook)
     _print_judgement(manifest, result)
+    _print_visible(result)
     verdict = "hold" if result.ok else "FAIL"
     print(
         f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s"
     )
     _write_figures(args, "check", lambda figures: figures.check_figure(result))
+    if args.visible_figures:
+        from gradekit.commands import figures
+
+        figures.write_figure(args.visible_figures, "check", figures.visible_figure(result), "--visible-figures")
     return 0 if result.ok else 1
+
+
+def _print_visible(result) -> None:
+    """Per notebook, the share of negative controls that a visible check stops before the student submits."""
+    from gradekit.proof.visible import share_table
+
+    print("negative controls stopped by a visible check (the rest only the hidden tests catch):")
+    for notebook, controls, stopped, named, percent in share_table(result.visible):
+        print(
+            f"  {notebook.strip('*'):<16} {stopped:>3} of {controls:<3} {percent:>5}  ({named} with the misconception named)"
+        )
+    for share in result.visible:
+        for control in share.missed:
+            print(f"  missed visibly: {control}")
+    print()
 
 
 def _mutants(args) -> int:
@@ -300,6 +320,12 @@ def parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--notebook", action="append", help="check only this notebook (repeatable), e.g. 010_history")
     _figures_option(check)
+    check.add_argument(
+        "--visible-figures",
+        type=Path,
+        metavar="PATH",
+        help="also write, per notebook, the share of negative controls stopped by visible checks as Markdown",
+    )
     check.set_defaults(run=_check)
     mutants = commands.add_parser(
         "mutants", help="mutate every reference function and grade each mutant in process: mutation adequacy"

@@ -18,15 +18,16 @@ from gradekit.mutation.adequacy import Adequacy
 from gradekit.mutation.report import score_rows
 from gradekit.proof.check_course import CheckResult
 from gradekit.proof.rules import ProofResult
+from gradekit.proof.visible import SHARE_COLUMNS, share_table
 
 MUTANT_COLUMNS = ("notebook", "mutants", "killed", "equivalent", "tolerated", "score")
 
 
-def write_figure(path: Path, command: str, body: str) -> None:
-    """`body` under a line naming the command (`command` is its arguments after `gradekit`)."""
+def write_figure(path: Path, command: str, body: str, option: str = "--figures") -> None:
+    """`body` under a line naming the command (`command` is its arguments after `gradekit`, `option` the flag)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = f"<!-- written by: python -m gradekit {command} --figures {path.as_posix()} -->"
+    header = f"<!-- written by: python -m gradekit {command} {option} {path.as_posix()} -->"
     atomic_write(path, f"{header}\n\n{body.rstrip()}\n".encode())
 
 
@@ -63,6 +64,14 @@ def check_figure(result: CheckResult) -> str:
     return markdown_table(
         header, [[seconds_text(result.seconds), len(result.subjects), len(result.violations), machine()]]
     )
+
+
+def visible_figure(result: CheckResult) -> str:
+    """Per notebook, the negative controls a student's visible checks already stop, and the ones they miss."""
+    table = markdown_table(SHARE_COLUMNS, share_table(result.visible))
+    missed = [f"`{control}`" for share in result.visible for control in share.missed]
+    note = "Not stopped before submitting (only the grader's hidden tests catch them): "
+    return f"{table}\n\n{note}{', '.join(missed) or 'none'}."
 
 
 def mutants_figure(result: Adequacy) -> str:

@@ -38,7 +38,7 @@ class LimitOutputSize(NbGraderPreprocessor):
         )
 
 
-VISIBLE_PASSED = "Visible check passed: "  # how a test cell's visible part reports success
+VISIBLE_PASSED = "Checked "  # how a test cell's visible part reports what it checked, once it all passed
 
 
 class DiagnosesOnly(NbGraderPreprocessor):
@@ -46,8 +46,8 @@ class DiagnosesOnly(NbGraderPreprocessor):
 
     A failed check's `Diagnosis` teaches the student; any other traceback would
     show the grader's code, so only its last line stays. In a cell that failed,
-    the visible part's "passed" would sit right above the diagnosis of a zero:
-    it is reworded to say that only the page's example passed.
+    the visible part's report of what it checked would sit right above the
+    diagnosis of a zero: it gains a sentence saying that only those checks passed.
     """
 
     def preprocess_cell(self, cell, resources, index):
@@ -66,8 +66,7 @@ def _passed_only_on_the_example(text: str) -> str:
     lines = text.splitlines(keepends=True)
     for number, line in enumerate(lines):
         if line.startswith(VISIBLE_PASSED):
-            said = line[len(VISIBLE_PASSED) :].rstrip("\n")
-            lines[number] = f"The page's example passed ({said}), but the grader's own checks failed:\n"
+            lines[number] = f"{line.rstrip()} Those passed, but the grader's own checks failed:\n"
     return "".join(lines)
 
 

@@ -2,7 +2,10 @@
 
 The same subjects as the proof (the reference, the blank stubs, every negative
 control) run each notebook script in this process (checks_in_process), their
-outcomes become grades, and the proof's own `check_subject` judges them.
+outcomes become grades, and the proof's own `check_subject` judges them. Then the same subjects run
+with each test cell cut down to its visible part (proof/visible.py): the share
+of controls a student is warned of before submitting, per notebook, and a
+violation for every right answer a visible check refuses.
 """
 
 from __future__ import annotations
@@ -23,6 +26,14 @@ from gradekit.core.manifest import SCRIPTS_DIR, Manifest
 from gradekit.core.notebook_script import Role, ScriptCell, read_script
 from gradekit.proof.rules import Violation, check_subject
 from gradekit.proof.subjects import BLANK_ID, Subject, answer_sources, proof_subjects
+from gradekit.proof.visible import (
+    FailedCells,
+    VisibleShare,
+    failed_visibly,
+    visible_refusals,
+    visible_script,
+    visible_shares,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,6 +42,7 @@ class CheckResult:
     grades: dict[str, SubmissionGrades]  # by subject
     violations: tuple[Violation, ...]
     seconds: float
+    visible: tuple[VisibleShare, ...] = ()  # per notebook: the controls its visible checks stop
 
     @property
     def ok(self) -> bool:
@@ -50,7 +62,21 @@ def check_course(
     for subject in subjects:
         grades[subject.student_id] = subject_grades(course, manifest, scripts, subject)
         violations += check_subject(manifest, subject, grades[subject.student_id])
-    return CheckResult(subjects, grades, tuple(violations), time.monotonic() - started)
+    visible = {name: visible_script(script) for name, script in scripts.items()}
+    failed = failed_visibly(subjects, lambda s, notebook: visible_failures(course, manifest, visible, s, notebook))
+    violations += [
+        Violation(r.student_id, f"{r.notebook}/{r.cell}", "a visible check refuses a right answer", one_line(r.said))
+        for r in visible_refusals(subjects, failed)
+    ]
+    shares = visible_shares(scripts, subjects, failed)
+    return CheckResult(subjects, grades, tuple(violations), time.monotonic() - started, shares)
+
+
+def visible_failures(course: Course, manifest: Manifest, scripts: dict, subject: Subject, notebook: str) -> FailedCells:
+    """The test cells of `notebook` whose visible part fails for `subject`, with what each said."""
+    answers = subject_answers(course, manifest, scripts[notebook], subject, notebook)
+    outcomes = run_checks(scripts[notebook], answers, f"{subject.student_id}/{notebook}/visible")
+    return {outcome.cell: outcome.failure for outcome in outcomes if not outcome.passed}
 
 
 def subject_grades(course: Course, manifest: Manifest, scripts: dict, subject: Subject) -> SubmissionGrades:

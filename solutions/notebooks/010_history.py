@@ -14,8 +14,8 @@
 #
 # **How to work.** Run the setup cell first. Each exercise has an answer cell whose body
 # raises `NotImplementedError`: replace those lines with your code, run the cell, then run the
-# check cell under it. The visible check only tests the shape of your answer (types, shapes);
-# the grader runs further tests on other inputs. When a test fails, its message names the
+# check cell under it. The visible check tests what the exercise states on the page's own example
+# and says what it checked; the grader runs further tests on other inputs. When a test fails, its message names the
 # misconception it spotted, such as `[misconception: grad-by-formula]`.
 
 # %% setup
@@ -133,17 +133,8 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, 
 from solutions.reference.history import square_sum_grad
 
 # %% test test_square_sum_grad points=3 targets=grad-by-formula,vector-backward-without-cotangent,cast-restores-precision
-x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
-gradient = call_answer(square_sum_grad, x)
-expect_tensor(gradient, "square_sum_grad(x)", shape=(3,))
-print("Visible check passed: square_sum_grad returns a tensor of shape (3,).")
-
-### BEGIN HIDDEN TESTS
-# Seeded draws, and numbers that float32 cannot hold: 1 + 2**-30 rounds to 1, and the tiny and huge
-# magnitudes lose digits too, so a sum of squares computed in float32 somewhere shows in the gradient.
-starts = [torch.randn(size, dtype=torch.float64, generator=seeded(seed)) for seed, size in ((0, 3), (1, 5), (2, 1))]
-starts.append(torch.tensor([1 + 2**-30, -(3 + 2**-27), 1e-40, 3.0000001e30], dtype=torch.float64))
-for start in starts:
+def check_square_sum_grad(start):
+    """square_sum_grad on a float64 leaf holding `start`: x.grad filled by one backward(), 2x, and returned."""
     size = start.numel()
     deliveries = []  # what x's hook saw, and whether a backward pass handed it over
     x = in_kernel(checks.leaf_noting_deliveries, start, deliveries)
@@ -182,6 +173,21 @@ for start in starts:
         "square_sum_grad(x) must return x.grad, the gradient stored by backward(), not a tensor computed from x",
         "grad-by-formula",
     )
+
+
+check_square_sum_grad(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))
+print(
+    "Checked on the page's x = [1., 2., 3.]: x.grad filled by one backward() with 2x = [2., 4., 6.], and x.grad "
+    "returned. The grader also tests other points, including numbers float32 cannot hold."
+)
+
+### BEGIN HIDDEN TESTS
+# Seeded draws, and numbers that float32 cannot hold: 1 + 2**-30 rounds to 1, and the tiny and huge
+# magnitudes lose digits too, so a sum of squares computed in float32 somewhere shows in the gradient.
+starts = [torch.randn(size, dtype=torch.float64, generator=seeded(seed)) for seed, size in ((0, 3), (1, 5), (2, 1))]
+starts.append(torch.tensor([1 + 2**-30, -(3 + 2**-27), 1e-40, 3.0000001e30], dtype=torch.float64))
+for start in starts:
+    check_square_sum_grad(start)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_gradient_at
@@ -206,24 +212,12 @@ for start in starts:
 from solutions.reference.history import gradient_at
 
 # %% test test_gradient_at points=3 targets=grad-on-by-default,numpy-default-dtype,autodiff-is-finite-differences,cast-restores-precision
-gradient = call_answer(gradient_at, checks.sum_of_squares, [1.0, 2.0, 3.0])
-expect_tensor(gradient, "gradient_at(square sum, [1.0, 2.0, 3.0])", shape=(3,))
-print("Visible check passed: gradient_at returns a tensor of shape (3,).")
-
-### BEGIN HIDDEN TESTS
 def sines_gradient(t):
     return torch.stack([t[0].cos() * t[1].sin(), t[0].sin() * t[1].cos()])
 
 
-# (name, function, point, closed-form gradient)
-cases = [
-    ("sum of squares", checks.sum_of_squares, [1.0, 2.0, 3.0], lambda t: 2 * t),
-    ("product of sines", checks.product_of_sines, [0.3, -1.2], sines_gradient),
-    ("exp(a) * b**3", checks.exp_of_first_times_cube_of_second, [0.5, 2],
-     lambda t: torch.stack([t[0].exp() * t[1] ** 3, 3 * t[0].exp() * t[1] ** 2])),
-    ("Euclidean norm", checks.euclidean_norm, [3, 4], lambda t: t / (t @ t).sqrt()),
-]
-for name, function, values, closed_form in cases:
+def check_gradient_at(name, function, values, closed_form):
+    """gradient_at(function, values): one evaluation on a tracked float64 leaf, against differences and the closed form."""
     calls = []
     gradient = call_answer(gradient_at, functools.partial(checks.noting_calls, function, calls), values)
     shown = f"gradient_at({name}, {values})"
@@ -262,6 +256,24 @@ for name, function, values, closed_form in cases:
         rtol=1e-12,
         atol=1e-14,
     )
+
+
+check_gradient_at("sum of squares", checks.sum_of_squares, [1.0, 2.0, 3.0], lambda t: 2 * t)
+print(
+    "Checked on the sum of squares at [1.0, 2.0, 3.0]: one evaluation on a tensor that requires grad, a float64 "
+    "gradient [2., 4., 6.]. The grader also tests other functions and points."
+)
+
+### BEGIN HIDDEN TESTS
+# (name, function, point, closed-form gradient)
+cases = [
+    ("product of sines", checks.product_of_sines, [0.3, -1.2], sines_gradient),
+    ("exp(a) * b**3", checks.exp_of_first_times_cube_of_second, [0.5, 2],
+     lambda t: torch.stack([t[0].exp() * t[1] ** 3, 3 * t[0].exp() * t[1] ** 2])),
+    ("Euclidean norm", checks.euclidean_norm, [3, 4], lambda t: t / (t @ t).sqrt()),
+]
+for case in cases:
+    check_gradient_at(*case)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_history

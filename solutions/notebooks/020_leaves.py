@@ -14,8 +14,9 @@
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
 # answer cell with your code, run the cell, then run the check cell below it. The visible check
-# only tests the form of your answer; the grader runs hidden tests on other inputs and names the
-# misconception it recognises, such as `[misconception: op-after-requires-grad]`.
+# tests what the exercise states on the page's own example and says what it checked; the grader
+# runs hidden tests on other inputs and names the misconception it recognises, such as
+# `[misconception: op-after-requires-grad]`.
 
 # %% setup
 import math
@@ -68,8 +69,36 @@ from solutions.reference.leaves import scaled_parameter
 
 # %% test test_scaled_parameter points=2 targets=op-after-requires-grad,grad-on-by-default,numpy-default-dtype,cast-restores-precision
 param = call_answer(scaled_parameter, (3,), 0.01, 0)
-expect_tensor(param, "scaled_parameter((3,), 0.01, 0)", shape=(3,))
-print("Visible check passed: scaled_parameter returns a tensor of shape (3,).")
+shown = "scaled_parameter((3,), 0.01, 0)"
+expect_tensor(param, shown, shape=(3,))
+expect(
+    param.dtype == torch.float64,
+    f"{shown} has dtype {param.dtype}: torch.randn makes float32 unless you pass dtype=torch.float64",
+    "numpy-default-dtype",
+)
+expect(param.requires_grad, f"{shown} does not require grad, so backward() would never give it a .grad", "grad-on-by-default")
+expect(
+    param.is_leaf,
+    f"{shown} requires grad but is not a leaf (it has grad_fn {type(param.grad_fn).__name__}): "
+    "the scaling ran after tracking was switched on; scale first, then call requires_grad_()",
+    "op-after-requires-grad",
+)
+# The exercise gives the exact recipe, so a right answer matches it to the last bit.
+drawn_in_float32 = torch.randn(3, generator=seeded(0))
+expect(
+    not any(torch.equal(param.detach(), cast) for cast in ((drawn_in_float32 * 0.01).double(), drawn_in_float32.double() * 0.01)),
+    f"{shown} holds float32 draws cast to float64 afterwards: the cast keeps float32's rounding, "
+    "so draw in float64 (dtype=torch.float64 in torch.randn)",
+    "cast-restores-precision",
+)
+expect(
+    torch.equal(param.detach(), torch.randn(3, dtype=torch.float64, generator=seeded(0)) * 0.01),
+    f"{shown} does not hold the page's recipe: the seeded float64 normal draws times 0.01",
+)
+print(
+    "Checked on scaled_parameter((3,), 0.01, 0): shape, dtype float64, requires_grad, leaf, every digit of the "
+    "page's recipe. The grader also tests other shapes, scales and seeds and a backward() through it."
+)
 
 ### BEGIN HIDDEN TESTS
 for shape, scale, seed in (((4, 2), 0.5, 7), ((), 3.0, 11), ((2, 3, 2), 0.001, 42), ((5,), 0.01, 1)):
@@ -133,17 +162,6 @@ for shape, scale, seed in (((4, 2), 0.5, 7), ((), 3.0, 11), ((2, 3, 2), 0.001, 4
 from solutions.reference.leaves import chain_gradients
 
 # %% test test_chain_gradients points=3 targets=intermediate-grad-not-retained,grad-by-formula
-x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
-pair = call_answer(chain_gradients, x)
-expect(
-    isinstance(pair, tuple) and len(pair) == 2,
-    f"chain_gradients(x) should return a pair (x.grad, y.grad), got {type(pair).__name__}",
-)
-print("Visible check passed: chain_gradients returns a pair.")
-
-### BEGIN HIDDEN TESTS
-points = [-1.3, 0.4, 2.2, 0.0] + (torch.rand(3, dtype=torch.float64, generator=seeded(20)) * 4 - 2).tolist()
-
 def retained_during(function, *args):
     """Call `function`, returning its result and the tensors on which it called retain_grad()."""
     with checks.noting_retain_grad([]) as retained:
@@ -161,7 +179,8 @@ def stored_in(value, stored):
     )
 
 
-for point in points:
+def check_chain_gradients(point):
+    """Every property the exercise states, at x = point: autograd stored both gradients, with the chain rule's values."""
     deliveries = []  # what backward() hands to x; a .grad assigned by hand never passes here
     x = in_kernel(checks.leaf_noting_deliveries, point, deliveries)
     pair, retained = retained_during(chain_gradients, x)
@@ -203,6 +222,17 @@ for point in points:
     square = torch.tensor(point, dtype=torch.float64) ** 2
     expect_close(x_grad, 2 * point * torch.cos(square), f"x.grad from {shown} is not 2x cos(x^2)", rtol=1e-10, atol=1e-12)
     expect_close(y_grad, torch.cos(square), f"y.grad from {shown} is not cos(x^2)", rtol=1e-10, atol=1e-12)
+
+
+check_chain_gradients(3.0)
+print(
+    "Checked at the page's x = 3: a pair of the gradients backward() stored in x and y (y kept by retain_grad), "
+    "with the values 6 cos 9 and cos 9. The grader also tests other points."
+)
+
+### BEGIN HIDDEN TESTS
+for point in [-1.3, 0.4, 2.2, 0.0] + (torch.rand(3, dtype=torch.float64, generator=seeded(20)) * 4 - 2).tolist():
+    check_chain_gradients(point)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_why_grad_is_none
@@ -252,11 +282,42 @@ from solutions.reference.leaves import why_grad_is_none
 w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
 loss = in_kernel(checks.halved_sum, w)  # the graph is built beside your code, where the answer runs
 label = call_answer(why_grad_is_none, w, loss, False)
+shown = "for the page's w and loss = (w * 0.5).sum(), before backward()"
 expect(
     isinstance(label, str) and label in GRAD_NONE_REASONS,
-    f"why_grad_is_none should return one of {GRAD_NONE_REASONS}, got {label!r}",
+    f"{shown}, why_grad_is_none returned {label!r}, which is not one of {GRAD_NONE_REASONS}",
 )
-print("Visible check passed: why_grad_is_none returns one of the labels.")
+expect(
+    label != "non_leaf",
+    f"{shown} you answered 'non_leaf', but w requires grad and is a leaf: a None gradient has other causes "
+    "(not tracked, no_grad, unused, no backward yet, reset)",
+    "none-grad-means-nonleaf",
+)
+expect(label == "no_backward", f"{shown} you answered {label!r}, but the page works it out as 'no_backward'")
+# The page: equal values can be another tensor, and an output that is a leaf has no graph behind it.
+twin = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+label = call_answer(why_grad_is_none, twin, loss, False)
+expect(
+    label not in ("no_backward", "reset"),
+    f"for a new leaf equal in value to w (the loss was built from w) you answered {label!r}: it holds the same "
+    "values, but it is another tensor; compare the AccumulateGrad node's .variable with `is`, not by value",
+    "graph-membership-by-value",
+)
+expect(label == "unused", f"for a new leaf equal in value to w you answered {label!r}, but the loss does not use it")
+leaf_output = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+label = call_answer(why_grad_is_none, w, leaf_output, False)
+expect(
+    label != "no_grad",
+    "for w with an output that is another leaf requiring grad you answered 'no_grad', but the output requires grad: "
+    "it is a leaf, which has no grad_fn although autograd tracks it; output.requires_grad is what shows that "
+    "nothing was recorded",
+    "missing-grad-fn-means-no-grad",
+)
+expect(label == "unused", f"for w with an output that is another leaf you answered {label!r}, not 'unused'")
+print(
+    "Checked on the page's w and loss: 'no_backward'; a leaf equal to w in value: 'unused'; an output that is "
+    "another leaf: 'unused'. The grader also tests every other label and twins that share w's memory."
+)
 
 ### BEGIN HIDDEN TESTS
 # What each situation of checks.grad_none_situations() is, and the label it calls for; both stay with the grader.
@@ -355,9 +416,34 @@ dtype_errors = (
         "catch it and return False",
     ),
 )
-answer = call_answer(can_require_grad, torch.float64, known_errors=dtype_errors)
-expect(isinstance(answer, bool), f"can_require_grad(torch.float64) should return a bool, got {type(answer).__name__}")
-print("Visible check passed: can_require_grad returns a bool.")
+page_answers = {}
+for dtype in (torch.float64, torch.float16, torch.complex64, torch.int64, torch.bool):  # the dtypes the page names
+    page_answers[dtype] = call_answer(can_require_grad, dtype, known_errors=dtype_errors)
+    expect(
+        isinstance(page_answers[dtype], bool),
+        f"can_require_grad({dtype}) should return a bool, got {type(page_answers[dtype]).__name__}",
+    )
+expect(page_answers[torch.float64], "can_require_grad(torch.float64) is False, but a float64 weight can require gradients")
+expect(
+    page_answers[torch.float16],
+    "can_require_grad(torch.float16) is False, but every floating-point dtype can require gradients, "
+    "including the half-precision ones",
+)
+expect(
+    page_answers[torch.complex64],
+    "can_require_grad(torch.complex64) is False, but complex tensors can require gradients too",
+    "complex-grad-unsupported",
+)
+expect(
+    not page_answers[torch.int64],
+    "can_require_grad(torch.int64) is True, but integer tensors (such as int64 class labels) cannot require gradients",
+    "integer-labels-require-grad",
+)
+expect(not page_answers[torch.bool], "can_require_grad(torch.bool) is True, but boolean tensors cannot require gradients")
+print(
+    "Checked on the dtypes the page names: float64, float16 and complex64 may require gradients, int64 and bool "
+    "may not. The grader also asks about every other dtype your PyTorch defines."
+)
 
 ### BEGIN HIDDEN TESTS
 # Every dtype this torch defines (aliases such as torch.half counted once), and what PyTorch itself accepts.

@@ -12,8 +12,8 @@
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
 # answer cell with your code, run the cell, then run the check cell below it. The visible check
-# only tests the form of your answer; the grader runs hidden tests on other inputs and, when a
-# test fails, names the misconception it recognised, such as
+# tests what the exercise states on the page's own example; the grader runs hidden tests on
+# other inputs and, when a test fails, names the misconception it recognised, such as
 # `[misconception: sum-replaces-cotangent]`.
 
 # %% setup
@@ -68,8 +68,19 @@ result = call_answer(
     torch.tensor([2.0, 3.0], dtype=torch.float64),
     torch.tensor([4.0, 5.0], dtype=torch.float64),
 )
-expect_tensor(result, "vjp(square, x, v) for x of shape (2,)", shape=(2,))
-print("Visible check passed: vjp returns a tensor shaped like x.")
+shown = "vjp(square, x, v) for the page's x = (2, 3) and v = (4, 5)"
+expect_tensor(result, shown, shape=(2,))
+expect(
+    result.tolist() != [4.0, 6.0],
+    f"{shown} is (4, 6), the gradient of f(x).sum(), which is 1ᵀJ: pass the given cotangent v to backward(v) "
+    "instead of reducing the output",
+    "sum-replaces-cotangent",
+)
+expect_close(result, torch.tensor([16.0, 30.0], dtype=torch.float64), f"{shown} is not the page's (16, 30)", rtol=1e-12, atol=0)
+print(
+    "Checked on the page's example (x = (2, 3), v = (4, 5), f squares): the shape of x and the value (16, 30). "
+    "The grader also tests other functions and cotangents, and an input too large for a Jacobian."
+)
 
 ### BEGIN HIDDEN TESTS
 gen = seeded(40)
@@ -140,12 +151,8 @@ for name, f, shape, pullback in cases:
 from solutions.reference.cotangents import implicit_seed_allowed
 
 # %% test test_implicit_seed_allowed points=2 targets=vector-backward-without-cotangent,scalar-means-zero-dim
-answer = call_answer(implicit_seed_allowed, (4,))
-expect(isinstance(answer, bool), f"implicit_seed_allowed((4,)) should return a bool, got {type(answer).__name__}")
-print("Visible check passed: implicit_seed_allowed returns a bool.")
-
-### BEGIN HIDDEN TESTS
-for shape in ((1, 1), (2,), (), (3, 2), (1,), (1, 1, 1), (0,), (4, 1), (1, 5), (2, 0), (1, 0, 1)):
+def check_implicit_seed(shape):
+    """The page's rule for one shape: backward() without a cotangent needs exactly one element."""
     answer = call_answer(implicit_seed_allowed, shape)
     shown = f"implicit_seed_allowed({shape})"
     expect(isinstance(answer, bool), f"{shown} should return a bool, got {type(answer).__name__}")
@@ -163,6 +170,18 @@ for shape in ((1, 1), (2,), (), (3, 2), (1,), (1, 1, 1), (0,), (4, 1), (1, 5), (
         "vector-backward-without-cotangent",
     )
     expect(answer == expected, f"{shown} should be {expected}")
+
+
+for shape in ((), (1,), (1, 1), (2,), (0,)):  # the shapes the page names
+    check_implicit_seed(shape)
+print(
+    "Checked on the shapes the page names: (), (1,) and (1, 1) allow it, (2,) and (0,) do not. "
+    "The grader also tests other shapes."
+)
+
+### BEGIN HIDDEN TESTS
+for shape in ((3, 2), (1, 1, 1), (4, 1), (1, 5), (2, 0), (1, 0, 1)):
+    check_implicit_seed(shape)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_next

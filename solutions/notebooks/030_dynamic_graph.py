@@ -8,8 +8,8 @@
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
 # answer cell with your code, run the cell, then run the check cell below it. The visible check
-# only tests the form of your answer; the grader runs hidden tests on other inputs and, when a
-# test fails, names the misconception it recognised, such as
+# tests what the exercise states on the page's own example; the grader runs hidden tests on other
+# inputs and, when a test fails, names the misconception it recognised, such as
 # `[misconception: square-rule-factor-dropped]`.
 
 # %% setup
@@ -75,7 +75,32 @@ from solutions.reference.dynamic_graph import hand_gradients
 
 # %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped,autograd-replaces-chain-rule
 keys = ("loss", "dL_derr", "derr_dpred", "dpred_dw", "dpred_db", "dw", "db")
-found = call_answer(hand_gradients, 2.0, 5.0, 3.0, 1.0)
+
+
+def by_hand(x, y, w, b):
+    """hand_gradients at (x, y, w, b), every way into autograd refused while it runs, as the exercise states."""
+    shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
+    with (
+        checks.blaming_stand_ins(
+            f"{shown} ran autograd (backward, torch.autograd.grad or functional, torch.func or forward-mode "
+            "dual tensors): multiply the local derivatives yourself with ordinary arithmetic, "
+            "so that autograd can check your derivation afterwards",
+            "autograd-replaces-chain-rule",
+        ),
+        checks.refusing_autograd() as refused,
+    ):
+        found = call_answer(hand_gradients, x, y, w, b)
+    refused = checks.refused_autograd_calls(refused, shown)
+    expect(
+        not refused,
+        f"{shown} called {refused[0] if refused else ''} and carried on when it was refused: "
+        "a derivation by hand calls no autograd at all",
+        "autograd-replaces-chain-rule",
+    )
+    return found
+
+
+found = by_hand(2.0, 5.0, 3.0, 1.0)
 expect(isinstance(found, dict), f"hand_gradients should return a dict, got {type(found).__name__}")
 expect(set(found) == set(keys), f"hand_gradients should return exactly the keys {keys}, got {tuple(found)}")
 expect(
@@ -99,7 +124,7 @@ for key in keys:
     )
 print(
     "Checked on the page's example (x=2, y=5, w=3, b=1): the seven keys, Python numbers, and the page's "
-    "values (loss 4, dw 8, db 4). The grader also tests other numbers and that no autograd runs."
+    "values (loss 4, dw 8, db 4), with autograd refused. The grader also tests other numbers."
 )
 
 ### BEGIN HIDDEN TESTS
@@ -107,23 +132,7 @@ lesson = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpre
 points = [(1.5, -0.5, 0.25, 2.0), (-3.0, 4.0, -1.25, 0.5), (0.1, 0.3, 0.7, -0.2), (2.0, 5.0, 3.0, 1.0)]
 for x, y, w, b in points:
     shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
-    with (
-        checks.blaming_stand_ins(
-            f"{shown} ran autograd (backward, torch.autograd.grad or functional, torch.func or forward-mode "
-            "dual tensors): multiply the local derivatives yourself with ordinary arithmetic, "
-            "so that autograd can check your derivation afterwards",
-            "autograd-replaces-chain-rule",
-        ),
-        checks.refusing_autograd() as refused,
-    ):
-        found = call_answer(hand_gradients, x, y, w, b)
-    refused = checks.refused_autograd_calls(refused, shown)
-    expect(
-        not refused,
-        f"{shown} called {refused[0] if refused else ''} and carried on when it was refused: "
-        "a derivation by hand calls no autograd at all",
-        "autograd-replaces-chain-rule",
-    )
+    found = by_hand(x, y, w, b)
     expect(isinstance(found, dict) and set(found) == set(keys), f"{shown} should return a dict with the keys {keys}")
     expect(
         all(isinstance(found[key], (int, float)) for key in keys),
@@ -182,7 +191,19 @@ from solutions.reference.dynamic_graph import agrees_with_autograd
 closed_form = checks.square_loss_derivation
 verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.0, 1.0)
 expect(isinstance(verdict, bool), f"agrees_with_autograd should return a bool, got {type(verdict).__name__}")
-print("Visible check passed: agrees_with_autograd returns a bool.")
+expect(verdict is True, "agrees_with_autograd rejected correct hand derivatives at the page's (x, y, w, b) = (2, 5, 3, 1)")
+# The page: a derivation can get the loss right and a gradient wrong, so all three are compared.
+verdict = call_answer(agrees_with_autograd, functools.partial(checks.square_loss_derivation, factor=1.0), 2.0, 5.0, 3.0, 1.0)
+expect(
+    verdict is False,
+    "agrees_with_autograd accepted a derivation that drops the factor 2 at the page's (2, 5, 3, 1): its loss 4 "
+    "matches, but its dw is 4 and its db 2 where autograd finds 8 and 4; dw and db must be compared too",
+    "checks-loss-not-gradients",
+)
+print(
+    "Checked at the page's point (2, 5, 3, 1): the right derivation is accepted, one with the right loss and "
+    "wrong gradients is refused. The grader also tests other points, float64 digits and the stated tolerances."
+)
 
 ### BEGIN HIDDEN TESTS
 factor_dropped = functools.partial(checks.square_loss_derivation, factor=1.0)
@@ -314,13 +335,8 @@ for point, claimed_dw, moved in boundary_probes:
 from solutions.reference.dynamic_graph import predicted_branch_gradient
 
 # %% test test_predicted_branch_gradient points=2 targets=unexecuted-branch-differentiated,branch-condition-differentiated,branch-gradient-unpredictable
-guess = call_answer(predicted_branch_gradient, 0.5, 1.0)
-expect(isinstance(guess, (int, float)), f"predicted_branch_gradient should return a number, got {type(guess).__name__}")
-print("Visible check passed: predicted_branch_gradient returns a number.")
-
-### BEGIN HIDDEN TESTS
-cases = [(-0.5, 0.25), (2.0, 0.25), (0.25, 0.25), (-3.0, -2.0), (-1.5, -2.0), (-2.0, -2.0), (1.2, 3.0), (3.0, 3.0), (4.5, 3.0)]
-for x, threshold in cases:
+def check_branch_prediction(x, threshold):
+    """The prediction at (x, threshold), without jump_at or autograd, against what autograd stores."""
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     jump_at(t, threshold).backward()
     ran_upper = x > threshold
@@ -362,6 +378,18 @@ for x, threshold in cases:
         math.isclose(guess, t.grad.item(), rel_tol=1e-9, abs_tol=1e-12),
         "{} is {}, but autograd stores {}".format(shown, *checks.apart(guess, t.grad.item())),
     )
+
+
+for x in (0.5, 1.0, 1.5):  # the page's points, threshold 1
+    check_branch_prediction(x, 1.0)
+print(
+    "Checked at the page's t = 0.5, 1 and 1.5 with threshold 1, with jump_at and autograd refused: the "
+    "derivative of the branch that runs. The grader also tests other thresholds and points."
+)
+
+### BEGIN HIDDEN TESTS
+for x, threshold in ((-0.5, 0.25), (2.0, 0.25), (0.25, 0.25), (-3.0, -2.0), (-1.5, -2.0), (-2.0, -2.0), (1.2, 3.0), (3.0, 3.0), (4.5, 3.0)):
+    check_branch_prediction(x, threshold)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_next

@@ -16,8 +16,9 @@
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
 # answer cell with your code, run it, then run the check cell below it. The visible check
-# tests only the contract (types, shapes); the grader runs more tests on other inputs, and a
-# failure names the misconception it recognised, like `[misconception: op-after-requires-grad]`.
+# tests what the exercise states on the page's own example; the grader runs more tests on other
+# inputs, and a failure names the misconception it recognised, like
+# `[misconception: op-after-requires-grad]`.
 
 # %% raw_mlp_setup
 import math
@@ -74,20 +75,10 @@ expect(
     isinstance(params, (list, tuple)) and len(params) == 4,
     "raw_params should return a list [W1, b1, W2, b2] of four tensors",
 )
-for name, tensor, shape in zip(NAMES, params, ((6, 4), (4,), (4, 3), (3,))):
-    expect_tensor(tensor, f"{name} from raw_params(6, 4, 3)", shape=shape)
-print("Visible check passed: raw_params(6, 4, 3) returns four tensors of the expected shapes.")
 
-### BEGIN HIDDEN TESTS
-# The defaults d=784, h=128, k=10, seed=0 are part of the stated signature, so one call leaves them out.
-for d, h, k, seed, by_default in ((784, 128, 10, 0, True), (784, 128, 10, 5, False), (20, 7, 4, 11, False),
-                                  (3, 2, 2, 1, False)):
-    if by_default:
-        shown = "raw_params() with its default arguments (d=784, h=128, k=10, seed=0)"
-        params = call_answer(raw_params)
-    else:
-        shown = f"raw_params({d}, {h}, {k}, seed={seed})"
-        params = call_answer(raw_params, d, h, k, seed=seed)
+
+def check_raw_params(params, shown, d, h, k, seed):
+    """What the exercise states about [W1, b1, W2, b2]: shapes, float64 leaves requiring grad, the seeded recipe."""
     expect(isinstance(params, list) and len(params) == 4, f"{shown} should return a list [W1, b1, W2, b2]")
     for name, tensor, shape in zip(NAMES, params, ((d, h), (h,), (h, k), (k,))):
         expect_tensor(tensor, f"{name} from {shown}", shape=shape)
@@ -147,6 +138,19 @@ for d, h, k, seed, by_default in ((784, 128, 10, 0, True), (784, 128, 10, 5, Fal
             rtol=1e-12,
             atol=1e-15,
         )
+
+
+check_raw_params(params, "raw_params(6, 4, 3, seed=0)", 6, 4, 3, 0)
+print(
+    "Checked on raw_params(6, 4, 3, seed=0): four float64 leaves that require grad, their shapes, zero biases and "
+    "the seeded draws scaled by sqrt(2 / d) and 1 / sqrt(h). The grader also tests other sizes, seeds and the defaults."
+)
+
+### BEGIN HIDDEN TESTS
+# The defaults d=784, h=128, k=10, seed=0 are part of the stated signature, so one call leaves them out.
+check_raw_params(call_answer(raw_params), "raw_params() with its default arguments (d=784, h=128, k=10, seed=0)", 784, 128, 10, 0)
+for d, h, k, seed in ((784, 128, 10, 5), (20, 7, 4, 11), (3, 2, 2, 1)):
+    check_raw_params(call_answer(raw_params, d, h, k, seed=seed), f"raw_params({d}, {h}, {k}, seed={seed})", d, h, k, seed)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_raw_forward
@@ -174,17 +178,11 @@ for d, h, k, seed, by_default in ((784, 128, 10, 0, True), (784, 128, 10, 5, Fal
 from solutions.reference.raw_mlp import raw_forward
 
 # %% test test_raw_forward points=2 targets=relu-on-output-logits,numpy-default-dtype
-generator = seeded(0)
-X = torch.randn(5, 6, generator=generator, dtype=torch.float64)
-params = [torch.randn(*shape, generator=generator, dtype=torch.float64) for shape in ((6, 4), (4,), (4, 3), (3,))]
-logits = call_answer(raw_forward, X, params)
-expect_tensor(logits, "raw_forward(X, params) for X of shape (5, 6) and k = 3", shape=(5, 3))
-print("Visible check passed: raw_forward returns logits of shape (5, 3).")
-
-### BEGIN HIDDEN TESTS
 import autograd_checks as checks
 
-for batch, d, h, k, seed in ((32, 784, 128, 10, 7), (9, 5, 6, 3, 8)):
+
+def check_raw_forward(batch, d, h, k, seed):
+    """Seeded float64 parameters and inputs: the logits' shape, dtype and values, and the gradients through them."""
     generator = seeded(seed)
     params = [
         torch.randn(*shape, generator=generator, dtype=torch.float64).requires_grad_()
@@ -237,6 +235,18 @@ for batch, d, h, k, seed in ((32, 784, 128, 10, 7), (9, 5, 6, 3, 8)):
             rtol=1e-9,
             atol=1e-10,
         )
+
+
+check_raw_forward(5, 6, 4, 3, 0)
+print(
+    "Checked on a seeded float64 batch of shape (5, 6) with k = 3: logits of shape (5, 3) in float64, equal to "
+    "relu(X @ W1 + b1) @ W2 + b2 (negative ones kept), and each parameter's gradient through them. "
+    "The grader also tests the page's (32, 784) batch and other sizes."
+)
+
+### BEGIN HIDDEN TESTS
+for batch, d, h, k, seed in ((32, 784, 128, 10, 7), (9, 5, 6, 3, 8)):
+    check_raw_forward(batch, d, h, k, seed)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_raw_loss
@@ -279,12 +289,7 @@ LABEL_ERRORS = COMMON_ERRORS + (
     ("must be Tensor", "cross-entropy-label-dtype",
      "cross_entropy was given the labels as a Python list; make an int64 tensor of them first"),
 )
-logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], dtype=torch.float64, requires_grad=True)
-loss = call_answer(raw_loss, logits, [0, 2], known_errors=LABEL_ERRORS)
-expect_tensor(loss, "raw_loss(logits, [0, 2])", shape=())
-print("Visible check passed: raw_loss returns a scalar tensor.")
 
-### BEGIN HIDDEN TESTS
 
 def log_softmax_rows(z):
     shifted = z - z.max(dim=1, keepdim=True).values
@@ -295,19 +300,12 @@ def mean_cross_entropy(z, labels):
     return -log_softmax_rows(z)[torch.arange(len(labels)), labels].mean()
 
 
-cases = (
-    (32, 10, "a Python list", lambda t: t.tolist(), 21),
-    (7, 4, "an int32 tensor", lambda t: t.to(torch.int32), 22),
-    (5, 3, "an int64 tensor", lambda t: t, 23),
-    (6, 5, "an int16 tensor", lambda t: t.to(torch.int16), 24),
-)
-for rows, classes, kind, convert, seed in cases:
-    generator = seeded(seed)
-    z = 3 * torch.randn(rows, classes, generator=generator, dtype=torch.float64)
-    labels = torch.randint(0, classes, (rows,), generator=generator)
+def check_raw_loss(z, labels, kind, given):
+    """raw_loss on float64 logits z and the labels as `given` (described by `kind`): value, dtype and gradient."""
+    rows, classes = z.shape
     logits = z.clone().requires_grad_()
     shown = f"raw_loss(logits, labels) with the labels given as {kind}"
-    loss = call_answer(raw_loss, logits, convert(labels), known_errors=LABEL_ERRORS)
+    loss = call_answer(raw_loss, logits, given, known_errors=LABEL_ERRORS)
     expect_tensor(loss, shown, shape=())
     expect(
         loss.dtype == torch.float64,
@@ -338,6 +336,30 @@ for rows, classes, kind, convert, seed in cases:
     onehot[torch.arange(rows), labels] = 1.0
     expect_close(logits.grad, (probabilities - onehot) / rows,
                  f"after backward() on {shown}, logits.grad is not (softmax - onehot) / N", rtol=1e-9, atol=1e-12)
+
+
+page_logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], dtype=torch.float64)
+page_labels = torch.tensor([0, 2])
+check_raw_loss(page_logits, page_labels, "a Python list", [0, 2])
+check_raw_loss(page_logits, page_labels, "an int32 tensor", page_labels.to(torch.int32))
+print(
+    "Checked on two rows of float64 logits with the labels [0, 2], as a Python list and as int32: a float64 "
+    "scalar with every digit of the mean cross entropy, and logits.grad = (softmax - onehot) / N. "
+    "The grader also tests other sizes and integer dtypes."
+)
+
+### BEGIN HIDDEN TESTS
+cases = (
+    (32, 10, "a Python list", lambda t: t.tolist(), 21),
+    (7, 4, "an int32 tensor", lambda t: t.to(torch.int32), 22),
+    (5, 3, "an int64 tensor", lambda t: t, 23),
+    (6, 5, "an int16 tensor", lambda t: t.to(torch.int16), 24),
+)
+for rows, classes, kind, convert, seed in cases:
+    generator = seeded(seed)
+    z = 3 * torch.randn(rows, classes, generator=generator, dtype=torch.float64)
+    labels = torch.randint(0, classes, (rows,), generator=generator)
+    check_raw_loss(z, labels, kind, convert(labels))
 ### END HIDDEN TESTS
 
 # %% [markdown] raw_mlp_summary

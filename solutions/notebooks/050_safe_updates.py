@@ -10,8 +10,9 @@
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
 # answer cell with your code, run it, then run the check cell below it. The visible check
-# tests only the contract; the grader runs further tests on other inputs and names the
-# misconception it recognised when a test fails, like `[misconception: backward-overwrites-grad]`.
+# tests what the exercise states on the page's own example; the grader runs further tests on
+# other inputs and names the misconception it recognised when a test fails, like
+# `[misconception: backward-overwrites-grad]`.
 
 # %% safe_updates_setup
 import torch
@@ -68,23 +69,10 @@ UPDATE_ERRORS = COMMON_ERRORS + (
     ("in-place operation", "inplace-leaf-in-grad-mode",
      "a parameter was changed in place while autograd was recording; do the update inside torch.no_grad()"),
 )
-generator = seeded(0)
-weight = torch.randn(3, 2, generator=generator, dtype=torch.float64).requires_grad_()
-bias = torch.zeros(2, dtype=torch.float64, requires_grad=True)
-(torch.ones(4, 3, dtype=torch.float64) @ weight + bias).pow(2).sum().backward()
-params = [weight, bias]
-may_change_in_place(*params)  # sgd_step updates them where your code runs
-call_answer(sgd_step, params, 0.1, known_errors=UPDATE_ERRORS)
-for name, p in (("weight", params[0]), ("bias", params[1])):
-    expect(p.is_leaf and p.requires_grad, f"after sgd_step, {name} should still be a leaf that requires grad")
-print("Visible check passed: sgd_step ran and the parameters are still leaves.")
 
-### BEGIN HIDDEN TESTS
-cases = (
-    (3, 0.05, ((4, 3), (3,), (3, 2), (2,))),
-    (4, 0.5, ((5,),)),
-)
-for seed, lr, shapes in cases:
+
+def check_sgd_step(seed, lr, shapes):
+    """Seeded float64 leaves with gradients: after sgd_step, the same leaves moved in place, seen, with .grad None."""
     generator = seeded(seed)
     params = [torch.randn(*shape, generator=generator, dtype=torch.float64).requires_grad_() for shape in shapes]
     may_change_in_place(*params)  # the expected values below come from copies made before the call
@@ -141,6 +129,17 @@ for seed, lr, shapes in cases:
                 "so the next step would use old plus new gradients; set p.grad = None after the update",
                 "backward-overwrites-grad",
             )
+
+
+check_sgd_step(0, 0.1, ((3, 2), (2,)))
+print(
+    "Checked on a weight of shape (3, 2) and a bias with lr = 0.1: the same leaves in the same storage, "
+    "p - lr * p.grad, the version counter moved, .grad None. The grader also tests other shapes and rates."
+)
+
+### BEGIN HIDDEN TESTS
+for seed, lr, shapes in ((3, 0.05, ((4, 3), (3,), (3, 2), (2,))), (4, 0.5, ((5,),))):
+    check_sgd_step(seed, lr, shapes)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_optimizer_round
@@ -177,21 +176,6 @@ for seed, lr, shapes in cases:
 from solutions.reference.safe_updates import optimizer_round
 
 # %% test test_optimizer_round points=3 targets=zero-fill-same-as-none,backward-overwrites-grad
-generator = seeded(0)
-a = torch.randn(3, generator=generator, dtype=torch.float64).requires_grad_()
-b = torch.randn(2, generator=generator, dtype=torch.float64).requires_grad_()
-may_change_in_place(a, b)  # the optimizer steps them beside your code
-# The optimizer and the loss's graph are built beside your code, where optimizer_round runs.
-optimizer = in_kernel(torch.optim.SGD, [a, b], lr=0.1, momentum=0.9)
-loss = in_kernel(checks.squares_plus_sum, a, b)
-report = call_answer(optimizer_round, optimizer, loss, True)
-expect(
-    isinstance(report, list) and len(report) == 2 and all(isinstance(flag, bool) for flag in report),
-    f"optimizer_round should return a list of two bools here (one per parameter), got {report!r}",
-)
-print("Visible check passed: optimizer_round returns one bool per parameter.")
-
-### BEGIN HIDDEN TESTS
 def expect_reset(params, set_to_none, when):
     for name, p in params.items():
         if set_to_none and p.grad is not None:
@@ -233,6 +217,10 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
     when = f"with SGD(momentum={momentum}) and set_to_none={set_to_none}"
     loss = in_kernel(checks.squares_plus_weighted_sum, a, b, c)
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
+    expect(
+        isinstance(report, list) and len(report) == 2 and all(isinstance(flag, bool) for flag in report),
+        f"{when}, optimizer_round should return a list of two bools (one per parameter), got {report!r}",
+    )
     expect(report == [True, True], f"{when}, the first loss used a and b, so the report is [True, True], not {report}")
     buffer_a, buffer_b = 2 * a0, c.clone()
     a1, b1 = a0 - lr * buffer_a, b0 - lr * buffer_b
@@ -259,6 +247,15 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the second round")
 
 
+# The page's two rounds with SGD and momentum, where the second loss leaves b out, for both flags.
+for set_to_none in (True, False):
+    sgd_momentum_rounds(set_to_none, seed=0)
+print(
+    "Checked two rounds of SGD with momentum, the second leaving b out, with set_to_none True and False: the "
+    "report, values, resets and b's momentum buffer. The grader also tests Adam and other numbers."
+)
+
+### BEGIN HIDDEN TESTS
 def adam_rounds(set_to_none, seed):
     generator = seeded(seed)
     a0, b0, c0, target = (torch.randn(n, generator=generator, dtype=torch.float64) for n in (2, 3, 2, 2))
@@ -338,22 +335,6 @@ for set_to_none in (True, False):
 from solutions.reference.safe_updates import accumulate_grads
 
 # %% test test_accumulate_grads points=4 targets=equal-weight-microbatch-means,accumulated-grad-unscaled,stale-grad-after-update,microbatches-merged-into-one,zero-fill-same-as-none
-generator = seeded(0)
-X = torch.randn(6, 4, generator=generator, dtype=torch.float64)
-y = torch.randint(0, 3, (6,), generator=generator)
-W = torch.zeros(4, 3, dtype=torch.float64, requires_grad=True)
-b = torch.zeros(3, dtype=torch.float64, requires_grad=True)
-loss_fn = functools.partial(checks.linear_cross_entropy, W, b)  # F.cross_entropy(X_batch @ W + b, y_batch)
-call_answer(accumulate_grads, [W, b], loss_fn, [(X[:3], y[:3]), (X[3:], y[3:])])
-for name, p in (("W", W), ("b", b)):
-    expect(p.is_leaf, f"after accumulate_grads, {name} should still be a leaf")
-    expect(
-        isinstance(p.grad, torch.Tensor) and p.grad.shape == p.shape,
-        f"after accumulate_grads, {name}.grad should be a tensor of shape {tuple(p.shape)}",
-    )
-print("Visible check passed: accumulate_grads leaves a gradient of the right shape in W and b.")
-
-### BEGIN HIDDEN TESTS
 def mean_cross_entropy_grads(X, y, W, b):
     """Closed-form gradient of the mean cross entropy of X @ W + b with respect to W and b (no autograd)."""
     z = X @ W + b
@@ -368,7 +349,8 @@ def matches(actual, expected):
     return torch.allclose(actual, expected, rtol=1e-9, atol=1e-12)
 
 
-for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
+def check_accumulate_grads(sizes, seed):
+    """Microbatches of `sizes` after an earlier step moved W and b: the full-batch gradient, one pass per piece."""
     generator = seeded(seed)
     total = sum(sizes)
     X = torch.randn(total, 4, generator=generator, dtype=torch.float64)
@@ -461,6 +443,18 @@ for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
             "clear .grad before accumulating",
             "stale-grad-after-update",
         )
+
+
+check_accumulate_grads((4, 2), seed=0)
+print(
+    "Checked microbatches of 4 and 2 rows after an earlier step, with an unused parameter: one loss and one "
+    "backward() per microbatch, the full-batch mean gradient in W and b, None for the unused one. "
+    "The grader also tests other sizes."
+)
+
+### BEGIN HIDDEN TESTS
+for sizes, seed in (((5, 2, 7, 1), 31), ((3, 3, 3, 3), 32), ((1, 6), 33)):
+    check_accumulate_grads(sizes, seed)
 ### END HIDDEN TESTS
 
 # %% [markdown] safe_updates_summary

