@@ -75,7 +75,14 @@ class StandInGrader:
 
 def desk(tmp_path, grader, clock, **settings) -> Desk:
     values = dict(cooldown_seconds=60.0, daily_quota=3, workers=1, request_window_seconds=300.0) | settings
-    return Desk(PrecheckSettings(**values), "autograd", {NOTEBOOK: source_notebook()}, grader, AuditLog(tmp_path / "audit.jsonl"), clock)
+    return Desk(
+        PrecheckSettings(**values),
+        "autograd",
+        {NOTEBOOK: source_notebook()},
+        grader,
+        AuditLog(tmp_path / "audit.jsonl"),
+        clock,
+    )
 
 
 def request(clock, nonce: str, notebook: str = f"{NOTEBOOK}.ipynb", **extra) -> dict:

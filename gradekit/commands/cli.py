@@ -247,7 +247,9 @@ def settings_help() -> str:
     heading = (
         "Settings the kit reads from nbgrader_config.py; set each --Class.name below there as c.Class.name = value."
     )
-    return "\n\n".join([heading, CourseKit.class_get_help(), Precheck.class_get_help(), LmsExportPlugin.class_get_help()])
+    return "\n\n".join(
+        [heading, CourseKit.class_get_help(), Precheck.class_get_help(), LmsExportPlugin.class_get_help()]
+    )
 
 
 class _HelpAll(argparse.Action):

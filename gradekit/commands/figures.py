@@ -137,7 +137,14 @@ def soak_figure(result: SoakResult) -> str:
 
 def precheck_load_figure(result: PrecheckLoad) -> str:
     rows = [
-        (c.students, f"{c.p50:.2f} s", f"{c.p95:.2f} s", c.rejected_for_cooldown, c.unanswered, f"{c.wall_seconds:.0f} s")
+        (
+            c.students,
+            f"{c.p50:.2f} s",
+            f"{c.p95:.2f} s",
+            c.rejected_for_cooldown,
+            c.unanswered,
+            f"{c.wall_seconds:.0f} s",
+        )
         for c in result.cohorts
     ]
     return (

@@ -50,7 +50,7 @@ class Check:
     finished: asyncio.Event = dataclasses.field(default_factory=asyncio.Event, repr=False)
 
     def as_json(self, position: int | None = None) -> dict:
-        body = {"id": self.id, "notebook": f"{self.notebook}.ipynb", "state": self.state}
+        body: dict = {"id": self.id, "notebook": f"{self.notebook}.ipynb", "state": self.state}
         if position is not None and self.state == QUEUED:
             body["position"] = position
         if self.reply is not None:
@@ -151,7 +151,7 @@ class Desk:
 
     def result(self, student: str, check_id: str) -> Check | Refusal:
         """`student`'s own check by its id; another student's id is answered as an unknown one."""
-        check = self.checks.get(student, {}).get(check_id)
+        check = self.checks[student].get(check_id) if student in self.checks else None
         if check is None:
             return Refusal(Reason.NOT_FOUND, f"no pre-check {check_id!r} of yours is known here")
         return check

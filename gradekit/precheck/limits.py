@@ -32,7 +32,9 @@ class RateLimiter:
         key = (student, notebook)
         day, used = self._today.get(key, (utc_day(now), 0))
         if day == utc_day(now) and used >= self.daily_quota:
-            tomorrow = datetime.datetime.combine(day + datetime.timedelta(days=1), datetime.time(), datetime.timezone.utc)
+            tomorrow = datetime.datetime.combine(
+                day + datetime.timedelta(days=1), datetime.time(), datetime.timezone.utc
+            )
             return Refusal(
                 Reason.QUOTA,
                 f"You have used today's {self.daily_quota} pre-checks of {notebook}; "

@@ -27,7 +27,7 @@ def secret_lines(source_notebook) -> frozenset[str]:
     return frozenset(" ".join(line.split()) for line in hidden_test_lines(source_notebook))
 
 
-def test_cells(source_notebook) -> tuple[tuple[str, float], ...]:
+def graded_test_cells(source_notebook) -> tuple[tuple[str, float], ...]:
     """(grade id, points) of every autograded test cell of the source notebook, in order."""
     found = []
     for cell in source_notebook.cells:
@@ -90,7 +90,7 @@ def _cell_replies(notebook: str, graded: GradedSubmission, source_notebook, secr
     scores = {grade.cell: grade.auto_score for grade in records[notebook].grades} if notebook in records else {}
     outputs = _graded_cells(notebook, graded)
     replies = []
-    for cell_id, max_points in test_cells(source_notebook):
+    for cell_id, max_points in graded_test_cells(source_notebook):
         points = float(scores.get(cell_id) or 0.0)
         graded_cell = outputs.get(cell_id)
         said = failure_message(graded_cell) if graded_cell is not None and points < max_points else ""

@@ -79,4 +79,3 @@ def serve(course: Course, state_dir: Path) -> None:
             await asyncio.Event().wait()
 
     asyncio.run(main())
-

@@ -17,6 +17,7 @@ import json
 import logging
 from collections.abc import Callable
 
+from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from tornado import web
 
 from gradekit.precheck.desk import Check, Desk
@@ -29,13 +30,8 @@ LONGEST_WAIT_SECONDS = 60.0
 # A request's handler -> the hub user's name, or None; the hub's OAuth by default, a table in the load script.
 Identify = Callable[[web.RequestHandler], str | None]
 
-try:  # the hub's client library; without it the service runs only with an explicit identify (tests, load)
-    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
-except ImportError:  # pragma: no cover - jupyterhub is in the lock
-    HubOAuthenticated, HubOAuthCallbackHandler = object, None  # type: ignore[assignment,misc]
 
-
-class _Handler(HubOAuthenticated, web.RequestHandler):  # type: ignore[misc,valid-type]
+class _Handler(HubOAuthenticated, web.RequestHandler):
     @property
     def desk(self) -> Desk:
         return self.settings["precheck_desk"]
@@ -137,7 +133,7 @@ def make_app(desk: Desk, prefix: str, identify: Identify | None = None, cookie_s
         web.url(prefix + r"api/checks/([A-Za-z0-9_-]+)", CheckHandler, name="check"),
         web.url(prefix + r"api/standing", StandingHandler),
     ]
-    if identify is None and HubOAuthCallbackHandler is not None:
+    if identify is None:
         routes.append(web.url(prefix + "oauth_callback", HubOAuthCallbackHandler))
     return web.Application(
         routes,
