@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import os
 import secrets
 import statistics
@@ -87,6 +88,7 @@ def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
     filled = fill_answers(release, answer_sources(manifest, plan.notebook, None))
     content = json.loads(nbformat.writes(filled))
     tokens: dict[str, str] = {}
+    logging.getLogger("tornado.access").setLevel(logging.ERROR)  # one line per request would drown the figures
 
     def identify(handler) -> str | None:
         given = handler.request.headers.get("Authorization", "").removeprefix("token ").strip()
