@@ -112,3 +112,17 @@ def test_a_cooldown_refusal_says_when_to_come_back(tmp_path):
 
     status, body = serving(tmp_path, clock, scenario)
     assert status == 429 and body["error"] == "cooldown" and body["retry_after"] == 60
+
+
+def test_while_the_service_is_still_warming_up_it_answers_that_it_is_starting(tmp_path):
+    async def main():
+        sockets = bind_sockets(0, "127.0.0.1")
+        server = HTTPServer(make_app(None, PREFIX, identify))
+        server.add_sockets(sockets)
+        try:
+            return await call(sockets[0].getsockname()[1], "api/standing", "token-of-ana")
+        finally:
+            server.stop()
+
+    status, body = asyncio.run(main())
+    assert status == 503 and body["error"] == "starting"

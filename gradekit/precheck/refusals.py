@@ -20,6 +20,7 @@ class Reason(enum.Enum):
     BUSY = ("busy", 429)
     COOLDOWN = ("cooldown", 429)
     QUOTA = ("quota", 429)
+    STARTING = ("starting", 503)
 
     @property
     def word(self) -> str:

@@ -46,27 +46,29 @@ async def running_service(
     course: Course, state_dir: Path, host: str, port: int, prefix: str, identify: Identify | None = None
 ) -> AsyncIterator[Running]:
     """The service listening on host:port, its grading processes warm; stopped and cleaned up on exit."""
-    engine = SealedEngine(course, state_dir, course.precheck.workers)
+    # Listening comes first: the hub waits for the service to answer before it serves anyone, and
+    # building the grading template and warming the grading processes takes a while (503 meanwhile).
+    app = make_app(None, prefix, identify, secrets.token_bytes(32))
+    server = HTTPServer(app, max_body_size=MAX_BODY_BYTES, xheaders=True)
+    listening = bind_sockets(port, host)
+    server.add_sockets(listening)
     try:
-        desk = Desk(
-            course.precheck,
-            course.assignment_id,
-            engine.source_notebooks(),
-            engine.grade,
-            AuditLog(Path(state_dir) / AUDIT_FILE),
-        )
-        await engine.warm()
-        app = make_app(desk, prefix, identify, secrets.token_bytes(32))
-        server = HTTPServer(app, max_body_size=MAX_BODY_BYTES, xheaders=True)
-        listening = bind_sockets(port, host)
-        server.add_sockets(listening)
-        bound = listening[0].getsockname()[1]
+        engine = await asyncio.to_thread(SealedEngine, course, state_dir, course.precheck.workers)
         try:
-            yield Running(desk, engine, bound)
+            desk = Desk(
+                course.precheck,
+                course.assignment_id,
+                engine.source_notebooks(),
+                engine.grade,
+                AuditLog(Path(state_dir) / AUDIT_FILE),
+            )
+            app.settings["precheck_desk"] = desk  # requests are taken from now on, graded once a process is warm
+            await engine.warm()
+            yield Running(desk, engine, listening[0].getsockname()[1])
         finally:
-            server.stop()
+            engine.close()
     finally:
-        engine.close()
+        server.stop()
 
 
 def serve(course: Course, state_dir: Path) -> None:

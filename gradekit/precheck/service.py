@@ -36,6 +36,10 @@ class _Handler(HubOAuthenticated, web.RequestHandler):
     def desk(self) -> Desk:
         return self.settings["precheck_desk"]
 
+    def prepare(self):
+        if self.settings.get("precheck_desk") is None:  # still building its template and warming up
+            self.refuse(Refusal(Reason.STARTING, "the pre-check is starting: try again in a minute", 30.0))
+
     def get_current_user(self):
         identify = self.settings.get("precheck_identify")
         if identify is not None:
@@ -125,7 +129,9 @@ def _seconds(text: str) -> float:
     return min(max(value, 0.0), LONGEST_WAIT_SECONDS) if value == value else 0.0
 
 
-def make_app(desk: Desk, prefix: str, identify: Identify | None = None, cookie_secret: bytes = b"") -> web.Application:
+def make_app(
+    desk: Desk | None, prefix: str, identify: Identify | None = None, cookie_secret: bytes = b""
+) -> web.Application:
     """The service's tornado application under `prefix` (JupyterHub's JUPYTERHUB_SERVICE_PREFIX)."""
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
     routes = [
