@@ -222,6 +222,8 @@ def create_precheck(plan: CoursePlan, kit: Path = KIT, python: str = sys.executa
     home = plan.precheck_home
     if not _exists(pwd.getpwnam, account):
         _run("useradd", "--system", "--home-dir", str(home), "--shell", "/usr/sbin/nologin", account)
+    elif pwd.getpwnam(account).pw_dir != str(home):  # an account kept from a course set up elsewhere
+        _run("usermod", "--home", str(home), account)
     home.mkdir(parents=True, exist_ok=True)
     clone = home / "course"
     if clone.exists():

@@ -111,14 +111,22 @@ class ResultPanel extends Widget {
   }
 }
 
-async function precheck(app, panel, results) {
-  if (!panel) {
-    return;
-  }
+function reveal(app, results) {
+  // The panel opens in the right sidebar, expanded, so the answer is beside the notebook.
   if (!results.isAttached) {
     app.shell.add(results, 'right', { rank: 1000 });
   }
   app.shell.activateById(results.id);
+  if (typeof app.shell.expandRight === 'function') {
+    app.shell.expandRight();
+  }
+}
+
+async function precheck(app, panel, results) {
+  if (!panel) {
+    return;
+  }
+  reveal(app, results);
   const name = panel.context.path.split('/').pop();
   results.waiting(name);
   await panel.context.save(); // the grader checks what is saved, so save first
@@ -133,6 +141,7 @@ async function precheck(app, panel, results) {
     check = { error: 'waiting', message: 'The grader is busy: press Pre-check again in a few minutes.' };
   }
   results.show(name, check);
+  reveal(app, results);
 }
 
 const plugin = {
