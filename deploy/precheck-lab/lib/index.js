@@ -1,6 +1,6 @@
 // The course's pre-check in one click: a toolbar button on every notebook saves it, sends it to the
-// hub's pre-check service with the page's own hub token, and shows the grader's answer in a side
-// panel. Every text from the service is shown as text (never as markup).
+// hub's pre-check service with the page's own hub token, and shows the grader's answer in a panel
+// beside the notebook. Every text from the service is shown as text (never as markup).
 import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
 import { PageConfig, URLExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
@@ -111,22 +111,19 @@ class ResultPanel extends Widget {
   }
 }
 
-function reveal(app, results) {
-  // The panel opens in the right sidebar, expanded, so the answer is beside the notebook.
+function reveal(app, results, panel) {
+  // The answer opens in the main area, split to the right of the notebook it is about.
   if (!results.isAttached) {
-    app.shell.add(results, 'right', { rank: 1000 });
+    app.shell.add(results, 'main', { mode: 'split-right', ref: panel.id });
   }
   app.shell.activateById(results.id);
-  if (typeof app.shell.expandRight === 'function') {
-    app.shell.expandRight();
-  }
 }
 
 async function precheck(app, panel, results) {
   if (!panel) {
     return;
   }
-  reveal(app, results);
+  reveal(app, results, panel);
   const name = panel.context.path.split('/').pop();
   results.waiting(name);
   await panel.context.save(); // the grader checks what is saved, so save first
@@ -141,7 +138,7 @@ async function precheck(app, panel, results) {
     check = { error: 'waiting', message: 'The grader is busy: press Pre-check again in a few minutes.' };
   }
   results.show(name, check);
-  reveal(app, results);
+  reveal(app, results, panel);
 }
 
 const plugin = {
