@@ -37,7 +37,7 @@ class RateLimiter:
             )
             return Refusal(
                 Reason.QUOTA,
-                f"You have used today's {self.daily_quota} pre-checks of {notebook}; "
+                f"You have used today's {self.daily_quota} pre-checks of {notebook}.ipynb; "
                 "the count starts again at midnight UTC. Your visible checks still run in the notebook.",
                 tomorrow.timestamp() - now,
             )
@@ -46,7 +46,7 @@ class RateLimiter:
             wait = self.cooldown_seconds - (now - last)
             return Refusal(
                 Reason.COOLDOWN,
-                f"{notebook} was pre-checked {now - last:.0f} s ago; you can pre-check it again in {wait:.0f} s.",
+                f"{notebook}.ipynb was pre-checked {now - last:.0f} s ago; you can pre-check it again in {wait:.0f} s.",
                 wait,
             )
         return None
