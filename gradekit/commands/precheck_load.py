@@ -65,6 +65,7 @@ class LoadResult:
     cores: int
     lone_first_result: float  # seconds: one student alone, the service warm
     cohorts: tuple[CohortLoad, ...]
+    load_average: float = 0.0  # the machine's one-minute load when the run began (other work shares the cores)
 
     @property
     def ok(self) -> bool:
@@ -94,6 +95,8 @@ def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
         given = handler.request.headers.get("Authorization", "").removeprefix("token ").strip()
         return tokens.get(given)
 
+    load_average = os.getloadavg()[0]
+
     async def main() -> LoadResult:
         with tempfile.TemporaryDirectory(prefix="gradekit-precheck-load-") as state:
             async with running_service(course, Path(state), LOOPBACK, 0, DEFAULT_PREFIX, identify) as running:
@@ -107,7 +110,8 @@ def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
                 finally:
                     client.close()
         first = lone.seconds_to_result[0] if lone.seconds_to_result else float("nan")
-        return LoadResult(plan.notebook, settings.workers, len(os.sched_getaffinity(0)), first, tuple(cohorts))
+        cores = len(os.sched_getaffinity(0))
+        return LoadResult(plan.notebook, settings.workers, cores, first, tuple(cohorts), load_average)
 
     return asyncio.run(main())
 
@@ -172,7 +176,8 @@ async def _send(client, url: str, token: str, body: dict | None = None) -> tuple
 
 def load_lines(result: LoadResult) -> list[str]:
     lines = [
-        f"pre-check load on {result.notebook}: {result.workers} grading processes, {result.cores} cores",
+        f"pre-check load on {result.notebook}: {result.workers} grading processes, {result.cores} cores, "
+        f"load {result.load_average:.1f} at the start",
         f"one student alone, service warm: first result in {result.lone_first_result:.2f} s",
         "",
         f"{'students':>8}  {'p50 s':>7}  {'p95 s':>7}  {'rejected for cooldown':>21}  {'unanswered':>10}  {'wall s':>7}",

@@ -84,14 +84,24 @@ class HubCourse:
         }
 
 
-def run_as(course: HubCourse, username: str, *command: str, cwd: Path | None = None, timeout: float = 120):
-    """Run `command` as `username` (their uid, groups and environment), as they would in a terminal on the hub."""
+def run_as(
+    course: HubCourse,
+    username: str,
+    *command: str,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    extra_env: dict[str, str] | None = None,
+):
+    """Run `command` as `username` (their uid, groups and environment), as they would in a terminal on the hub.
+
+    `extra_env` adds what that terminal's server would also hand it (its hub token, the pre-check's address).
+    """
     account = pwd.getpwnam(username)
     groups = [g.gr_gid for g in grp.getgrall() if username in g.gr_mem]
     return subprocess.run(
         command,
         cwd=cwd or account.pw_dir,
-        env=course.environment(username),
+        env=course.environment(username) | (extra_env or {}),
         user=account.pw_uid,
         group=account.pw_gid,
         extra_groups=groups,

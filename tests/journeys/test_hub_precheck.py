@@ -6,13 +6,15 @@ the service. kit-student-a opens 010_history with a wrong answer, presses the
 toolbar's Pre-check, reads the diagnosis beside the notebook, fixes the answer,
 meets the cooldown, waits it out and sees every test cell pass. kit-student-b,
 signed in as themselves, cannot read kit-student-a's result, nor send a request
-in kit-student-a's name. Screenshots go to test-artifacts/hub-precheck/.
+in kit-student-a's name; a cell of kit-student-b's kernel pre-checks through the support module's
+helper, with the hub token their server hands its kernels. Screenshots go to test-artifacts/hub-precheck/.
 """
 
 import json
 import os
 import pwd
 import shutil
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -32,6 +34,7 @@ from journeys.hub import (
     STUDENTS,
     created_course,
     one_journey_at_a_time,
+    run_as,
     running_hub,
     searchable_interpreter,
 )
@@ -127,7 +130,41 @@ def test_a_student_prechecks_fixes_waits_out_the_cooldown_and_passes_and_nobody_
     assert forged["status"] == 403 and forged["body"]["error"] == "forged", forged
     unsigned = _fetch_in_page(page, "api/standing", token="")
     assert unsigned["status"] in (401, 403), unsigned
+
+    # The fallback: a cell of kit-student-b's own kernel calls the support module's helper, with the
+    # token and address their server hands its kernels.
+    _write_notebook(course, other, answer_sources(manifest, NOTEBOOK, None))
+    shutil.copy(REPO_ROOT / "release" / "autograd" / "autograd_checks.py", course.home(other))
+    helper = run_as(
+        course,
+        other,
+        sys.executable,
+        "-c",
+        f"import autograd_checks; autograd_checks.precheck({NOTEBOOK + '.ipynb'!r})",
+        extra_env=_kernel_environment(other),
+        timeout=300,
+    )
+    total = sum(cell.points for cell in manifest.test_cells_of(NOTEBOOK))
+    assert f"Pre-check of {NOTEBOOK}.ipynb: {total:g} of {total:g} points" in helper.stdout, (
+        helper.stdout + helper.stderr
+    )
     hub_ui.log_out(page, hub)
+
+
+def _kernel_environment(student: str) -> dict[str, str]:
+    """The hub token and pre-check address that `student`'s running server hands every kernel it starts."""
+    uid = pwd.getpwnam(student).pw_uid
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid or b"jupyterhub-singleuser" not in (entry / "cmdline").read_bytes():
+                continue
+            variables = dict(line.split("=", 1) for line in (entry / "environ").read_text().split("\0") if "=" in line)
+        except OSError:
+            continue
+        return {name: variables[name] for name in ("JUPYTERHUB_API_TOKEN", "KIT_PRECHECK_URL")}
+    raise AssertionError(f"{student} has no running server")
 
 
 def _wait_for_service(hub) -> None:
