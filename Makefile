@@ -8,7 +8,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 unexport PYTHONPATH
 
-.PHONY: demo test check system-packages box-package prove release sync lock clean-demo
+.PHONY: demo test check system-packages box-package prove release sync lock clean-demo precheck-lab
 
 # The lock is complete, so pip need not resolve; byte-compiling on every core instead of
 # pip's one halves the install. A file that fails to compile is only a missed cache, as in pip.
@@ -58,6 +58,14 @@ lock: $(VENV)/installed.stamp
 	$(BIN)/python -m pip install --quiet -r requirements.in
 	{ sed -n '1,2p' requirements.lock; $(BIN)/python -m pip freeze --exclude pip --exclude setuptools --exclude wheel | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'; } > requirements.lock.new
 	mv requirements.lock.new requirements.lock
+
+# The pre-check's JupyterLab button, a prebuilt extension: its bundle is committed (students'
+# servers need no node), so only a course lead who edits deploy/precheck-lab/ runs this (node and npm).
+precheck-lab: $(VENV)/installed.stamp
+	cd deploy/precheck-lab && npm ci --no-audit --no-fund --silent
+	cd deploy/precheck-lab && rm -rf labextension && node node_modules/@jupyterlab/builder/lib/build-labextension.js \
+		--core-path "$$($(BIN)/python -c 'import jupyterlab, os; print(os.path.join(os.path.dirname(jupyterlab.__file__), "staging"))')" .
+	$(BIN)/python deploy/precheck-lab/inputs_digest.py
 
 clean-demo:
 	rm -rf demo-course

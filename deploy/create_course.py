@@ -18,7 +18,11 @@ ta or student) and exactly one instructor. What this makes, below --site
     jupyter/course-team/     adds the course folder for formgrader, lets formgrader's page sit in JupyterLab,
                              turns off JupyterLab's news pop-up
     jupyter/students/        turns off formgrader, create-assignment, the course list and the news pop-up
+    jupyter/data/            on every server's JUPYTER_PATH: the pre-check's prebuilt JupyterLab button
     hub/                     the hub's own state (database, cookie secret), root only
+    precheck/                home of the pre-check service's own account (<course id>-precheck), 0700:
+      course/                its private clone of this kit, the hidden tests it grades with (cloned afresh each run)
+      state/                 its grading template, uploads being graded, and audit.jsonl (who checked what, when)
 
 and the course folder, a clone of this kit in the instructor's home, 0700,
 with its SQLite gradebook inside, so no student can read grades or submissions.
@@ -41,6 +45,9 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 # Settings that differ by role (the docstring above says what each does), copied as they are.
 ROLE_SETTINGS = Path(__file__).resolve().parent / "jupyter"
+# The pre-check's JupyterLab button, prebuilt (`make precheck-lab`); installed where every server finds it.
+PRECHECK_LAB = Path(__file__).resolve().parent / "precheck-lab" / "labextension"
+PRECHECK_LAB_NAME = "kit-precheck"
 ROLES = ("instructor", "ta", "student")
 COURSE_TEAM = ("instructor", "ta")
 
@@ -79,6 +86,7 @@ class CoursePlan:
     homes: Path
     team_group: str
     student_group: str
+    precheck_account: str | None = None  # the pre-check service's own account; None: no pre-check
 
     @property
     def instructor(self) -> str:
@@ -91,6 +99,10 @@ class CoursePlan:
     @property
     def course_dir(self) -> Path:
         return self.homes / self.instructor / self.course_id
+
+    @property
+    def precheck_home(self) -> Path:
+        return self.site / "precheck"
 
     def config_dir(self, audience: str) -> Path:
         return self.site / "jupyter" / audience
@@ -199,6 +211,33 @@ def prepare_graders(plan: CoursePlan, python: str = sys.executable) -> None:
             )
 
 
+def create_precheck(plan: CoursePlan, kit: Path = KIT, python: str = sys.executable) -> None:
+    """The pre-check's account, owning nothing of anyone else's, and its private clone of the course.
+
+    The clone holds the hidden tests, so only that account may enter its home.
+    It is cloned afresh on every run, so the service grades with the checks the
+    kit holds now; its IPython folder is made once, as the graders' are.
+    """
+    account = plan.precheck_account
+    assert account is not None
+    home = plan.precheck_home
+    if not _exists(pwd.getpwnam, account):
+        _run("useradd", "--system", "--home-dir", str(home), "--shell", "/usr/sbin/nologin", account)
+    elif pwd.getpwnam(account).pw_dir != str(home):  # an account kept from a course set up elsewhere
+        _run("usermod", "--home", str(home), account)
+    home.mkdir(parents=True, exist_ok=True)
+    clone = home / "course"
+    if clone.exists():
+        shutil.rmtree(clone)
+    _run("git", "clone", "--quiet", "--no-hardlinks", str(kit), str(clone))
+    (home / "state").mkdir(exist_ok=True)
+    owner = pwd.getpwnam(account)
+    _run("chown", "-R", f"{owner.pw_uid}:{owner.pw_gid}", str(home))
+    os.chmod(home, 0o700)
+    os.chmod(home / "state", 0o700)
+    _run("runuser", "-u", account, "--", "env", f"HOME={home}", python, "-m", "IPython", "--quick", "-c", "pass")
+
+
 def write_jupyter_settings(plan: CoursePlan) -> None:
     """The settings folders the hub puts on each server's JUPYTER_CONFIG_PATH, by role."""
     for audience in ("course-team", "students"):
@@ -209,6 +248,11 @@ def write_jupyter_settings(plan: CoursePlan) -> None:
     everyone.mkdir(parents=True, exist_ok=True)
     values = dict(course_id=plan.course_id, exchange=str(plan.exchange))
     (everyone / "nbgrader_config.py").write_text(EVERYONE_CONFIG.format(**values))
+    data = plan.config_dir("data") / "labextensions" / PRECHECK_LAB_NAME
+    if data.parent.parent.exists():
+        shutil.rmtree(data.parent.parent)
+    if plan.precheck_account:
+        shutil.copytree(PRECHECK_LAB, data)
     team = plan.config_dir("course-team")
     course_config = str(plan.course_dir / "nbgrader_config.py")
     (team / "nbgrader_config.py").write_text(
@@ -239,6 +283,13 @@ def write_hub_settings(plan: CoursePlan) -> Path:
             "students": [str(plan.config_dir("students")), str(plan.config_dir("everyone"))],
         },
     }
+    if plan.precheck_account:
+        settings["data_path"] = [str(plan.config_dir("data"))]
+        settings["precheck"] = {
+            "account": plan.precheck_account,
+            "course_dir": str(plan.precheck_home / "course"),
+            "state_dir": str(plan.precheck_home / "state"),
+        }
     path = plan.site / "hub.json"
     path.write_text(json.dumps(settings, indent=2) + "\n")
     return path
@@ -273,6 +324,8 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--homes", type=Path, default=Path("/home"), help="where new accounts get their home folder")
     top.add_argument("--team-group", help="group of the instructor and TAs (default: <course id>-team)")
     top.add_argument("--student-group", help="group of the students (default: <course id>-students)")
+    top.add_argument("--precheck-account", help="the pre-check service's account (default: <course id>-precheck)")
+    top.add_argument("--no-precheck", action="store_true", help="set up no pre-check service")
     return top
 
 
@@ -288,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         homes=args.homes.resolve(),
         team_group=args.team_group or f"{course_id}-team",
         student_group=args.student_group or f"{course_id}-students",
+        precheck_account=None if args.no_precheck else (args.precheck_account or f"{course_id}-precheck"),
     )
     create_accounts(plan)
     create_exchange(plan)
@@ -296,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     stranded = unreachable_python(plan)
     if not stranded:
         prepare_graders(plan)
+    if plan.precheck_account and not stranded:
+        create_precheck(plan)
     settings = write_hub_settings(plan)
     print(f"course {course_id}: {len(plan.members)} accounts, course folder {plan.course_dir}")
     print(f"start the hub with: KIT_HUB_SETTINGS={settings} jupyterhub -f {KIT / 'deploy' / 'jupyterhub_config.py'}")

@@ -62,3 +62,33 @@ c.Spawner.args = ["--LabApp.news_url=None", "--LabApp.check_for_updates_class=ju
 # A busy machine starts JupyterLab slowly; fail late rather than spuriously.
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
+
+# The sealed pre-check (gradekit/precheck/, docs/pages/deployment.md): a service the hub starts as its
+# own account, from that account's private copy of the course, which grades a student's saved notebook
+# on the boxed engine. Its settings (cooldown, daily quota, due dates, switches) are c.Precheck.* in
+# that copy's nbgrader_config.py. Students reach it at /services/precheck/ with their hub token: the
+# page's token (JupyterLab's pre-check button) and their server's own (the support module's
+# precheck() helper) may use the service, and nothing else of the hub.
+PRECHECK = SETTINGS.get("precheck")
+if PRECHECK:
+    PRECHECK_SCOPE = "access:services!service=precheck"
+    c.JupyterHub.services = [
+        {
+            "name": "precheck",
+            "url": f"http://{LOOPBACK}:{os.environ.get('KIT_PRECHECK_PORT', '8002')}",
+            "command": [sys.executable, "-m", "gradekit", "precheck-serve", "--state", PRECHECK["state_dir"]],
+            "cwd": PRECHECK["course_dir"],
+            "user": PRECHECK["account"],
+            "environment": {"PATH": os.pathsep.join([ENVIRONMENT_BIN, "/usr/local/bin", "/usr/bin", "/bin"])},
+            "oauth_no_confirm": True,
+            "display": False,
+        }
+    ]
+    c.JupyterHub.load_roles = [
+        {"name": "user", "scopes": ["self", PRECHECK_SCOPE]},
+        {"name": "server", "scopes": ["users:activity!user", "access:servers!server", PRECHECK_SCOPE]},
+    ]
+    c.Spawner.oauth_client_allowed_scopes = [PRECHECK_SCOPE]
+    c.Spawner.environment["KIT_PRECHECK_URL"] = c.JupyterHub.bind_url.rstrip("/") + "/services/precheck/"
+    # Where JupyterLab finds the prebuilt Pre-check button (create_course.py installs it there).
+    c.Spawner.environment["JUPYTER_PATH"] = os.pathsep.join(SETTINGS.get("data_path", []))

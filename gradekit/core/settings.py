@@ -1,4 +1,4 @@
-"""The kit's own settings: typed traits with help, set as `c.CourseKit.*` in nbgrader_config.py.
+"""The kit's own settings: typed traits with help, set as `c.CourseKit.*` and `c.Precheck.*` in nbgrader_config.py.
 
 nbgrader ignores this section; `load_course` reads it once and keeps the typed values on the course.
 `python -m gradekit --help-all` lists every setting with its type, default and help.
@@ -6,9 +6,11 @@ nbgrader ignores this section; `load_course` reads it once and keeps the typed v
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import re
 
-from traitlets import Bool, Float, Integer, TraitError, Unicode, validate
+from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 # An assignment id names a folder under source/ and release/, and nbgrader's gradebook key.
@@ -86,3 +88,106 @@ class CourseKit(Configurable):
         if not value > 0:
             raise TraitError(f"CourseKit.kernel_memory_gb must be more than 0 GiB, got {value}")
         return value
+
+
+class Precheck(Configurable):
+    """Settings of the sealed pre-check, the hub service that grades a student's saved notebook before the deadline.
+
+    Set as `c.Precheck.*` in nbgrader_config.py; the service reads them once when it starts.
+    """
+
+    enabled = Bool(
+        True,
+        help="Whether the pre-check grades anything at all; False turns it off for every assignment.",
+    ).tag(config=True)
+
+    closed_assignments = List(
+        Unicode(),
+        help="Assignments whose pre-check is switched off, by assignment id; a request for one is refused with a message.",
+    ).tag(config=True)
+
+    due_dates = Dict(
+        value_trait=Unicode(),
+        help=(
+            "Assignment id -> its due date (ISO 8601 with a time zone, e.g. '2026-12-18T23:59:00+00:00'); "
+            "from that moment on the assignment's pre-check is closed."
+        ),
+    ).tag(config=True)
+
+    cooldown_seconds = Float(
+        300.0,
+        help="Seconds a student waits, after a pre-check of one notebook, before pre-checking that notebook again.",
+    ).tag(config=True)
+
+    daily_quota = Integer(
+        12,
+        help="Pre-checks each student may run of one notebook per day (UTC); a check the grader itself failed is not counted.",
+    ).tag(config=True)
+
+    workers = Integer(
+        1,
+        help="Grading processes the service keeps warm; requests wait in a queue served round robin across students.",
+    ).tag(config=True)
+
+    request_window_seconds = Float(
+        300.0,
+        help=(
+            "How old a request may be (its `sent` time against the service's clock) and how long its nonce is "
+            "remembered: a request sent again within the window is refused as a replay, an older one as stale."
+        ),
+    ).tag(config=True)
+
+    @validate("cooldown_seconds", "request_window_seconds")
+    def _not_negative(self, proposal):
+        value = proposal["value"]
+        if value < 0:
+            raise TraitError(f"Precheck.{proposal['trait'].name} must not be negative, got {value}")
+        return value
+
+    @validate("daily_quota", "workers")
+    def _at_least_one(self, proposal):
+        value = proposal["value"]
+        if value < 1:
+            raise TraitError(f"Precheck.{proposal['trait'].name} must be at least 1, got {value}")
+        return value
+
+    @validate("due_dates")
+    def _dates_with_zone(self, proposal):
+        for assignment, text in proposal["value"].items():
+            try:
+                when = datetime.datetime.fromisoformat(text)
+            except ValueError:
+                raise TraitError(f"Precheck.due_dates[{assignment!r}] is not an ISO 8601 date: {text!r}") from None
+            if when.tzinfo is None:
+                raise TraitError(f"Precheck.due_dates[{assignment!r}] needs a time zone (e.g. +00:00): {text!r}")
+        return proposal["value"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PrecheckSettings:
+    """The pre-check's settings as plain values, read once from `c.Precheck.*` (see `Precheck` for each one's help)."""
+
+    enabled: bool = True
+    closed_assignments: tuple[str, ...] = ()
+    due_dates: tuple[tuple[str, datetime.datetime], ...] = ()
+    cooldown_seconds: float = 300.0
+    daily_quota: int = 12
+    workers: int = 1
+    request_window_seconds: float = 300.0
+
+    @classmethod
+    def from_traits(cls, traits: Precheck) -> "PrecheckSettings":
+        return cls(
+            enabled=traits.enabled,
+            closed_assignments=tuple(traits.closed_assignments),
+            due_dates=tuple(
+                sorted((name, datetime.datetime.fromisoformat(text)) for name, text in traits.due_dates.items())
+            ),
+            cooldown_seconds=traits.cooldown_seconds,
+            daily_quota=traits.daily_quota,
+            workers=traits.workers,
+            request_window_seconds=traits.request_window_seconds,
+        )
+
+    def due_date(self, assignment: str) -> datetime.datetime | None:
+        return dict(self.due_dates).get(assignment)

@@ -35,6 +35,7 @@ from journeys.lab_server import LOOPBACK, free_loopback_port
 INSTRUCTOR = "kit-instructor"
 STUDENTS = ("kit-student-a", "kit-student-b")
 TEAM_GROUP, STUDENT_GROUP = "kit-team", "kit-students"
+PRECHECK_ACCOUNT = "kit-precheck"  # the pre-check service's own account
 # The account names are fixed, so two runs of the journey on one machine take turns.
 TURN_LOCK = Path(tempfile.gettempdir()) / "kit-hub-journey.lock"
 HUB_CONFIG = REPO_ROOT / "deploy" / "jupyterhub_config.py"
@@ -55,6 +56,11 @@ class HubCourse:
     @property
     def course_dir(self) -> Path:
         return Path(self.settings["course_dir"])
+
+    @property
+    def precheck(self) -> dict:
+        """The pre-check service's account and folders (its private course clone, its state and audit log)."""
+        return self.settings["precheck"]
 
     @property
     def exchange(self) -> Path:
@@ -78,14 +84,24 @@ class HubCourse:
         }
 
 
-def run_as(course: HubCourse, username: str, *command: str, cwd: Path | None = None, timeout: float = 120):
-    """Run `command` as `username` (their uid, groups and environment), as they would in a terminal on the hub."""
+def run_as(
+    course: HubCourse,
+    username: str,
+    *command: str,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    extra_env: dict[str, str] | None = None,
+):
+    """Run `command` as `username` (their uid, groups and environment), as they would in a terminal on the hub.
+
+    `extra_env` adds what that terminal's server would also hand it (its hub token, the pre-check's address).
+    """
     account = pwd.getpwnam(username)
     groups = [g.gr_gid for g in grp.getgrall() if username in g.gr_mem]
     return subprocess.run(
         command,
         cwd=cwd or account.pw_dir,
-        env=course.environment(username),
+        env=course.environment(username) | (extra_env or {}),
         user=account.pw_uid,
         group=account.pw_gid,
         extra_groups=groups,
@@ -141,6 +157,7 @@ def created_course(log_dir: Path) -> Iterator[HubCourse]:
                 f"--homes={scratch / 'home'}",
                 f"--team-group={TEAM_GROUP}",
                 f"--student-group={STUDENT_GROUP}",
+                f"--precheck-account={PRECHECK_ACCOUNT}",
             ],
             capture_output=True,
             text=True,
@@ -152,7 +169,7 @@ def created_course(log_dir: Path) -> Iterator[HubCourse]:
         subprocess.run(["chpasswd"], input="".join(f"{n}:{p}\n" for n, p in passwords.items()), text=True, check=True)
         yield HubCourse(json.loads((scratch / "site" / "hub.json").read_text()), passwords)
     finally:
-        remove_accounts((INSTRUCTOR, *STUDENTS), (TEAM_GROUP, STUDENT_GROUP))
+        remove_accounts((INSTRUCTOR, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
         subprocess.run(["rm", "-rf", "--one-file-system", str(scratch)], check=False)
 
 

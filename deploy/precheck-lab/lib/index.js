@@ -1,0 +1,172 @@
+// The course's pre-check in one click: a toolbar button on every notebook saves it, sends it to the
+// hub's pre-check service with the page's own hub token, and shows the grader's answer in a panel
+// beside the notebook. Every text from the service is shown as text (never as markup).
+import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
+import { PageConfig, URLExt } from '@jupyterlab/coreutils';
+import { INotebookTracker } from '@jupyterlab/notebook';
+import { Widget } from '@lumino/widgets';
+
+const COMMAND = 'kit-precheck:run';
+const WAIT_SECONDS = 30; // each poll waits this long on the service for the result
+const GIVE_UP_MS = 10 * 60 * 1000;
+
+function serviceUrl(path) {
+  // The hub serves its own pages under hubPrefix ("/hub/"); services sit beside it.
+  const hubPrefix = PageConfig.getOption('hubPrefix') || '/hub/';
+  const base = hubPrefix.replace(/hub\/?$/, '');
+  return URLExt.join(PageConfig.getOption('hubHost') || '', base, 'services/precheck/', path);
+}
+
+function nonce() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, b => b.toString(16).padStart(2, '0')).join('');
+}
+
+async function call(path, body) {
+  const response = await fetch(serviceUrl(path), {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      Authorization: `token ${PageConfig.getToken()}`,
+      'Content-Type': 'application/json'
+    },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  });
+  let reply;
+  try {
+    reply = await response.json();
+  } catch (error) {
+    reply = { error: 'http', message: `the pre-check service answered ${response.status}` };
+  }
+  return reply;
+}
+
+class ResultPanel extends Widget {
+  constructor() {
+    super();
+    this.id = 'kit-precheck-result';
+    this.title.label = 'Pre-check';
+    this.title.caption = 'What the course grader said about your saved notebook';
+    this.title.closable = true;
+    this.addClass('kit-precheck-panel');
+  }
+
+  line(text, className) {
+    const element = document.createElement('div');
+    element.textContent = text;
+    if (className) {
+      element.className = className;
+    }
+    this.node.appendChild(element);
+    return element;
+  }
+
+  clear() {
+    this.node.textContent = '';
+  }
+
+  waiting(name, check) {
+    this.clear();
+    const where = check && check.position ? ` (${check.position} ahead of you)` : '';
+    this.line(`Checking ${name}${where}…`, 'kit-precheck-headline').dataset.state = 'waiting';
+  }
+
+  show(name, check) {
+    this.clear();
+    if (check.error) {
+      const headline = this.line(`Pre-check of ${name} not run`, 'kit-precheck-headline');
+      headline.dataset.state = 'refused';
+      this.line(check.message || check.error, 'kit-precheck-message');
+      return;
+    }
+    const result = check.result;
+    if (result.status !== 'graded') {
+      this.line(`Pre-check of ${name}: ${result.status}`, 'kit-precheck-headline').dataset.state = 'done';
+      this.line(result.message, 'kit-precheck-message');
+      return;
+    }
+    const headline = this.line(
+      `Pre-check of ${name}: ${result.score} of ${result.max_score} points`,
+      'kit-precheck-headline'
+    );
+    headline.dataset.state = 'done';
+    for (const cell of result.cells) {
+      const block = document.createElement('div');
+      block.className = 'kit-precheck-cell';
+      block.dataset.cell = cell.cell;
+      block.dataset.passed = String(cell.passed);
+      const mark = cell.passed ? 'passed' : 'failed';
+      const title = document.createElement('div');
+      title.textContent = `${cell.cell}: ${cell.points} of ${cell.max_points} points, ${mark}`;
+      block.appendChild(title);
+      if (cell.diagnosis) {
+        const diagnosis = document.createElement('div');
+        diagnosis.className = 'kit-precheck-diagnosis';
+        diagnosis.textContent = cell.diagnosis;
+        block.appendChild(diagnosis);
+      }
+      this.node.appendChild(block);
+    }
+    this.line('The grader ran its own tests; fix what failed, save, and check again after the cooldown.');
+  }
+}
+
+function reveal(app, results, panel) {
+  // The answer opens in the main area, split to the right of the notebook it is about.
+  if (!results.isAttached) {
+    app.shell.add(results, 'main', { mode: 'split-right', ref: panel.id });
+  }
+  app.shell.activateById(results.id);
+}
+
+async function precheck(app, panel, results) {
+  if (!panel) {
+    return;
+  }
+  reveal(app, results, panel);
+  const name = panel.context.path.split('/').pop();
+  results.waiting(name);
+  await panel.context.save(); // the grader checks what is saved, so save first
+  const content = panel.context.model.toJSON();
+  let check = await call('api/checks', { notebook: name, content, nonce: nonce(), sent: Date.now() / 1000 });
+  const giveUp = Date.now() + GIVE_UP_MS;
+  while (!check.error && check.state !== 'done' && Date.now() < giveUp) {
+    results.waiting(name, check);
+    check = await call(`api/checks/${encodeURIComponent(check.id)}?wait=${WAIT_SECONDS}`);
+  }
+  if (!check.error && check.state !== 'done') {
+    check = { error: 'waiting', message: 'The grader is busy: press Pre-check again in a few minutes.' };
+  }
+  results.show(name, check);
+  reveal(app, results, panel);
+}
+
+const plugin = {
+  id: 'kit-precheck:plugin',
+  description: "A Pre-check button that has the course's grader check the saved notebook.",
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ICommandPalette],
+  activate: (app, tracker, palette) => {
+    const results = new ResultPanel();
+    app.commands.addCommand(COMMAND, {
+      label: 'Pre-check this notebook with the course grader',
+      isEnabled: () => tracker.currentWidget !== null,
+      execute: () => precheck(app, tracker.currentWidget, results)
+    });
+    if (palette) {
+      palette.addItem({ command: COMMAND, category: 'Notebook Operations' });
+    }
+    tracker.widgetAdded.connect((_, panel) => {
+      const button = new ToolbarButton({
+        className: 'kit-precheck-button',
+        label: 'Pre-check',
+        tooltip: "Save, then have the course's grader check this notebook (its hidden tests too)",
+        onClick: () => precheck(app, panel, results)
+      });
+      panel.toolbar.insertItem(10, 'kit-precheck', button);
+    });
+  }
+};
+
+export default plugin;

@@ -1,0 +1,190 @@
+"""Simulated students against the real pre-check service on loopback: how long a result takes when many check at once.
+
+The service is the one the hub runs (warm grading processes, the desk, the
+HTTP layer), started here on a free loopback port; only the hub's sign-in is
+replaced by a table of tokens, one per simulated student. Every student sends
+their saved notebook (the reference answers filled into the release notebook),
+waits for the result, then asks again at once, which the cooldown must refuse.
+Each cohort is bounded in time: a student still waiting at the limit is
+counted as unanswered. The figures are printed, never asserted on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import os
+import secrets
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
+from gradekit.precheck.run import DEFAULT_PREFIX, running_service
+from gradekit.proof.subjects import answer_sources, fill_answers
+
+LOOPBACK = "127.0.0.1"
+POLL_SECONDS = 30  # how long one GET waits for the result before asking again
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadPlan:
+    cohorts: tuple[int, ...] = (10, 50, 100)
+    notebook: str = "010_history"
+    time_limit: float = 900.0  # seconds one cohort may take
+
+
+@dataclasses.dataclass(frozen=True)
+class CohortLoad:
+    students: int
+    seconds_to_result: tuple[float, ...]  # one per student who got a result
+    rejected_for_cooldown: int  # second requests refused by the cooldown (every student sends one)
+    unanswered: int  # students still waiting when the cohort's time ran out
+    wall_seconds: float
+
+    @property
+    def p50(self) -> float:
+        return _percentile(self.seconds_to_result, 50)
+
+    @property
+    def p95(self) -> float:
+        return _percentile(self.seconds_to_result, 95)
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadResult:
+    notebook: str
+    workers: int
+    cores: int
+    lone_first_result: float  # seconds: one student alone, the service warm
+    cohorts: tuple[CohortLoad, ...]
+    load_average: float = 0.0  # the machine's one-minute load when the run began (other work shares the cores)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.unanswered == 0 and c.rejected_for_cooldown == c.students for c in self.cohorts)
+
+
+def _percentile(values: tuple[float, ...], percent: int) -> float:
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[percent - 1]
+
+
+def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
+    """Start the service, time one lone student, then each cohort in turn."""
+    # Long enough that the immediate second request always meets it, short of a real course's.
+    settings = dataclasses.replace(course.precheck, cooldown_seconds=3600.0, daily_quota=10, enabled=True)
+    course = dataclasses.replace(course, precheck=settings)
+    release = course.release_dir / f"{plan.notebook}.ipynb"
+    filled = fill_answers(release, answer_sources(manifest, plan.notebook, None))
+    content = json.loads(nbformat.writes(filled))
+    tokens: dict[str, str] = {}
+    logging.getLogger("tornado.access").setLevel(logging.ERROR)  # one line per request would drown the figures
+
+    def identify(handler) -> str | None:
+        given = handler.request.headers.get("Authorization", "").removeprefix("token ").strip()
+        return tokens.get(given)
+
+    load_average = os.getloadavg()[0]
+
+    async def main() -> LoadResult:
+        with tempfile.TemporaryDirectory(prefix="gradekit-precheck-load-") as state:
+            async with running_service(course, Path(state), LOOPBACK, 0, DEFAULT_PREFIX, identify) as running:
+                base = f"http://{LOOPBACK}:{running.port}{DEFAULT_PREFIX}api/"
+                client = AsyncHTTPClient(force_instance=True, max_clients=max(plan.cohorts) * 2 + 2)
+                try:
+                    lone = await _cohort(client, base, tokens, "lone", 1, plan, content)
+                    cohorts = [
+                        await _cohort(client, base, tokens, f"sim{size}", size, plan, content) for size in plan.cohorts
+                    ]
+                finally:
+                    client.close()
+        first = lone.seconds_to_result[0] if lone.seconds_to_result else float("nan")
+        cores = len(os.sched_getaffinity(0))
+        return LoadResult(plan.notebook, settings.workers, cores, first, tuple(cohorts), load_average)
+
+    return asyncio.run(main())
+
+
+async def _cohort(client, base: str, tokens: dict, tag: str, size: int, plan: LoadPlan, content: dict) -> CohortLoad:
+    names = [f"{tag}-{number:03d}" for number in range(size)]
+    for name in names:
+        tokens[secrets.token_hex(16)] = name
+    token_of = {name: token for token, name in tokens.items()}
+    started = time.monotonic()
+    tasks = [asyncio.ensure_future(_student(client, base, token_of[name], plan.notebook, content)) for name in names]
+    done, pending = await asyncio.wait(tasks, timeout=plan.time_limit)
+    for task in pending:
+        task.cancel()
+    outcomes = [task.result() for task in done if not task.cancelled() and task.exception() is None]
+    times = tuple(sorted(seconds for seconds, _ in outcomes if seconds is not None))
+    return CohortLoad(
+        size,
+        times,
+        sum(1 for _, refused in outcomes if refused),
+        size - len(times),
+        time.monotonic() - started,
+    )
+
+
+async def _student(client, base: str, token: str, notebook: str, content: dict) -> tuple[float | None, bool]:
+    """(seconds from sending to the result, whether the immediate second request met the cooldown)."""
+    started = time.monotonic()
+    status, body = await _send(client, base + "checks", token, _request(notebook, content))
+    if status != 202:
+        return None, False
+    check = body["id"]
+    while body.get("state") != "done":
+        status, body = await _send(client, f"{base}checks/{check}?wait={POLL_SECONDS}", token)
+        if status != 200:
+            return None, False
+    seconds = time.monotonic() - started
+    status, again = await _send(client, base + "checks", token, _request(notebook, content))
+    return seconds, status == 429 and again.get("error") == "cooldown"
+
+
+def _request(notebook: str, content: dict) -> dict:
+    return {"notebook": f"{notebook}.ipynb", "content": content, "nonce": secrets.token_hex(16), "sent": time.time()}
+
+
+async def _send(client, url: str, token: str, body: dict | None = None) -> tuple[int, dict]:
+    request = HTTPRequest(
+        url,
+        method="POST" if body is not None else "GET",
+        body=json.dumps(body) if body is not None else None,
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+        request_timeout=POLL_SECONDS + 30,
+    )
+    try:
+        response = await client.fetch(request)
+    except HTTPClientError as error:
+        response = error.response
+        if response is None:
+            return error.code, {}
+    return response.code, json.loads(response.body or b"{}")
+
+
+def load_lines(result: LoadResult) -> list[str]:
+    lines = [
+        f"pre-check load on {result.notebook}: {result.workers} grading processes, {result.cores} cores, "
+        f"load {result.load_average:.1f} at the start",
+        f"one student alone, service warm: first result in {result.lone_first_result:.2f} s",
+        "",
+        f"{'students':>8}  {'p50 s':>7}  {'p95 s':>7}  {'rejected for cooldown':>21}  {'unanswered':>10}  {'wall s':>7}",
+    ]
+    for cohort in result.cohorts:
+        lines.append(
+            f"{cohort.students:>8}  {cohort.p50:>7.2f}  {cohort.p95:>7.2f}  {cohort.rejected_for_cooldown:>21}  "
+            f"{cohort.unanswered:>10}  {cohort.wall_seconds:>7.1f}"
+        )
+    return lines

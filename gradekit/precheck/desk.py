@@ -1,0 +1,245 @@
+"""The pre-check's front desk: takes a student's request, or says why not, queues it fairly and hands back results.
+
+Plain Python without HTTP, so that every rule is tested directly: a request
+names a notebook of the assignment, comes from the student it claims, is
+fresh and sent once, finds the pre-check open, the student with nothing else
+in flight, and the notebook out of its cooldown and within its daily quota.
+A student reads only their own checks: another's id is answered exactly as an
+id that never existed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime
+import json
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+
+from gradekit.core.settings import PrecheckSettings
+from gradekit.grading.submission_grader import GradedSubmission
+from gradekit.precheck.audit import AuditLog
+from gradekit.precheck.fair_queue import FairQueue
+from gradekit.precheck.limits import RateLimiter
+from gradekit.precheck.nonces import NonceBook
+from gradekit.precheck.refusals import Reason, Refusal
+from gradekit.precheck.reply import grader_error_reply, leaked_lines, secret_lines, student_reply
+
+log = logging.getLogger(__name__)
+
+# (student, notebook name without .ipynb, the notebook's JSON as bytes) -> its grading on the sealed engine
+Grade = Callable[[str, str, bytes], Awaitable[GradedSubmission]]
+KEPT_PER_STUDENT = 20  # results a student can still read back; older ones are dropped
+MAX_NOTEBOOK_BYTES = 8 * 2**20
+QUEUED, RUNNING, DONE = "queued", "running", "done"
+
+
+@dataclasses.dataclass
+class Check:
+    id: str
+    student: str
+    notebook: str
+    taken_at: float
+    content: bytes = dataclasses.field(repr=False, default=b"")
+    state: str = QUEUED
+    reply: dict | None = None
+    finished: asyncio.Event = dataclasses.field(default_factory=asyncio.Event, repr=False)
+
+    def as_json(self, position: int | None = None) -> dict:
+        body: dict = {"id": self.id, "notebook": f"{self.notebook}.ipynb", "state": self.state}
+        if position is not None and self.state == QUEUED:
+            body["position"] = position
+        if self.reply is not None:
+            body["result"] = self.reply
+        return body
+
+
+class Desk:
+    def __init__(
+        self,
+        settings: PrecheckSettings,
+        assignment_id: str,
+        source_notebooks: dict,
+        grade: Grade,
+        audit: AuditLog,
+        clock: Callable[[], float] = time.time,
+    ):
+        self.settings = settings
+        self.assignment_id = assignment_id
+        self.sources = source_notebooks  # notebook name -> trusted source notebook (points and hidden tests)
+        self.secrets = {name: secret_lines(notebook) for name, notebook in source_notebooks.items()}
+        self.grade = grade
+        self.audit = audit
+        self.clock = clock
+        self.limits = RateLimiter(settings.cooldown_seconds, settings.daily_quota, clock)
+        self.nonces = NonceBook(settings.request_window_seconds, clock)
+        self.queue: FairQueue[Check] = FairQueue()
+        self.checks: dict[str, OrderedDict[str, Check]] = {}  # student -> their checks by id, oldest first
+        self.in_flight: dict[str, Check] = {}  # student -> their queued or running check
+        self.running = 0
+        self._tasks: set[asyncio.Task] = set()
+
+    # The request ------------------------------------------------------------------------------
+
+    def submit(self, student: str, request: object) -> Check | Refusal:
+        """Take `student`'s request (the JSON body, parsed) or say why not; every outcome is audited."""
+        notebook = _notebook_name(request.get("notebook")) if isinstance(request, dict) else None
+        refusal = self._refusal(student, request, notebook)
+        if refusal is not None:
+            self.audit.record(student, notebook or "", "refused", reason=refusal.reason.word)
+            return refusal
+        assert isinstance(request, dict) and notebook is not None  # no refusal: the request was checked
+        self.limits.take(student, notebook)
+        check = Check(secrets.token_urlsafe(18), student, notebook, self.clock(), request["_content"])
+        self._keep(check)
+        self.in_flight[student] = check
+        self.queue.put(student, check)
+        self.audit.record(student, notebook, "taken", check=check.id)
+        self._dispatch()
+        return check
+
+    def _refusal(self, student: str, request: object, notebook: str | None) -> Refusal | None:
+        if not isinstance(request, dict):
+            return Refusal(Reason.BAD_REQUEST, "the request's body is not a JSON object")
+        claimed = request.get("student", student)
+        if claimed != student:
+            return Refusal(
+                Reason.FORGED,
+                f"the request names the student {claimed!r} but its token belongs to {student!r}: refused",
+            )
+        replayed = self.nonces.accept(request.get("nonce"), request.get("sent"))
+        if replayed is not None:
+            return replayed
+        if notebook is None or notebook not in self.sources:
+            names = ", ".join(f"{name}.ipynb" for name in sorted(self.sources))
+            return Refusal(
+                Reason.UNKNOWN_NOTEBOOK,
+                f"{request.get('notebook')!r} is not a notebook of the assignment {self.assignment_id} ({names})",
+            )
+        closed = self.closed_because()
+        if closed:
+            return Refusal(Reason.CLOSED, closed)
+        content = _content(request.get("content"))
+        if isinstance(content, Refusal):
+            return content
+        request["_content"] = content
+        pending = self.in_flight.get(student)
+        if pending is not None:
+            return Refusal(
+                Reason.BUSY,
+                f"your pre-check of {pending.notebook}.ipynb is still {pending.state}: one at a time, "
+                "this one was not taken",
+                5.0,
+            )
+        return self.limits.refusal(student, notebook)
+
+    def closed_because(self) -> str | None:
+        """Why the assignment's pre-check is closed now (switched off, or past its due date), or None while open."""
+        if not self.settings.enabled:
+            return "the pre-check is switched off for this course"
+        if self.assignment_id in self.settings.closed_assignments:
+            return f"the pre-check of {self.assignment_id} is switched off by the course team"
+        due = self.settings.due_date(self.assignment_id)
+        now = datetime.datetime.fromtimestamp(self.clock(), datetime.timezone.utc)
+        if due is not None and now >= due:
+            return f"the pre-check of {self.assignment_id} closed at its due date, {due.isoformat()}"
+        return None
+
+    def result(self, student: str, check_id: str) -> Check | Refusal:
+        """`student`'s own check by its id; another student's id is answered as an unknown one."""
+        check = self.checks[student].get(check_id) if student in self.checks else None
+        if check is None:
+            return Refusal(Reason.NOT_FOUND, f"no pre-check {check_id!r} of yours is known here")
+        return check
+
+    def position(self, check: Check) -> int:
+        """How many waiting checks go before `check` in the round robin."""
+        return self.queue.position(check.student, check)
+
+    def standing(self, student: str) -> dict:
+        """What `student` may do now, per notebook: checks left today and seconds of cooldown left."""
+        closed = self.closed_because()
+        notebooks = {}
+        for name in sorted(self.sources):
+            refusal = self.limits.refusal(student, name)
+            notebooks[f"{name}.ipynb"] = {
+                "left_today": self.limits.remaining_today(student, name),
+                "wait_seconds": round(refusal.retry_after or 0, 1) if refusal else 0,
+            }
+        return {"student": student, "open": closed is None, "closed_because": closed or "", "notebooks": notebooks}
+
+    # The queue ------------------------------------------------------------------------------
+
+    def _keep(self, check: Check) -> None:
+        kept = self.checks.setdefault(check.student, OrderedDict())
+        kept[check.id] = check
+        while len(kept) > KEPT_PER_STUDENT:
+            kept.popitem(last=False)
+
+    def _dispatch(self) -> None:
+        while self.running < self.settings.workers:
+            taken = self.queue.take()
+            if taken is None:
+                return
+            self.running += 1
+            task = asyncio.get_running_loop().create_task(self._run(taken[1]))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, check: Check) -> None:
+        check.state = RUNNING
+        try:
+            graded = await self.grade(check.student, check.notebook, check.content)
+            reply = student_reply(check.notebook, graded, self.sources[check.notebook], self.secrets[check.notebook])
+            leaked = leaked_lines(reply, self.secrets[check.notebook])
+            if leaked:  # never sent: the reply would show hidden test code
+                log.error("%s: a reply repeated %d hidden test lines; withheld", check.id, len(leaked))
+                reply = grader_error_reply()
+        except Exception:
+            log.exception("%s: pre-check of %s failed", check.id, check.notebook)
+            reply = grader_error_reply()
+        if reply["status"] == "grader error":
+            self.limits.refund(check.student, check.notebook, check.taken_at)
+        check.reply, check.state, check.content = reply, DONE, b""
+        self.audit.record(
+            check.student,
+            check.notebook,
+            "graded",
+            check=check.id,
+            status=reply["status"],
+            score=reply.get("score"),
+            max_score=reply.get("max_score"),
+        )
+        self.in_flight.pop(check.student, None)
+        self.queue.done(check.student)
+        self.running -= 1
+        check.finished.set()
+        self._dispatch()
+
+    async def wait(self, check: Check, seconds: float) -> None:
+        """Until `check` is done or `seconds` have passed."""
+        try:
+            await asyncio.wait_for(check.finished.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
+
+def _notebook_name(value: object) -> str | None:
+    """`010_history` from "010_history.ipynb" (or from the bare name); None for anything that is not a plain file name."""
+    if not isinstance(value, str) or "/" in value or "\\" in value or value.startswith("."):
+        return None
+    return value.removesuffix(".ipynb")
+
+
+def _content(value: object) -> bytes | Refusal:
+    """The uploaded notebook as bytes, refused when it is no notebook or too large."""
+    if not isinstance(value, dict) or not isinstance(value.get("cells"), list):
+        return Refusal(Reason.BAD_REQUEST, "the request carries no notebook (`content`: the saved .ipynb as JSON)")
+    data = json.dumps(value).encode()
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return Refusal(Reason.BAD_REQUEST, f"the notebook is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+    return data

@@ -1,0 +1,83 @@
+"""Start the pre-check: the warm engine, the desk, the audit log and the HTTP service, as the hub runs it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import os
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+
+from gradekit.core.course import Course
+from gradekit.precheck.audit import AuditLog
+from gradekit.precheck.desk import Desk
+from gradekit.precheck.engine import SealedEngine
+from gradekit.precheck.service import MAX_BODY_BYTES, Identify, make_app
+
+log = logging.getLogger(__name__)
+
+AUDIT_FILE = "audit.jsonl"
+DEFAULT_PREFIX = "/services/precheck/"
+
+
+@dataclasses.dataclass
+class Running:
+    desk: Desk
+    engine: SealedEngine
+    port: int
+
+
+def hub_address() -> tuple[str, int, str]:
+    """(host, port, prefix) the hub gave this managed service: JUPYTERHUB_SERVICE_URL and _PREFIX."""
+    url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101"))
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", DEFAULT_PREFIX)
+    return url.hostname or "127.0.0.1", url.port or 10101, prefix
+
+
+@contextlib.asynccontextmanager
+async def running_service(
+    course: Course, state_dir: Path, host: str, port: int, prefix: str, identify: Identify | None = None
+) -> AsyncIterator[Running]:
+    """The service listening on host:port, its grading processes warm; stopped and cleaned up on exit."""
+    # Listening comes first: the hub waits for the service to answer before it serves anyone, and
+    # building the grading template and warming the grading processes takes a while (503 meanwhile).
+    app = make_app(None, prefix, identify, secrets.token_bytes(32))
+    server = HTTPServer(app, max_body_size=MAX_BODY_BYTES, xheaders=True)
+    listening = bind_sockets(port, host)
+    server.add_sockets(listening)
+    try:
+        engine = await asyncio.to_thread(SealedEngine, course, state_dir, course.precheck.workers)
+        try:
+            desk = Desk(
+                course.precheck,
+                course.assignment_id,
+                engine.source_notebooks(),
+                engine.grade,
+                AuditLog(Path(state_dir) / AUDIT_FILE),
+            )
+            app.settings["precheck_desk"] = desk  # requests are taken from now on, graded once a process is warm
+            await engine.warm()
+            yield Running(desk, engine, listening[0].getsockname()[1])
+        finally:
+            engine.close()
+    finally:
+        server.stop()
+
+
+def serve(course: Course, state_dir: Path) -> None:
+    """Run as the hub's managed service until stopped."""
+    host, port, prefix = hub_address()
+
+    async def main() -> None:
+        async with running_service(course, state_dir, host, port, prefix):
+            log.warning("pre-check of %s ready on %s:%d%s", course.assignment_id, host, port, prefix)
+            await asyncio.Event().wait()
+
+    asyncio.run(main())

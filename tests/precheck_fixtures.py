@@ -1,0 +1,90 @@
+"""A pre-check desk without the engine: a clock the test moves, a stand-in grader and a tiny source notebook."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook
+
+from gradekit.core.settings import PrecheckSettings
+from gradekit.core.status import Status
+from gradekit.grading.gradebook_records import GradeRecord, NotebookRecord, SubmissionRecord
+from gradekit.grading.submission_grader import GradedSubmission
+from gradekit.precheck.audit import AuditLog
+from gradekit.precheck.desk import Desk
+
+NOTEBOOK = "010_history"
+HIDDEN_LINE = "expect(torch.equal(answer, torch.tensor([1.0, 2.0])), 'secret hidden comparison')"
+TEST_SOURCE = (
+    "assert callable(f)\nprint('Visible check passed: it runs')\n"
+    f"### BEGIN HIDDEN TESTS\n{HIDDEN_LINE}\n### END HIDDEN TESTS"
+)
+
+
+class Clock:
+    def __init__(self, now: float = 1_800_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def source_notebook():
+    test = new_code_cell(TEST_SOURCE)
+    test.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "test_f", "points": 2, "locked": True}
+    return new_notebook(cells=[test])
+
+
+def graded_notebook(error_value: str | None, traceback: list[str] | None = None) -> bytes:
+    """The autograded copy of the source notebook: its test cell failed with `error_value`, or passed."""
+    notebook = source_notebook()
+    if error_value is not None:
+        notebook.cells[0].outputs = [
+            nbformat.v4.new_output("error", ename="Diagnosis", evalue=error_value, traceback=traceback or [])
+        ]
+    return nbformat.writes(notebook).encode()
+
+
+def graded(points: float, error_value: str | None = None, traceback: list[str] | None = None, status=Status.GRADED):
+    record = SubmissionRecord(
+        "s",
+        None,
+        (NotebookRecord(NOTEBOOK, False, None, (GradeRecord("test_f", points, None, None, False),), ()),),
+    )
+    files = ((f"{NOTEBOOK}.ipynb", graded_notebook(error_value, traceback)),)
+    return GradedSubmission("s", status, "", record, files, 0.1)
+
+
+@dataclasses.dataclass
+class StandInGrader:
+    """Grades every notebook as `outcome` says; records who was graded, in order; waits for `release` if set."""
+
+    outcome: GradedSubmission
+    order: list = dataclasses.field(default_factory=list)
+    release: asyncio.Event | None = None
+
+    async def __call__(self, student: str, notebook: str, content: bytes) -> GradedSubmission:
+        self.order.append((student, notebook))
+        if self.release is not None:
+            await self.release.wait()
+        return self.outcome
+
+
+def desk(tmp_path, grader, clock, **settings) -> Desk:
+    values = dict(cooldown_seconds=60.0, daily_quota=3, workers=1, request_window_seconds=300.0) | settings
+    return Desk(
+        PrecheckSettings(**values),
+        "autograd",
+        {NOTEBOOK: source_notebook()},
+        grader,
+        AuditLog(tmp_path / "audit.jsonl"),
+        clock,
+    )
+
+
+def request(clock, nonce: str, notebook: str = f"{NOTEBOOK}.ipynb", **extra) -> dict:
+    content = json.loads(nbformat.writes(source_notebook()))
+    return {"notebook": notebook, "content": content, "nonce": nonce, "sent": clock()} | extra

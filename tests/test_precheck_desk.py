@@ -1,0 +1,174 @@
+"""The pre-check's desk: who may ask, when, how often, whose results they read, and what the audit log keeps."""
+
+import asyncio
+import dataclasses
+import datetime
+
+import pytest
+from precheck_fixtures import NOTEBOOK, Clock, StandInGrader, desk, graded, request
+
+from gradekit.core.status import Status
+from gradekit.precheck.desk import Check
+from gradekit.precheck.refusals import Reason, Refusal
+
+pytestmark = pytest.mark.unit
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+async def _checked(front, student, body) -> Check | Refusal:
+    taken = front.submit(student, body)
+    if isinstance(taken, Check):
+        await front.wait(taken, 5)
+    return taken
+
+
+def test_a_request_that_names_another_student_is_refused_as_forged(tmp_path):
+    clock = Clock()
+
+    async def scenario():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock)
+        return front.submit("ana", request(clock, "n" * 16, student="ben"))
+
+    refusal = run(scenario())
+    assert isinstance(refusal, Refusal) and refusal.reason is Reason.FORGED
+    assert "'ben'" in refusal.message and "'ana'" in refusal.message
+
+
+def test_a_replayed_request_is_refused_and_not_graded_again(tmp_path):
+    clock = Clock()
+    grader = StandInGrader(graded(2))
+
+    async def scenario():
+        front = desk(tmp_path, grader, clock, cooldown_seconds=0)
+        body = request(clock, "n" * 16)
+        first = await _checked(front, "ana", dict(body))
+        again = front.submit("ana", dict(body))
+        return first, again
+
+    first, again = run(scenario())
+    assert isinstance(first, Check) and first.reply["status"] == "graded"
+    assert isinstance(again, Refusal) and again.reason is Reason.REPLAYED
+    assert grader.order == [("ana", NOTEBOOK)]
+
+
+@pytest.mark.parametrize("name", ["999_missing.ipynb", "../010_history.ipynb", ".hidden.ipynb", 7])
+def test_a_notebook_outside_the_assignment_is_refused_with_the_names_that_are(tmp_path, name):
+    clock = Clock()
+
+    async def scenario():
+        return desk(tmp_path, StandInGrader(graded(2)), clock).submit("ana", request(clock, "n" * 16, notebook=name))
+
+    refusal = run(scenario())
+    assert isinstance(refusal, Refusal) and refusal.reason is Reason.UNKNOWN_NOTEBOOK
+    assert f"{NOTEBOOK}.ipynb" in refusal.message
+
+
+def test_the_pre_check_can_be_switched_off_for_the_course_or_the_assignment_and_closes_at_the_due_date(tmp_path):
+    clock = Clock()
+    due = datetime.datetime.fromtimestamp(clock.now + 60, datetime.timezone.utc)
+
+    async def outcome(**settings):
+        return desk(tmp_path, StandInGrader(graded(2)), clock, **settings).submit("ana", request(clock, "n" * 16))
+
+    off = run(outcome(enabled=False))
+    closed = run(outcome(closed_assignments=("autograd",)))
+    assert isinstance(off, Refusal) and off.reason is Reason.CLOSED and "switched off" in off.message
+    assert isinstance(closed, Refusal) and closed.reason is Reason.CLOSED and "autograd" in closed.message
+    assert isinstance(run(outcome(due_dates=(("autograd", due),))), Check)
+    clock.now += 60
+    late = run(outcome(due_dates=(("autograd", due),)))
+    assert isinstance(late, Refusal) and late.reason is Reason.CLOSED and "due date" in late.message
+
+
+def test_one_check_in_flight_per_student_while_others_still_queue(tmp_path):
+    clock = Clock()
+
+    async def scenario():
+        gate = asyncio.Event()  # the stand-in grader holds ana's check until the test lets it go
+        grader = StandInGrader(graded(2), release=gate)
+        front = desk(tmp_path, grader, clock)
+        first = front.submit("ana", request(clock, "a" * 16))
+        busy = front.submit("ana", request(clock, "b" * 16))
+        other = front.submit("ben", request(clock, "c" * 16))
+        await asyncio.sleep(0)
+        position = front.position(other)
+        gate.set()
+        await front.wait(first, 5)
+        await front.wait(other, 5)
+        return first, busy, other, position, grader.order
+
+    first, busy, other, position, order = run(scenario())
+    assert isinstance(busy, Refusal) and busy.reason is Reason.BUSY and "still" in busy.message
+    assert isinstance(other, Check) and position == 0  # next in line while ana's runs
+    assert order == [("ana", NOTEBOOK), ("ben", NOTEBOOK)]
+    assert first.state == other.state == "done"
+
+
+def test_a_student_reads_only_their_own_results_and_another_id_looks_unknown(tmp_path):
+    clock = Clock()
+
+    async def scenario():
+        front = desk(
+            tmp_path, StandInGrader(graded(0, "the answer is float32 [misconception: numpy-default-dtype]")), clock
+        )
+        mine = await _checked(front, "ana", request(clock, "a" * 16))
+        return front, mine
+
+    front, mine = run(scenario())
+    assert front.result("ana", mine.id) is mine
+    theirs = front.result("ben", mine.id)
+    unknown = front.result("ben", "no-such-check")
+    assert isinstance(theirs, Refusal) and theirs.reason is Reason.NOT_FOUND
+    assert theirs.message.replace(mine.id, "ID") == unknown.message.replace("no-such-check", "ID")
+
+
+def test_the_cooldown_and_quota_apply_and_a_grader_failure_is_given_back(tmp_path):
+    clock = Clock()
+    failing = StandInGrader(dataclasses.replace(graded(0), status=Status.GRADER_ERROR, record=None))
+
+    async def scenario():
+        front = desk(tmp_path, failing, clock, daily_quota=1)
+        lost = await _checked(front, "ana", request(clock, "a" * 16))
+        retried = await _checked(front, "ana", request(clock, "b" * 16))
+        front.grade = StandInGrader(graded(2))
+        clock.now += 61
+        counted = await _checked(front, "ana", request(clock, "c" * 16))
+        clock.now += 61
+        over = front.submit("ana", request(clock, "d" * 16))
+        return lost, retried, counted, over
+
+    lost, retried, counted, over = run(scenario())
+    assert lost.reply["status"] == "grader error" and "not counted" in lost.reply["message"]
+    assert isinstance(retried, Check)  # no cooldown, no quota spent on the grader's failure
+    assert counted.reply["status"] == "graded"
+    assert isinstance(over, Refusal) and over.reason is Reason.QUOTA
+
+
+def test_the_audit_log_records_who_checked_what_and_when_but_no_answer_or_diagnosis(tmp_path):
+    clock = Clock()
+    diagnosis = "W1 was scaled after requires_grad [misconception: requires-grad-then-scale]"
+
+    async def scenario():
+        front = desk(tmp_path, StandInGrader(graded(0, diagnosis)), clock)
+        await _checked(front, "ana", request(clock, "a" * 16))
+        front.submit("ana", request(clock, "b" * 16))
+        front.submit("ben", request(clock, "c" * 16, student="ana"))
+        return front.audit
+
+    audit = run(scenario())
+    events = [(line["student"], line["notebook"], line["event"], line.get("reason")) for line in audit.lines()]
+    assert events == [
+        ("ana", NOTEBOOK, "taken", None),
+        ("ana", NOTEBOOK, "graded", None),
+        ("ana", NOTEBOOK, "refused", "cooldown"),
+        ("ben", NOTEBOOK, "refused", "forged"),
+    ]
+    graded_line = audit.lines()[1]
+    assert graded_line["score"] == 0 and graded_line["max_score"] == 2
+    assert all("time" in line for line in audit.lines())
+    text = audit.path.read_text()
+    assert "misconception" not in text and "cells" not in text
+    assert (audit.path.stat().st_mode & 0o777) == 0o600
