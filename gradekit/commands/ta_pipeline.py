@@ -17,6 +17,7 @@ from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.core.rows import CohortRow
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.exchange import ensure_exchange
+from gradekit.grading.feedback_mathjax import bundle_mathjax
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.lms.export_step import export_for_lms
 from gradekit.report.class_report import write_class_report
@@ -43,6 +44,7 @@ def grade_and_report(
     result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout, error_log=error_log)
     if any(row.grades for row in result.rows):
         generate_feedback(course, executor.workers)
+        bundle_mathjax(course.feedback_dir)  # the pages typeset their math from disk too
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
     lms_file = export_for_lms(course)
     # Written before the class report, which links the page when it is there.
