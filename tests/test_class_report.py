@@ -81,7 +81,7 @@ def test_the_headline_counts_statuses_and_gives_the_median_of_the_graded(report)
         ("1", "flagged for a TA"),
         ("1", "could not be graded"),
         ("0", "not scored: grader error"),
-        ("1", "with written answers waiting for a TA"),
+        ("1", "with written answers waiting for a TA (2 points)"),
         ("5.5", "median autograded score of 11"),
     ]
 

@@ -94,6 +94,11 @@ class ClassReport:
         return tuple(r for r in self.rows if r.grades and r.grades.waiting)
 
     @property
+    def waiting_points(self) -> float:
+        """The points of the written answers no TA has graded yet."""
+        return sum(w.max_score for r in self.waiting_for_ta if r.grades for w in r.grades.waiting)
+
+    @property
     def median_score(self) -> float | None:
         graded = [r.score for r in self.counted]
         return statistics.median(graded) if graded else None
@@ -166,7 +171,9 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
             reasons.append(f"handed in {late_by(row.grades.seconds_late)} after the due date")
         left_out = row.grades.unsubmitted if row.grades else ()
         unreadable = [note for note in row.notes if note.kind is NoteKind.UNREADABLE and note.notebook in left_out]
-        reasons.extend(note.text for note in unreadable)
+        reasons.extend(
+            f"handed in {note.notebook}.ipynb, which is not a readable notebook (it scores 0)" for note in unreadable
+        )
         others = len(left_out) - len(unreadable)
         if others:
             reasons.append(f"left out {others} of {len(report.notebooks)} notebooks")

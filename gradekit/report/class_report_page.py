@@ -47,7 +47,11 @@ def headline(report: ClassReport) -> Html:
     figures = [
         ("submissions", len(report.rows), ""),
         *((status.headline, len(report.with_status(status)), "warn" if status.needs_ta else "") for status in Status),
-        ("with written answers waiting for a TA", len(report.waiting_for_ta), "warn"),
+        (
+            f"with written answers waiting for a TA ({points(report.waiting_points)} points)",
+            len(report.waiting_for_ta),
+            "warn",
+        ),
         (f"median autograded score of {points(report.max_points)}", "–" if median is None else points(median), ""),
     ]
     boxes = join(

@@ -176,7 +176,7 @@ class WrittenStats:
     graded: int  # graded by a TA
     blank: int  # left as the release had it: 0 points, nothing to grade
     full_marks: int
-    share_earned: float | None  # over the graded and blank answers; None while none has a score
+    share_earned: float | None  # over the graded and blank answers; None until a TA has graded one
 
     @property
     def needs_a_look(self) -> bool:
@@ -215,5 +215,8 @@ def _written_item(answer: ManualAnswer, rows: tuple[CohortRow, ...]) -> WrittenS
         graded=sum(1 for w in scored if not w.blank),
         blank=sum(1 for w in scored if w.blank),
         full_marks=sum(1 for w in scored if w.score is not None and w.score >= w.max_score),
-        share_earned=mean([(w.score or 0.0) / w.max_score for w in scored if w.max_score]),
+        # Blank answers alone say nothing of the question: the share waits for a TA's first grade.
+        share_earned=mean([(w.score or 0.0) / w.max_score for w in scored if w.max_score])
+        if any(not w.blank for w in scored)
+        else None,
     )
