@@ -7,7 +7,7 @@ test_g2 1 point) and 020_y (answer_h: test_h 5 points). Graded students:
     ann      2  3  0   5   10
     bob      0  3  0   5    8      reordered cells
     cai      0  0  1   0    1
-    dan      2  0  1   -    3      did not submit 020_y (nbgrader scores it 0)
+    dan      2  0  1   -    3      did not submit 020_y (nbgrader scores it 0), 95 minutes late
 
 020_y also has a written answer (answer_essay, 2 points): ann's waits for a TA, bob's
 was marked 1.5, cai left it blank.
@@ -45,14 +45,16 @@ REORDERED = Note(NoteKind.REORDERED, X)
 FORGED_EQ = Finding(FindingKind.FORGING_METHOD, X, "answer_f", ("__eq__",))
 
 
-def graded(student, f, g, g2, h, named=(), status=Status.GRADED, unsubmitted=(), notes=(), findings=(), written=()):
+def graded(
+    student, f, g, g2, h, named=(), status=Status.GRADED, unsubmitted=(), notes=(), findings=(), written=(), late=0.0
+):
     cells = (
         CellGrade(X, "test_f", f, 2, named[:1]),
         CellGrade(X, "test_g", g, 3, named[1:]),
         CellGrade(X, "test_g2", g2, 1),
         CellGrade(Y, "test_h", h, 5),
     )
-    grades = SubmissionGrades(student, cells, unsubmitted=unsubmitted, written=written)
+    grades = SubmissionGrades(student, cells, unsubmitted=unsubmitted, written=written, seconds_late=late)
     return CohortRow(student, status, "", grades, notes=notes, findings=findings)
 
 
@@ -66,7 +68,7 @@ ROWS = (
     graded("ann", 2, 3, 0, 5, written=(WAITING,)),
     graded("bob", 0, 3, 0, 5, ("first-wrong-idea",), notes=(REORDERED,), written=(MARKED,)),
     graded("cai", 0, 0, 1, 0, ("first-wrong-idea", "second-wrong-idea"), written=(BLANK,)),
-    graded("dan", 2, 0, 1, 0, unsubmitted=(Y,), notes=(LEFT_OUT_Y,)),
+    graded("dan", 2, 0, 1, 0, unsubmitted=(Y,), notes=(LEFT_OUT_Y,), late=95 * 60 + 20),
     CohortRow("eve", Status.FAILED, "malformed notebook JSON", None, notes=(LEFT_OUT_Y,)),
     graded("fay", 2, 3, 1, 5, status=Status.FLAGGED, findings=(FORGED_EQ,)),
 )

@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 import pytest
 from class_report_fixtures import CATALOG, LEFT_OUT_Y, MANIFEST, REORDERED, ROWS, X, Y
 
-from gradekit.report.class_figures import misconception_stats
+from gradekit.report.class_figures import late_by, lowest_shown, misconception_stats
 from gradekit.report.class_report import write_class_report
 
 pytestmark = pytest.mark.unit
@@ -184,7 +184,17 @@ def test_students_to_reach_out_to_come_failed_then_flagged_then_lowest(report):
     assert table[1][3] == "could not be graded: malformed notebook JSON"
     # In a class of four graded submissions, only the lowest score is a reason (a quarter of the class).
     assert table[3][3].startswith("the lowest score")
-    assert table[4][3] == "left out 1 of 2 notebooks"
+    assert table[4][3] == "handed in 1 h 35 min after the due date; left out 1 of 2 notebooks"
+
+
+def test_lateness_reads_to_the_minute_and_the_lowest_scores_are_a_quarter_of_the_class_at_most():
+    assert [late_by(s) for s in (5, 720, 95 * 60, 2 * 86400 + 3 * 3600 + 60)] == [
+        "1 min",
+        "12 min",
+        "1 h 35 min",
+        "2 days 3 h",
+    ]
+    assert [lowest_shown(n) for n in (1, 4, 8, 20, 200)] == [1, 1, 2, 5, 5]
 
 
 def test_student_names_link_to_their_feedback_and_a_similarity_page_when_there_is_one(tmp_path, report):
@@ -209,6 +219,7 @@ def test_the_top_misconceptions_list_their_students(report):
     }
     students = read_csv(path.parent / "students.csv")
     assert [r["status"] for r in students] == ["graded"] * 4 + ["failed", "flagged"]
+    assert [r["minutes_late"] for r in students] == ["0", "0", "0", "95", "0", "0"]
     # ann's written answer waits for a TA, bob's was marked 1.5 of 2: points apart from the autograded ones
     assert [(r["written_score"], r["written_max"], r["waiting_for_ta"]) for r in students[:2]] == [
         ("0", "2", "1"),
