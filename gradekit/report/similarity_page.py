@@ -31,7 +31,8 @@ def similarity_page(pairs: list[SimilarPair], texts: dict[str, dict[str, str]], 
         "p",
         f"{len(students)} students' answer cells compared pair by pair, notebook by notebook: code by its "
         'fingerprints, written answers (marked "(written)") by the runs of five words they share; the starter '
-        f"code and text of the release and docstrings are not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} "
+        "code and text of the release, the model answer (when the source notebooks are at hand), docstrings and "
+        f"a line or two in common are not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} "
         f"of one side's answers in a notebook are listed (at most {TOP_PAIRS}), most alike first, code and written "
         "answers in one ranking. Alike is not proof: read the answers.",
         class_="muted",
