@@ -65,7 +65,7 @@ def write_demo_student(course: Course, manifest: Manifest, student: DemoStudent,
     folder.mkdir(parents=True)
     for entry in manifest.notebooks:
         sources = mixed_answer_sources(manifest, entry.name, student.answers_of(entry.name))
-        sources |= {cell: text for cell, text in student.written if entry.name == manifest_notebook(manifest, cell)}
+        sources |= {cell: text for cell, text in student.written if entry.name == notebook_of_answer(manifest, cell)}
         notebook = fill_answers(course.release_dir / f"{entry.name}.ipynb", sources)
         target = folder / f"{entry.name}.ipynb"
         if entry.name in student.broken:  # cut short, as a notebook saved while the disk filled up
@@ -79,7 +79,7 @@ def write_demo_student(course: Course, manifest: Manifest, student: DemoStudent,
     return folder
 
 
-def manifest_notebook(manifest: Manifest, answer_cell: str) -> str:
+def notebook_of_answer(manifest: Manifest, answer_cell: str) -> str:
     """The notebook holding a written answer cell."""
     return next((m.notebook for m in manifest.manual if m.answer_cell == answer_cell), "")
 
