@@ -3,9 +3,9 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from class_report_fixtures import CATALOG, LEFT_OUT_Y, MANIFEST, REORDERED, ROWS, X
+from class_report_fixtures import CATALOG, LEFT_OUT_Y, MANIFEST, REORDERED, ROWS, X, Y
 
-from gradekit.report.class_figures import misconception_stats
+from gradekit.report.class_figures import late_by, lowest_shown, misconception_stats
 from gradekit.report.class_report import write_class_report
 
 pytestmark = pytest.mark.unit
@@ -81,7 +81,7 @@ def test_the_headline_counts_statuses_and_gives_the_median_of_the_graded(report)
         ("1", "flagged for a TA"),
         ("1", "could not be graded"),
         ("0", "not scored: grader error"),
-        ("1", "with written answers waiting for a TA"),
+        ("1", "with written answers waiting for a TA (2 points)"),
         ("5.5", "median autograded score of 11"),
     ]
 
@@ -131,6 +131,29 @@ def test_the_csv_files_hold_the_figures_of_the_page(report):
     assert cells["test_g2"]["discrimination"] == "-0.970" and cells["test_g2"]["remark"].startswith("negative")
 
 
+def test_written_answers_close_the_exercise_table_with_how_far_their_grading_is(report):
+    path, page = report
+    table = next(t for t in Tables(page).tables if t[0][0] == "exercise / test cell")
+    assert table[-1] == [
+        f"{Y} / answer_essay (written, graded by a TA)",
+        "2",
+        "3",  # dan did not submit 020_y
+        "0",
+        "0.375",  # bob's 1.5 of 2 and cai's blank 0; ann's waits
+        "–",
+        "1 waiting for a TA; 1 graded; 1 left blank (0 points)",
+    ]
+    assert '<tr class="group flagged"><td>' + f"{Y} / answer_essay" in page
+    line = next(l for l in read_csv(path.parent / "exercises.csv") if l["exercise"] == "answer_essay")
+    assert (line["graded_by"], line["waiting_for_ta"], line["state"], line["share_earned"]) == (
+        "TA",
+        "1",
+        "1 waiting for a TA; 1 graded; 1 left blank (0 points)",
+        "0.375",
+    )
+    assert {l["graded_by"] for l in read_csv(path.parent / "cells.csv")} == {"autograder"}
+
+
 def test_flagged_test_cells_are_named_above_the_table(report):
     _, page = report
     intro = page.split("<h2>Exercises and test cells</h2>")[1].split("<table>")[0]
@@ -159,7 +182,19 @@ def test_students_to_reach_out_to_come_failed_then_flagged_then_lowest(report):
     table = next(t for t in Tables(page).tables if t[0] == ["student", "status", "score", "why"])
     assert [row[0] for row in table[1:]] == ["eve", "fay", "cai", "dan"]
     assert table[1][3] == "could not be graded: malformed notebook JSON"
-    assert table[4][3] == "among the 5 lowest scores; left out 1 of 2 notebooks"
+    # In a class of four graded submissions, only the lowest score is a reason (a quarter of the class).
+    assert table[3][3].startswith("the lowest score")
+    assert table[4][3] == "handed in 1 h 35 min after the due date; left out 1 of 2 notebooks"
+
+
+def test_lateness_reads_to_the_minute_and_the_lowest_scores_are_a_quarter_of_the_class_at_most():
+    assert [late_by(s) for s in (5, 720, 95 * 60, 2 * 86400 + 3 * 3600 + 60)] == [
+        "1 min",
+        "12 min",
+        "1 h 35 min",
+        "2 days 3 h",
+    ]
+    assert [lowest_shown(n) for n in (1, 4, 8, 20, 200)] == [1, 1, 2, 5, 5]
 
 
 def test_student_names_link_to_their_feedback_and_a_similarity_page_when_there_is_one(tmp_path, report):
@@ -184,6 +219,7 @@ def test_the_top_misconceptions_list_their_students(report):
     }
     students = read_csv(path.parent / "students.csv")
     assert [r["status"] for r in students] == ["graded"] * 4 + ["failed", "flagged"]
+    assert [r["minutes_late"] for r in students] == ["0", "0", "0", "95", "0", "0"]
     # ann's written answer waits for a TA, bob's was marked 1.5 of 2: points apart from the autograded ones
     assert [(r["written_score"], r["written_max"], r["waiting_for_ta"]) for r in students[:2]] == [
         ("0", "2", "1"),

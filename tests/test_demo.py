@@ -1,45 +1,62 @@
-"""`make demo` on a scratch copy of the course: grades.csv, feedback and the per-student table."""
+"""`make demo` on a scratch copy of the course: the demo class graded, exported, explained and reported."""
 
 import csv
 
 import pytest
 
 from gradekit.authoring.solutions import load_controls
-from gradekit.commands.demo import demo_course, demo_subjects, run_demo
+from gradekit.commands.demo import demo_course, demo_size, demo_subjects, run_demo
+from gradekit.commands.demo_cohort import demo_cohort
+from gradekit.proof.subjects import proof_subjects
 
 pytestmark = pytest.mark.nbgrader
 
+NOTEBOOKS = ["010_history", "021_cotangents"]  # two, so the broken notebook leaves one to grade
 
-def test_demo_grades_exports_and_explains_a_cohort(course, manifest, tmp_path, capsys):
-    narrow = manifest.only(["010_history"])
+
+def test_demo_grades_exports_and_explains_a_class(course, manifest, tmp_path, capsys):
+    narrow = manifest.only(NOTEBOOKS)
     scratch = demo_course(course, narrow, tmp_path / "course")
     assert run_demo(scratch, narrow) == 0
     printed = capsys.readouterr().out
-    controls = load_controls(narrow)[:1]  # by default, the first listed control of each notebook
-    assert "--full grades every control" in printed
+    cohort = demo_cohort(narrow, load_controls(narrow))
     with open(scratch.root / "grades.csv", newline="") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
-    assert set(rows) == {"reference", "blank", *(c.student_id for c in controls)}
-    assert float(rows["reference"]["score"]) == float(rows["reference"]["max_score"]) == narrow.points_of("010_history")
-    assert float(rows["blank"]["score"]) == 0
-    for student in rows:
-        assert (scratch.feedback_dir / student / "autograd" / "010_history.html").is_file()
-    for control in controls:
-        line = next(l for l in printed.splitlines() if l.startswith(control.student_id + " "))
-        assert control.misconception in line
-        feedback = (scratch.feedback_dir / control.student_id / "autograd" / "010_history.html").read_text()
-        # The student sees the diagnosis, never the hidden tests.
-        assert f"misconception: {control.misconception}]" in feedback
-        assert "HIDDEN TESTS" not in feedback and "for seed, size in" not in feedback
-    blank_feedback = (scratch.feedback_dir / "blank" / "autograd" / "010_history.html").read_text()
-    assert "not written yet" in blank_feedback and "Traceback (most recent call last)" not in blank_feedback
+    assert set(rows) == {s.student_id for s in cohort}
+    broken = next(s for s in cohort if s.broken)
+    (unreadable,) = broken.broken
+    with open(scratch.root / "class-report" / "students.csv", newline="") as handle:
+        table = {row["student_id"]: row for row in csv.DictReader(handle)}
+    late = next(s for s in cohort if s.late)
+    assert int(table[late.student_id]["minutes_late"]) == late.minutes_after_due
+    assert all(int(table[s.student_id]["minutes_late"]) == 0 for s in cohort if not s.late)
+    assert f"{unreadable}.ipynb cannot be read as a notebook" in table[broken.student_id]["notes"]
+    assert table[broken.student_id]["unsubmitted"] == unreadable
+    report = (scratch.root / "class-report" / "report.html").read_text()
+    assert f"handed in 1 h {late.minutes_after_due - 60} min after the due date" in report
+    for student in cohort:
+        line = next(l for l in printed.splitlines() if l.startswith(student.student_id + " "))
+        for notebook in NOTEBOOKS:
+            if notebook in student.broken:
+                assert not (scratch.feedback_dir / student.student_id / "autograd" / f"{notebook}.html").exists()
+                continue
+            feedback = (scratch.feedback_dir / student.student_id / "autograd" / f"{notebook}.html").read_text()
+            for mistake in student.mistakes:
+                if mistake.notebook == notebook:
+                    assert mistake.misconception in line, (student.student_id, mistake.name)
+                    assert f"misconception: {mistake.misconception}]" in feedback
+            # The student sees the diagnosis, never the hidden tests.
+            assert "HIDDEN TESTS" not in feedback and "for seed, size in" not in feedback
+    copier = next(s for s in cohort if s.copied_from)
+    similarity = (scratch.root / "class-report" / "similarity.html").read_text()
+    pair = " and ".join(sorted((copier.student_id, copier.copied_from)))
+    (copied,) = copier.copied
+    if copier.answers_of(copied):  # the copy holds code of its own; the model answer alone is never a match
+        assert f"{pair}, {copied}" in similarity
 
 
-def test_the_default_cohort_is_small_and_telling_and_full_takes_every_control(manifest):
+def test_full_grades_the_proofs_pseudo_students_and_the_default_the_demo_class(manifest):
     controls = load_controls(manifest)
-    default = demo_subjects(manifest)
-    assert [s.student_id for s in default[:2]] == ["reference", "blank"]
-    chosen = [s.control for s in default[2:]]
-    assert [c.notebook for c in chosen] == [entry.name for entry in manifest.notebooks]
-    assert chosen == [next(c for c in controls if c.notebook == entry.name) for entry in manifest.notebooks]
-    assert [s.control for s in demo_subjects(manifest, full=True)[2:]] == list(controls)
+    assert demo_subjects(manifest) == proof_subjects(manifest, controls)
+    assert demo_size(manifest, full=True) == len(proof_subjects(manifest, controls))
+    assert demo_size(manifest) == len(demo_cohort(manifest, controls))

@@ -8,6 +8,7 @@ import nbgrader
 import pytest
 from traitlets.config import Config
 
+from gradekit.grading.feedback_mathjax import FOLDER, STAMP, bundle_mathjax, mathjax_source
 from gradekit.grading.feedback_page import STDERR_FINDING, FeedbackPage, diagnosis_line
 
 pytestmark = pytest.mark.unit
@@ -85,13 +86,35 @@ def test_the_summary_names_each_test_cell_its_score_and_its_diagnosis_escaped():
     assert "<b>tensor</b>" not in html
 
 
-def test_outputs_wrap_and_math_comes_from_the_jupyter_server_not_a_cdn():
+REMOTE = re.compile(r"""(src|href)\s*=\s*["']?(https?:)?//|\.src\s*=\s*["'](https?:)?//""", re.IGNORECASE)
+
+
+def test_outputs_wrap_and_math_comes_from_the_jupyter_server_or_the_copy_beside_the_pages_never_a_cdn():
     html = _page([_test_cell(_error("Diagnosis", "[misconception: m] " + "long " * 200))])
     assert "white-space: pre-wrap" in html
     # Between words: the page's own rule undoes the base stylesheet's `pre { word-break: break-all }`.
     assert "overflow-wrap: break-word;\n  word-break: normal;" in html
     assert "static/jupyter_server_mathjax/MathJax.js" in html
-    assert not re.search(r"""src=["']?(https?:)?//""", html)
+    assert f'"../../{FOLDER}/MathJax.js"' in html  # <feedback>/<student>/<assignment>/page.html, opened from disk
+    assert not REMOTE.search(html)
+
+
+def test_the_copy_of_mathjax_beside_the_feedback_is_made_once_per_version_and_whole(tmp_path):
+    feedback = tmp_path / "feedback"
+    copy = bundle_mathjax(feedback)
+    assert copy == feedback / FOLDER
+    assert (copy / "MathJax.js").is_file() and (copy / "config" / "TeX-AMS-MML_HTMLorMML-full.js").is_file()
+    assert (copy / "extensions" / "Safe.js").is_file() and (copy / "fonts").is_dir()
+    assert not (copy / "localization").exists()
+    assert [p.name for p in feedback.iterdir()] == [FOLDER]  # nothing half-made is left beside it
+    (copy / "MathJax.js").write_text("kept")
+    bundle_mathjax(feedback)  # the same version: left as it is
+    assert (copy / "MathJax.js").read_text() == "kept"
+    (copy / STAMP).write_text("0.0.1")
+    bundle_mathjax(feedback)  # another version: copied again
+    assert (copy / "MathJax.js").read_bytes() == (mathjax_source() / "MathJax.js").read_bytes()
+    # MathJax itself names no remote server it would load from.
+    assert not REMOTE.search((copy / "config" / "TeX-AMS-MML_HTMLorMML-full.js").read_text())
 
 
 def test_the_lessons_tables_have_borders_and_padding():

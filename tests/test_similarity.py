@@ -52,3 +52,37 @@ def test_one_copied_notebook_shows_even_when_the_rest_of_the_work_differs(ranked
     }
     top = rank_notebooks(texts, starters)[0]
     assert (top.notebook, top.first, top.second) == (NOTEBOOK, "ann", "cat") and top.score > 0.9
+
+
+MODEL = """
+def running_mean(values):
+    total = 0.0
+    for count, value in enumerate(values, start=1):
+        total += value
+        yield total / count
+
+
+def clipped(values, low, high):
+    return [min(max(value, low), high) for value in values]
+"""
+OWN_WAY = """
+def clipped(values, low, high):
+    kept = []
+    for value in values:
+        if value < low:
+            value = low
+        elif value > high:
+            value = high
+        kept.append(value)
+    return kept
+"""
+
+
+def test_the_model_answer_is_set_aside_so_only_what_two_students_share_beyond_it_counts():
+    own = MODEL.split("def clipped")[0] + OWN_WAY
+    texts = {"nb": {"ann": MODEL, "bea": MODEL, "cat": own, "dov": own, "eli": MODEL + "\nx = 1\n"}}
+    pairs = rank_notebooks(texts, {"nb": MODEL})
+    assert [(p.first, p.second) for p in pairs] == [("cat", "dov")]
+    assert pairs[0].score == 1.0
+    # Without the model answer set aside, everyone who wrote it looks copied.
+    assert len(rank_notebooks(texts, {"nb": ""})) > 1

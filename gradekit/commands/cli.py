@@ -174,7 +174,7 @@ def _new_exercise(args) -> int:
 
 
 def _demo(args) -> int:
-    from gradekit.commands.demo import demo_course, demo_subjects, run_demo
+    from gradekit.commands.demo import demo_course, demo_size, run_demo
 
     started = time.monotonic()
     course, manifest = _course_and_manifest()
@@ -182,9 +182,7 @@ def _demo(args) -> int:
     _write_figures(
         args,
         "demo",
-        lambda figures: figures.demo_figure(
-            len(demo_subjects(manifest, args.full)), args.jobs, time.monotonic() - started
-        ),
+        lambda figures: figures.demo_figure(demo_size(manifest, args.full), args.jobs, time.monotonic() - started),
     )
     return code
 
@@ -370,7 +368,9 @@ def parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="release, grade a demo cohort, export grades and feedback, print a table")
     demo.add_argument("--jobs", type=int, default=default_jobs(), help="grading workers (default: cores)")
     demo.add_argument(
-        "--full", action="store_true", help="grade every negative control (default: the first of each notebook)"
+        "--full",
+        action="store_true",
+        help="grade the proof's pseudo students (reference, blank stubs, every control) instead of the demo class",
     )
     _figures_option(demo)
     demo.set_defaults(run=_demo)

@@ -114,9 +114,9 @@ def benchmark_figure(result: BenchmarkResult) -> str:
     return f"{cohort}\n\n{rates}\n\n{floors}"
 
 
-def demo_figure(pseudo_students: int, jobs: int, wall_seconds: float) -> str:
-    header = ["pseudo students", "workers", "wall time (digits training included)", "machine"]
-    return markdown_table(header, [[pseudo_students, jobs, seconds_text(wall_seconds), machine()]])
+def demo_figure(students: int, jobs: int, wall_seconds: float) -> str:
+    header = ["students", "workers", "wall time (digits training included)", "machine"]
+    return markdown_table(header, [[students, jobs, seconds_text(wall_seconds), machine()]])
 
 
 def soak_figure(result: SoakResult) -> str:

@@ -6,6 +6,7 @@ import dataclasses
 import logging
 import os
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from gradekit.core.catalog import load_catalog
@@ -16,6 +17,7 @@ from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.core.rows import CohortRow
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.exchange import ensure_exchange
+from gradekit.grading.feedback_mathjax import bundle_mathjax
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.lms.export_step import export_for_lms
 from gradekit.report.class_report import write_class_report
@@ -41,12 +43,13 @@ def grade_and_report(
     error_log = report_dir(course) / LOG_NAME
     result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout, error_log=error_log)
     if any(row.grades for row in result.rows):
-        run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
+        generate_feedback(course, executor.workers)
+        bundle_mathjax(course.feedback_dir)  # the pages typeset their math from disk too
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
     lms_file = export_for_lms(course)
     # Written before the class report, which links the page when it is there.
     similarity = write_similarity_report(
-        course.submitted_dir, course.release_dir, course.assignment_id, report_dir(course)
+        course.submitted_dir, course.release_dir, course.assignment_id, report_dir(course), course.source_dir
     )
     report = write_class_report(
         report_dir(course),
@@ -76,6 +79,34 @@ def grade_and_report(
     print(f"class report: {report}")
     print(f"similarity:   {similarity}")
     return result
+
+
+def generate_feedback(course: Course, processes: int) -> None:
+    """nbgrader's generate_feedback for every student with graded notebooks, split among `processes` runs at once.
+
+    Each run leaves out the other runs' students (CourseDirectory.student_id_exclude), so every
+    student's pages are written by exactly one run; converting a notebook takes about half a
+    second of one core, which a class of notebooks makes the longest step after grading.
+    """
+    folder = course.autograded_dir
+    students = sorted(path.name for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
+    groups = [students[start::processes] for start in range(max(1, min(processes, len(students))))]
+    if len(groups) == 1:
+        run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
+        return
+    runs = [
+        (
+            course,
+            "generate_feedback",
+            course.assignment_id,
+            "--force",
+            "--CourseDirectory.student_id_exclude=" + ",".join(s for s in students if s not in group),
+        )
+        for group in groups
+    ]
+    with ThreadPoolExecutor(len(runs)) as pool:
+        for done in [pool.submit(run_nbgrader, *args) for args in runs]:
+            done.result()  # a failed run raises here, as the single run would
 
 
 class NotACourseFolder(ValueError):

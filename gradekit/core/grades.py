@@ -31,6 +31,7 @@ class WrittenGrade:
     cell: str
     score: float | None
     max_score: float
+    blank: bool = False  # handed in as the release left it: nbgrader scores it 0 and no TA is asked
 
     @property
     def waiting(self) -> bool:
@@ -50,6 +51,7 @@ class SubmissionGrades:
     missing: bool = False
     unsubmitted: tuple[str, ...] = ()
     written: tuple[WrittenGrade, ...] = ()  # the answers a TA grades, apart from the autograded cells
+    seconds_late: float = 0.0  # how long after the due date (the gradebook's, with any extension) it was handed in
 
     @property
     def written_score(self) -> float:

@@ -48,12 +48,19 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
                         said=said.get(grade.name, "") if grade.score < grade.max_score else "",
                     )
                 )
-        return SubmissionGrades(student_id, tuple(cells), unsubmitted=tuple(unsubmitted), written=tuple(written))
+        return SubmissionGrades(
+            student_id,
+            tuple(cells),
+            unsubmitted=tuple(unsubmitted),
+            written=tuple(written),
+            seconds_late=float(submission.total_seconds_late),
+        )
 
 
 def _written(notebook: str, grade) -> WrittenGrade:
     waiting = grade.needs_manual_grade and grade.manual_score is None
-    return WrittenGrade(notebook, grade.name, None if waiting else float(grade.score), float(grade.max_score))
+    blank = not grade.needs_manual_grade and grade.manual_score is None  # nbgrader's autograde found it unchanged
+    return WrittenGrade(notebook, grade.name, None if waiting else float(grade.score), float(grade.max_score), blank)
 
 
 def _graded_copy(course: Course, student_id: str, notebook: str) -> Path:

@@ -57,14 +57,18 @@ def first_controls(subjects: tuple[Subject, ...], per_notebook: int) -> tuple[Su
 
 def answer_sources(manifest: Manifest, notebook: str, control: NegativeControl | None) -> dict[str, str]:
     """The text of every answer cell of `notebook`: the reference, except where the control rewrites a function."""
+    return mixed_answer_sources(manifest, notebook, () if control is None else (control,))
+
+
+def mixed_answer_sources(manifest: Manifest, notebook: str, chosen: tuple[NegativeControl, ...]) -> dict[str, str]:
+    """The text of every answer cell of `notebook`: the reference, except the functions the chosen answers rewrite."""
+    rewritten = {c.function: c.source for c in chosen if c.notebook == notebook}
     sources = {}
     for exercise in manifest.exercises_of(notebook):
-        parts = []
-        for name in exercise.functions:
-            if control is not None and control.notebook == notebook and control.function == name:
-                parts.append(control.source)
-            else:
-                parts.append(function_source(reference_function(manifest, notebook, name)))
+        parts = [
+            rewritten.get(name) or function_source(reference_function(manifest, notebook, name))
+            for name in exercise.functions
+        ]
         sources[exercise.answer_cell] = join_functions(parts)
     return sources
 

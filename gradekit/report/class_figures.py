@@ -9,13 +9,23 @@ from pathlib import Path
 
 from gradekit.core.catalog import Misconception
 from gradekit.core.manifest import Manifest
+from gradekit.core.notes import NoteKind
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
-from gradekit.report.item_statistics import MIN_SUBMITTERS, ItemStats, cell_stats, exercise_stats
+from gradekit.report.item_statistics import (
+    MIN_SUBMITTERS,
+    ItemStats,
+    WrittenStats,
+    cell_stats,
+    exercise_stats,
+    written_stats,
+)
 from gradekit.report.note_kinds import NoteGroup, note_groups
 
 SIMILARITY_PAGE = "similarity.html"
-LOWEST_SCORES = 5
+LOWEST_SCORES = (
+    5  # at most; and never more than a quarter of the class (at least one), so a small class is not half "lowest"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +78,7 @@ class ClassReport:
     notes: tuple[NoteGroup, ...]
     feedback: FeedbackLinks
     similarity_page: str = ""  # link to the similarity report, when one was written
+    written: tuple[WrittenStats, ...] = ()  # the answers a TA grades, with how far their grading is
 
     def with_status(self, status: Status) -> tuple[CohortRow, ...]:
         return tuple(r for r in self.rows if r.status is status)
@@ -81,6 +92,11 @@ class ClassReport:
     def waiting_for_ta(self) -> tuple[CohortRow, ...]:
         """The rows with a written answer no TA has graded yet (formgrader lists them)."""
         return tuple(r for r in self.rows if r.grades and r.grades.waiting)
+
+    @property
+    def waiting_points(self) -> float:
+        """The points of the written answers no TA has graded yet."""
+        return sum(w.max_score for r in self.waiting_for_ta if r.grades for w in r.grades.waiting)
 
     @property
     def median_score(self) -> float | None:
@@ -132,6 +148,7 @@ def class_report(
         notes=note_groups(rows),
         feedback=FeedbackLinks(feedback_dir, assignment_id or manifest.assignment, folder),
         similarity_page=SIMILARITY_PAGE if (folder / SIMILARITY_PAGE).is_file() else "",
+        written=written_stats(manifest, rows),
     )
 
 
@@ -139,7 +156,8 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
     """Students a TA should contact and why: failed, flagged, the lowest scores, left-out notebooks."""
     graded = sorted(report.counted, key=lambda r: (r.score, r.student_id))
     median = report.median_score
-    lowest = {r.student_id for r in graded[:LOWEST_SCORES] if median is not None and r.score < median}
+    shown = lowest_shown(len(graded))
+    lowest = {r.student_id for r in graded[:shown] if median is not None and r.score < median}
     found = []
     for row in report.rows:
         reasons = []
@@ -148,15 +166,37 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
         if row.cause:  # the grader's own failure: say so, so that nobody reads it as the student's
             reasons.append(f"the grader's failure, not the student's: {row.cause.value}")
         if row.student_id in lowest:
-            reasons.append(f"among the {LOWEST_SCORES} lowest scores")
+            reasons.append("the lowest score" if shown == 1 else f"among the {shown} lowest scores")
+        if row.grades and row.grades.seconds_late:
+            reasons.append(f"handed in {late_by(row.grades.seconds_late)} after the due date")
         left_out = row.grades.unsubmitted if row.grades else ()
-        if left_out:
-            reasons.append(f"left out {len(left_out)} of {len(report.notebooks)} notebooks")
+        unreadable = [note for note in row.notes if note.kind is NoteKind.UNREADABLE and note.notebook in left_out]
+        reasons.extend(
+            f"handed in {note.notebook}.ipynb, which is not a readable notebook (it scores 0)" for note in unreadable
+        )
+        others = len(left_out) - len(unreadable)
+        if others:
+            reasons.append(f"left out {others} of {len(report.notebooks)} notebooks")
         if reasons:
             found.append((row, tuple(reasons)))
     return tuple(
         sorted(found, key=lambda pair: (pair[0].status.urgency, pair[0].student_id not in lowest, pair[0].score))
     )
+
+
+def lowest_shown(graded: int) -> int:
+    """How many of the lowest scores are reasons to reach out, in a class of `graded` graded submissions."""
+    return min(LOWEST_SCORES, max(1, graded // 4))
+
+
+def late_by(seconds: float) -> str:
+    """ "1 h 35 min", "12 min", "2 days 3 h": how late, to the minute."""
+    minutes = max(1, round(seconds / 60))
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{days} day{'s' if days > 1 else ''}" if days else "", f"{hours} h" if hours else ""]
+    parts.append(f"{minutes} min" if minutes and not days else "")
+    return " ".join(part for part in parts if part)
 
 
 def decimal(value: float | None) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from gradekit.core.atomic_files import atomic_write
 from gradekit.report.class_figures import ClassReport, decimal
 from gradekit.report.class_report_page import report_page
-from gradekit.report.item_statistics import ItemStats
+from gradekit.report.item_statistics import ItemStats, WrittenStats
 
 PAGE = "report.html"
 ITEM_HEADER = [
@@ -22,6 +22,9 @@ ITEM_HEADER = [
     "share_earned",
     "discrimination",
     "remark",
+    "graded_by",  # autograder, or TA for a written answer
+    "waiting_for_ta",  # written answers only: answered and not graded yet
+    "state",  # written answers only: how far their grading is
 ]
 
 
@@ -42,7 +45,11 @@ def write_page(folder: Path, report: ClassReport) -> Path:
 def write_csv_files(folder: Path, report: ClassReport) -> None:
     for name, header, lines in (
         ("students.csv", *student_lines(report)),
-        ("exercises.csv", ITEM_HEADER, [item_line(item) for item in report.exercises]),
+        (
+            "exercises.csv",
+            ITEM_HEADER,
+            [item_line(item) for item in report.exercises] + [written_line(item) for item in report.written],
+        ),
         ("cells.csv", ITEM_HEADER, [item_line(item) for item in report.cells]),
         ("misconceptions.csv", *misconception_lines(report)),
         ("notes.csv", *note_lines(report)),
@@ -61,6 +68,26 @@ def item_line(item: ItemStats) -> list:
         decimal(item.share_earned),
         decimal(item.discrimination.value),
         item.remark,
+        "autograder",
+        "",
+        "",
+    ]
+
+
+def written_line(item: WrittenStats) -> list:
+    return [
+        item.notebook,
+        item.answer_cell,
+        "",
+        f"{item.points:g}",
+        item.submitted,
+        item.full_marks,
+        decimal(item.share_earned),
+        "",
+        "",
+        "TA",
+        item.waiting,
+        item.state,
     ]
 
 
@@ -75,6 +102,7 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
         "written_score",
         "written_max",
         "waiting_for_ta",
+        "minutes_late",
         "misconceptions",
         "unsubmitted",
         "message",
@@ -92,6 +120,7 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
             f"{r.grades.written_score:g}" if r.grades else "",
             f"{r.grades.written_max:g}" if r.grades else "",
             len(r.grades.waiting) if r.grades else 0,
+            round(r.grades.seconds_late / 60) if r.grades else 0,
             " ".join(r.grades.diagnosed) if r.grades else "",
             " ".join(r.grades.unsubmitted) if r.grades else "",
             r.message,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from gradekit.core.html_page import Html, bullets, element, folded, join, link, page, png_image, table
 from gradekit.core.status import Status
 from gradekit.report.class_figures import ClassReport, decimal, reasons_to_reach_out
-from gradekit.report.item_statistics import LOW_DISCRIMINATION, MIN_SUBMITTERS, WEAK_SHARE, ItemStats
+from gradekit.report.item_statistics import LOW_DISCRIMINATION, MIN_SUBMITTERS, WEAK_SHARE, ItemStats, WrittenStats
 from gradekit.report.score_histogram import histogram_png
 
 TOP_MISCONCEPTIONS = 5
@@ -47,7 +47,11 @@ def headline(report: ClassReport) -> Html:
     figures = [
         ("submissions", len(report.rows), ""),
         *((status.headline, len(report.with_status(status)), "warn" if status.needs_ta else "") for status in Status),
-        ("with written answers waiting for a TA", len(report.waiting_for_ta), "warn"),
+        (
+            f"with written answers waiting for a TA ({points(report.waiting_points)} points)",
+            len(report.waiting_for_ta),
+            "warn",
+        ),
         (f"median autograded score of {points(report.max_points)}", "–" if median is None else points(median), ""),
     ]
     boxes = join(
@@ -80,7 +84,9 @@ def items_section(report: ClassReport) -> Html:
             "highlighted. Share of points earned: the mean share of an item's points its submitters earned "
             f"(1.000: everyone passed; below {WEAK_SHARE}: weak). Discrimination: correlation of the item's score "
             f"with the rest of the student's total, from at least {MIN_SUBMITTERS} submitters; below "
-            f"{LOW_DISCRIMINATION} the item does not follow the rest of the assignment."
+            f"{LOW_DISCRIMINATION} the item does not follow the rest of the assignment. Written answers come last, "
+            "with how far their grading is; one waiting for a TA is highlighted, and its share counts only the "
+            "answers with a score."
         ),
         class_="muted",
     )
@@ -127,6 +133,9 @@ def item_table(report: ClassReport) -> Html:
         for cell in cells if len(cells) > 1 else ():
             rows.append(item_row(cell, f"\u2003{cell.cell}"))
             styles.append("flagged" if cell.needs_a_look else "")
+    for written in report.written:
+        rows.append(written_row(written))
+        styles.append("group flagged" if written.needs_a_look else "group")
     header = [
         "exercise / test cell",
         "points",
@@ -137,6 +146,19 @@ def item_table(report: ClassReport) -> Html:
         "remark",
     ]
     return table(header, rows, numeric={1, 2, 3, 4, 5}, row_classes=styles)
+
+
+def written_row(item: WrittenStats) -> list:
+    """A written answer, after the autograded exercises: its points and how far a TA has graded it."""
+    return [
+        f"{item.notebook} / {item.answer_cell} (written, graded by a TA)",
+        points(item.points),
+        item.submitted,
+        item.full_marks,
+        decimal(item.share_earned) or "–",
+        "–",
+        element("span", item.state, class_="note"),
+    ]
 
 
 def item_row(item: ItemStats, name: str) -> list:

@@ -19,7 +19,7 @@ import dataclasses
 import math
 from typing import Sequence
 
-from gradekit.core.manifest import Manifest, TestCell
+from gradekit.core.manifest import Manifest, ManualAnswer, TestCell
 from gradekit.core.rows import CohortRow
 
 # Below this the item hardly separates students (the usual rule of thumb is 0.2 for good items).
@@ -161,4 +161,62 @@ def cell_stats(manifest: Manifest, rows: tuple[CohortRow, ...], minimum: int = M
     """Every test cell in manifest order."""
     return tuple(
         item_stats(e.notebook, e.answer_cell, t.cell, (t,), rows, minimum) for e in manifest.exercises for t in e.tests
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class WrittenStats:
+    """One written answer a TA grades, over the students who submitted its notebook: how far its grading is."""
+
+    notebook: str
+    answer_cell: str
+    points: float
+    submitted: int
+    waiting: int  # answered, not graded yet
+    graded: int  # graded by a TA
+    blank: int  # left as the release had it: 0 points, nothing to grade
+    full_marks: int
+    share_earned: float | None  # over the graded and blank answers; None until a TA has graded one
+
+    @property
+    def needs_a_look(self) -> bool:
+        return self.waiting > 0
+
+    @property
+    def state(self) -> str:
+        """ "3 waiting for a TA; 2 graded; 1 left blank (0 points)", or "nobody submitted it"."""
+        parts = [
+            f"{self.waiting} waiting for a TA" if self.waiting else "",
+            f"{self.graded} graded" if self.graded else "",
+            f"{self.blank} left blank (0 points)" if self.blank else "",
+        ]
+        return "; ".join(part for part in parts if part) or "nobody submitted it"
+
+
+def written_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[WrittenStats, ...]:
+    """Every written answer in manifest order."""
+    return tuple(_written_item(answer, rows) for answer in manifest.manual)
+
+
+def _written_item(answer: ManualAnswer, rows: tuple[CohortRow, ...]) -> WrittenStats:
+    takers = [
+        r.grades for r in rows if r.status.counts_as_submitted and r.grades and r.grades.submitted(answer.notebook)
+    ]
+    found = [
+        w for grades in takers for w in grades.written if (w.notebook, w.cell) == (answer.notebook, answer.answer_cell)
+    ]
+    scored = [w for w in found if w.score is not None]
+    return WrittenStats(
+        notebook=answer.notebook,
+        answer_cell=answer.answer_cell,
+        points=answer.points,
+        submitted=len(takers),
+        waiting=sum(1 for w in found if w.waiting),
+        graded=sum(1 for w in scored if not w.blank),
+        blank=sum(1 for w in scored if w.blank),
+        full_marks=sum(1 for w in scored if w.score is not None and w.score >= w.max_score),
+        # Blank answers alone say nothing of the question: the share waits for a TA's first grade.
+        share_earned=mean([(w.score or 0.0) / w.max_score for w in scored if w.max_score])
+        if any(not w.blank for w in scored)
+        else None,
     )

@@ -1,7 +1,9 @@
 """Which submissions look copied: every pair of students' answer texts compared by copydetect's fingerprints.
 
 The release's answer cells (signatures, docstrings, stubs) are the starter code: their fingerprints
-are dropped as boilerplate, so what every student was given never counts as copying.
+are dropped as boilerplate, so what every student was given never counts as copying. The model
+answer (the source notebooks' solutions) is dropped too: students who both reach the expected
+answer have not copied each other, and a class of such pairs would bury the ones who did.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ import warnings
 
 from copydetect import CodeFingerprint, compare_files
 from copydetect.defaults import GUARANTEE_THRESHOLD, NOISE_THRESHOLD
+from copydetect.utils import filter_code, get_token_coverage, hashed_kgrams
 
 WINDOW = GUARANTEE_THRESHOLD - NOISE_THRESHOLD + 1
+# Less shared code than this (in copydetect's filtered tokens, about two short lines) is a stock line, not a copy.
+MIN_SHARED_TOKENS = 2 * NOISE_THRESHOLD
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,14 +65,34 @@ def rank_notebooks(texts: dict[str, dict[str, str]], starters: dict[str, str]) -
 def rank_pairs(texts: dict[str, str], starter: str, notebook: str = "") -> list[SimilarPair]:
     """Every pair of students on one notebook, most alike first; pairs sharing nothing are left out."""
     with quiet():
-        boilerplate = list(fingerprint(starter, []).hashes)
-        prints = {student: fingerprint(text, boilerplate) for student, text in sorted(texts.items())}
+        boilerplate = every_kgram(starter)
+        prints = {student: fingerprint(text, []) for student, text in sorted(texts.items())}
+        for held in prints.values():
+            set_aside(held, boilerplate)
         pairs = [_compare(notebook, a, b, prints[a], prints[b]) for a, b in itertools.combinations(sorted(prints), 2)]
     shared = [pair for pair in pairs if pair.score > 0]
     return sorted(shared, key=lambda pair: (-pair.score, pair.first, pair.second))
 
 
+def every_kgram(text: str) -> set:
+    """The hash of every k-gram of the text, not only the ones winnowing keeps: a student's text keeps others."""
+    filtered, _ = filter_code(text, "answers.py")
+    return set(hashed_kgrams(filtered, k=NOISE_THRESHOLD)) if len(filtered) >= NOISE_THRESHOLD else set()
+
+
+def set_aside(held: CodeFingerprint, hashes: set) -> None:
+    """Drop the given fingerprints from `held`, and the code only they covered from its size.
+
+    Done here rather than as copydetect's boilerplate, whose removal assumes a file's fingerprints never repeat.
+    """
+    if not hashes & held.hashes:
+        return
+    held.hashes = held.hashes - hashes
+    held.hash_idx = {h: places for h, places in held.hash_idx.items() if h not in hashes}
+    held.token_coverage = get_token_coverage(held.hash_idx, held.k, len(held.filtered_code))
+
+
 def _compare(notebook: str, first: str, second: str, a: CodeFingerprint, b: CodeFingerprint) -> SimilarPair:
     overlap, shares, slices = compare_files(a, b)
-    shares = tuple(float(share) for share in shares) if overlap else (0.0, 0.0)
+    shares = tuple(float(share) for share in shares) if overlap >= MIN_SHARED_TOKENS else (0.0, 0.0)
     return SimilarPair(notebook, first, second, shares, slices)

@@ -31,7 +31,8 @@ def similarity_page(pairs: list[SimilarPair], texts: dict[str, dict[str, str]], 
         "p",
         f"{len(students)} students' answer cells compared pair by pair, notebook by notebook: code by its "
         'fingerprints, written answers (marked "(written)") by the runs of five words they share; the starter '
-        f"code and text of the release and docstrings are not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} "
+        "code and text of the release, the model answer (when the source notebooks are at hand), docstrings and "
+        f"a line or two in common are not counted. Pairs sharing at least {DISPLAY_THRESHOLD:.0%} "
         f"of one side's answers in a notebook are listed (at most {TOP_PAIRS}), most alike first, code and written "
         "answers in one ranking. Alike is not proof: read the answers.",
         class_="muted",
@@ -78,11 +79,20 @@ def _side(student: str, text: str, slices) -> Html:
     return element("div", join([element("h3", student), Html(f"<pre>{marked}</pre>")]))
 
 
-def write_similarity_report(submitted_dir: Path, release_dir: Path, assignment: str, folder: Path) -> Path:
-    """Compare every submission of `assignment` and write the page into `folder`, whole or not at all."""
+def write_similarity_report(
+    submitted_dir: Path, release_dir: Path, assignment: str, folder: Path, source_dir: Path | None = None
+) -> Path:
+    """Compare every submission of `assignment` and write the page into `folder`, whole or not at all.
+
+    With `source_dir` (the source notebooks), code that is the model answer is set aside like the starter code.
+    """
     texts, unreadable = student_texts(submitted_dir, assignment)
     written = written_texts(submitted_dir, assignment)
-    pairs = rank_notebooks(texts, starter_texts(release_dir)) + rank_written(written, written_starters(release_dir))
+    starters = starter_texts(release_dir)
+    if source_dir is not None:
+        models = starter_texts(source_dir)
+        starters = {name: text + "\n" + models.get(name, "") for name, text in starters.items()}
+    pairs = rank_notebooks(texts, starters) + rank_written(written, written_starters(release_dir))
     ranked = sorted(pairs, key=lambda pair: (-pair.score, pair.notebook, pair.first, pair.second))
     html = similarity_page(ranked, texts | written, unreadable)
     folder.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,8 @@ autograded with the real `nbgrader autograde`: ada submits the reference code
 and the model written answers, bob the blank stubs. The TA then works in the
 browser, offline: the grading page typesets the lesson's math with the MathJax
 of the TA's own server, the TA scores both of ada's written answers and comments
-on one, and the test reads them back from nbgrader's gradebook.
+on one (the mark schemes above the answers offer no box to type into), and the test
+reads them back from nbgrader's gradebook.
 """
 
 import nbformat
@@ -95,6 +96,13 @@ def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page
 
     # The lesson's math, typeset by MathJax from the TA's own server (no request left the machine).
     formgrader.locator("#notebook .MathJax").first.wait_for(state="attached")
+    # Each question with its mark scheme is shown whole, with no score or comment box to type into by mistake.
+    tasks = [answer.task_cell for answer in load_manifest().only([NOTEBOOK]).manual]
+    assert formgrader.locator(".mark-scheme").count() == len(tasks) == 2
+    for task in tasks:
+        assert formgrader.locator(f"textarea#{task}-comment").count() == 0
+        assert formgrader.locator(f"input.score#{task}").count() == 0
+    assert formgrader.locator(".mark-scheme", has_text="Marking (3 points").count() == 1
     for cell, score in MANUAL_SCORES.items():
         score_field = formgrader.locator(f"input.score.needs_manual_grade#{cell}")
         score_field.scroll_into_view_if_needed()
