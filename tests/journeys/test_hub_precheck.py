@@ -105,6 +105,8 @@ def test_a_student_prechecks_fixes_waits_out_the_cooldown_and_passes_and_nobody_
 
     _write_notebook(course, student, answer_sources(manifest, NOTEBOOK, None))  # the fix, saved as their file
     _open(page, hub, student)
+    validated = _validate(page)
+    assert "visible checks passed" in validated and "passes all the tests" not in validated, validated
     refused = _precheck(page)
     screenshot(page, f"{student}-cooldown")
     assert refused["state"] == "refused" and "again in" in refused["text"], refused["text"]
@@ -115,6 +117,7 @@ def test_a_student_prechecks_fixes_waits_out_the_cooldown_and_passes_and_nobody_
     assert passed["state"] == "done" and _failed_cells(page) == {}, passed["text"]
     assert page.locator(".kit-precheck-cell").count() == len(manifest.test_cells_of(NOTEBOOK))
 
+    assert page.get_by_text("official Jupyter news").count() == 0  # the course turns that pop-up off
     checks = _audited_checks(course, student)
     assert len(checks) == 2  # the refused request was never taken
     hub_ui.log_out(page, hub)
@@ -209,6 +212,15 @@ def _open(page, hub, student: str) -> None:
     page.goto(hub.url(f"user/{student}/lab/tree/{NOTEBOOK}.ipynb"))
     lab_ui.notebook(page).wait_for(timeout=hub_ui.SPAWN_TIMEOUT_MS)
     page.locator(".kit-precheck-button").first.wait_for(timeout=lab_ui.STEP_TIMEOUT_MS)
+
+
+def _validate(page) -> str:
+    """nbgrader's Validate on the open notebook; its success line as the course's lab button rewords it."""
+    lab_ui.notebook(page).get_by_role("button", name="Validate").click()
+    page.locator(".jp-Dialog .kit-validate-honest").wait_for(timeout=lab_ui.KERNEL_TIMEOUT_MS)
+    text = page.locator(".jp-Dialog").inner_text()
+    lab_ui.close_dialog(page)
+    return text
 
 
 def _precheck(page) -> dict:

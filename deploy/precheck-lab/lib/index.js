@@ -1,12 +1,19 @@
 // The course's pre-check in one click: a toolbar button on every notebook saves it, sends it to the
 // hub's pre-check service with the page's own hub token, and shows the grader's answer in a panel
-// beside the notebook. Every text from the service is shown as text (never as markup).
+// beside the notebook. Every text from the service is shown as text (never as markup). It also
+// rewords nbgrader's Validate dialog, which would claim that every test passed.
 import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
 import { PageConfig, URLExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 const COMMAND = 'kit-precheck:run';
+// nbgrader's Validate runs only the visible checks, yet says this; its text is fixed in nbgrader,
+// so the line is reworded wherever its dialog shows it.
+const VALIDATE_CLAIM = 'Success! Your notebook passes all the tests.';
+const VALIDATE_HONEST =
+  'Your notebook ran without errors and its visible checks passed. They test the page\'s own ' +
+  'examples only: the grader also tests other inputs. Press Pre-check to have it run those too.';
 const WAIT_SECONDS = 30; // each poll waits this long on the service for the result
 const GIVE_UP_MS = 10 * 60 * 1000;
 
@@ -141,6 +148,28 @@ async function precheck(app, panel, results) {
   reveal(app, results, panel);
 }
 
+function rewordValidation(added) {
+  for (const line of added.querySelectorAll('.validation-success p')) {
+    if (line.textContent === VALIDATE_CLAIM) {
+      line.textContent = VALIDATE_HONEST;
+      line.classList.add('kit-validate-honest');
+    }
+  }
+}
+
+function watchValidation() {
+  const observer = new MutationObserver(changes => {
+    for (const change of changes) {
+      for (const node of change.addedNodes) {
+        if (node instanceof Element) {
+          rewordValidation(node);
+        }
+      }
+    }
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+}
+
 const plugin = {
   id: 'kit-precheck:plugin',
   description: "A Pre-check button that has the course's grader check the saved notebook.",
@@ -148,6 +177,7 @@ const plugin = {
   requires: [INotebookTracker],
   optional: [ICommandPalette],
   activate: (app, tracker, palette) => {
+    watchValidation();
     const results = new ResultPanel();
     app.commands.addCommand(COMMAND, {
       label: 'Pre-check this notebook with the course grader',
