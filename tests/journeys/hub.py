@@ -18,6 +18,7 @@ import http.client
 import json
 import os
 import pwd
+import shutil
 import signal
 import stat
 import subprocess
@@ -137,6 +138,25 @@ def one_journey_at_a_time() -> Iterator[None]:
     with open(TURN_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+@contextlib.contextmanager
+def journey_artifacts(folder: Path) -> Iterator[Path]:
+    """The journey's artifact folder, emptied first; held by this run until it ends (the accounts too)."""
+    with one_journey_at_a_time():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        yield folder
+
+
+def require_hub_tools() -> None:
+    """A hub journey fails, never skips, where it cannot make accounts or start the proxy."""
+    if os.geteuid() != 0:
+        raise RuntimeError(
+            "the hub journey creates real accounts and runs JupyterHub as root: run it as root (CI does)"
+        )
+    if shutil.which("configurable-http-proxy") is None:
+        raise RuntimeError("the hub journey needs configurable-http-proxy (npm install -g configurable-http-proxy)")
 
 
 @contextlib.contextmanager

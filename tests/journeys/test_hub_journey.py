@@ -29,7 +29,8 @@ from journeys.hub import (
     INSTRUCTOR,
     STUDENTS,
     created_course,
-    one_journey_at_a_time,
+    journey_artifacts,
+    require_hub_tools,
     run_as,
     running_hub,
     searchable_interpreter,
@@ -45,19 +46,13 @@ TEAM_ONLY = ("Formgrader", "Course List")
 
 @pytest.fixture
 def artifacts():
-    """The journey's artifact folder, emptied first; held by this run until it ends (the accounts too)."""
-    with one_journey_at_a_time():
-        shutil.rmtree(ARTIFACTS, ignore_errors=True)
-        ARTIFACTS.mkdir(parents=True)
-        yield ARTIFACTS
+    with journey_artifacts(ARTIFACTS) as folder:
+        yield folder
 
 
 @pytest.fixture
 def hub_course(artifacts):
-    if os.geteuid() != 0:
-        pytest.fail("the hub journey creates real accounts and runs JupyterHub as root: run it as root (CI does)")
-    if shutil.which("configurable-http-proxy") is None:
-        pytest.fail("the hub journey needs configurable-http-proxy (npm install -g configurable-http-proxy)")
+    require_hub_tools()
     with searchable_interpreter(), created_course(artifacts) as course, running_hub(course, artifacts) as hub:
         yield course, hub
 

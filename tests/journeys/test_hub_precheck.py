@@ -33,7 +33,8 @@ from journeys.hub import (
     PRECHECK_ACCOUNT,
     STUDENTS,
     created_course,
-    one_journey_at_a_time,
+    journey_artifacts,
+    require_hub_tools,
     run_as,
     running_hub,
     searchable_interpreter,
@@ -51,18 +52,13 @@ RESULT_TIMEOUT_MS = 180_000
 
 @pytest.fixture
 def artifacts():
-    with one_journey_at_a_time():
-        shutil.rmtree(ARTIFACTS, ignore_errors=True)
-        ARTIFACTS.mkdir(parents=True)
-        yield ARTIFACTS
+    with journey_artifacts(ARTIFACTS) as folder:
+        yield folder
 
 
 @pytest.fixture
 def hub_course(artifacts):
-    if os.geteuid() != 0:
-        pytest.fail("the hub journey creates real accounts and runs JupyterHub as root: run it as root (CI does)")
-    if shutil.which("configurable-http-proxy") is None:
-        pytest.fail("the hub journey needs configurable-http-proxy (npm install -g configurable-http-proxy)")
+    require_hub_tools()
     with searchable_interpreter(), created_course(artifacts) as course:
         config = Path(course.precheck["course_dir"]) / "nbgrader_config.py"
         with open(config, "a") as handle:  # the course's own setting, shortened so the test can wait it out
