@@ -172,3 +172,59 @@ def test_the_audit_log_records_who_checked_what_and_when_but_no_answer_or_diagno
     text = audit.path.read_text()
     assert "misconception" not in text and "cells" not in text
     assert (audit.path.stat().st_mode & 0o777) == 0o600
+
+
+class TickingClock(Clock):
+    """A clock that moves on at every reading, as a real one does between two lines of code."""
+
+    def __call__(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
+def test_a_grader_failure_gives_back_the_cooldown_it_started_on_a_real_clock(tmp_path):
+    clock = TickingClock()
+    failing = StandInGrader(dataclasses.replace(graded(0), status=Status.GRADER_ERROR, record=None))
+
+    async def scenario():
+        front = desk(tmp_path, failing, clock)
+        await _checked(front, "ana", request(clock, "a" * 16))
+        return front.submit("ana", request(clock, "b" * 16))
+
+    assert isinstance(run(scenario()), Check)
+
+
+def test_a_refused_name_is_neither_written_to_the_audit_log_nor_said_back_whole(tmp_path):
+    clock = Clock()
+    flood = "x" * 100_000
+
+    async def scenario():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock)
+        return front, front.submit("ana", request(clock, "a" * 16, notebook=flood))
+
+    front, refusal = run(scenario())
+    assert isinstance(refusal, Refusal) and refusal.reason is Reason.UNKNOWN_NOTEBOOK
+    assert len(refusal.message) < 400
+    assert front.audit.path.stat().st_size < 400 and flood not in front.audit.path.read_text()
+
+
+def test_an_audit_log_that_cannot_be_written_still_frees_the_student_and_the_worker(tmp_path, monkeypatch):
+    clock = Clock()
+
+    async def scenario():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, cooldown_seconds=0)
+        record = front.audit.record
+
+        def full_disk(student, notebook, event, **fields):
+            if event == "graded":
+                raise OSError(28, "No space left on device")
+            record(student, notebook, event, **fields)
+
+        monkeypatch.setattr(front.audit, "record", full_disk)
+        first = await _checked(front, "ana", request(clock, "a" * 16))
+        second = await _checked(front, "ana", request(clock, "b" * 16))
+        return front, first, second
+
+    front, first, second = run(scenario())
+    assert first.reply["status"] == "graded" and isinstance(second, Check) and second.reply["status"] == "graded"
+    assert front.running == 0 and front.in_flight == {}

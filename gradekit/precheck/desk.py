@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 # (student, notebook name without .ipynb, the notebook's JSON as bytes) -> its grading on the sealed engine
 Grade = Callable[[str, str, bytes], Awaitable[GradedSubmission]]
 KEPT_PER_STUDENT = 20  # results a student can still read back; older ones are dropped
-MAX_NOTEBOOK_BYTES = 8 * 2**20
+ECHO_LIMIT = 100  # characters of a refused name said back to the student
+MAX_NOTEBOOK_BYTES = 4 * 2**20  # as the service takes at most (its body limit)
 QUEUED, RUNNING, DONE = "queued", "running", "done"
 
 
@@ -90,11 +91,16 @@ class Desk:
         notebook = _notebook_name(request.get("notebook")) if isinstance(request, dict) else None
         refusal = self._refusal(student, request, notebook)
         if refusal is not None:
-            self.audit.record(student, notebook or "", "refused", reason=refusal.reason.word)
+            # Only a name of the assignment is written: whatever else a request carries stays out of the log.
+            audited = (
+                notebook if notebook is not None and notebook in self.sources else "(not a notebook of the assignment)"
+            )
+            self.audit.record(student, audited, "refused", reason=refusal.reason.word)
             return refusal
         assert isinstance(request, dict) and notebook is not None  # no refusal: the request was checked
-        self.limits.take(student, notebook)
-        check = Check(secrets.token_urlsafe(18), student, notebook, self.clock(), request["_content"])
+        now = self.clock()  # one reading: a refund finds the cooldown it started
+        self.limits.take(student, notebook, now)
+        check = Check(secrets.token_urlsafe(18), student, notebook, now, request["_content"])
         self._keep(check)
         self.in_flight[student] = check
         self.queue.put(student, check)
@@ -116,9 +122,11 @@ class Desk:
             return replayed
         if notebook is None or notebook not in self.sources:
             names = ", ".join(f"{name}.ipynb" for name in sorted(self.sources))
+            asked = repr(request.get("notebook"))
+            shown = asked if len(asked) <= ECHO_LIMIT else asked[:ECHO_LIMIT] + "..."
             return Refusal(
                 Reason.UNKNOWN_NOTEBOOK,
-                f"{request.get('notebook')!r} is not a notebook of the assignment {self.assignment_id} ({names})",
+                f"{shown} is not a notebook of the assignment {self.assignment_id} ({names})",
             )
         closed = self.closed_because()
         if closed:
@@ -205,20 +213,24 @@ class Desk:
         if reply["status"] == "grader error":
             self.limits.refund(check.student, check.notebook, check.taken_at)
         check.reply, check.state, check.content = reply, DONE, b""
-        self.audit.record(
-            check.student,
-            check.notebook,
-            "graded",
-            check=check.id,
-            status=reply["status"],
-            score=reply.get("score"),
-            max_score=reply.get("max_score"),
-        )
-        self.in_flight.pop(check.student, None)
-        self.queue.done(check.student)
-        self.running -= 1
-        check.finished.set()
-        self._dispatch()
+        try:
+            self.audit.record(
+                check.student,
+                check.notebook,
+                "graded",
+                check=check.id,
+                status=reply["status"],
+                score=reply.get("score"),
+                max_score=reply.get("max_score"),
+            )
+        except OSError:  # a full disk must not keep the student in flight and the worker taken for good
+            log.exception("%s: the audit log could not be written", check.id)
+        finally:
+            self.in_flight.pop(check.student, None)
+            self.queue.done(check.student)
+            self.running -= 1
+            check.finished.set()
+            self._dispatch()
 
     async def wait(self, check: Check, seconds: float) -> None:
         """Until `check` is done or `seconds` have passed."""

@@ -51,9 +51,9 @@ class RateLimiter:
             )
         return None
 
-    def take(self, student: str, notebook: str) -> None:
-        """Count one check of `notebook` by `student`, now."""
-        now = self.clock()
+    def take(self, student: str, notebook: str, now: float | None = None) -> None:
+        """Count one check of `notebook` by `student`, at `now` (the clock's time unless given)."""
+        now = self.clock() if now is None else now
         key = (student, notebook)
         day, used = self._today.get(key, (utc_day(now), 0))
         self._today[key] = (utc_day(now), used + 1 if day == utc_day(now) else 1)

@@ -7,6 +7,7 @@ after the window cannot be replayed either.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 
@@ -25,7 +26,7 @@ class NonceBook:
         """None when the request is fresh (and the nonce is now used up), else why it is refused."""
         if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
             return Refusal(Reason.BAD_REQUEST, "the request carries no valid nonce (16 to 128 letters, digits, - or _)")
-        if isinstance(sent, bool) or not isinstance(sent, (int, float)):
+        if isinstance(sent, bool) or not isinstance(sent, (int, float)) or not math.isfinite(sent):
             return Refusal(Reason.BAD_REQUEST, "the request does not say when it was sent (`sent`, seconds since 1970)")
         now = self.clock()
         self._forget_before(now - self.window_seconds)

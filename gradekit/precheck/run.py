@@ -24,6 +24,7 @@ from gradekit.precheck.service import MAX_BODY_BYTES, Identify, make_app
 log = logging.getLogger(__name__)
 
 AUDIT_FILE = "audit.jsonl"
+BODY_SECONDS, IDLE_SECONDS = 30, 75  # an upload that trickles in, and a connection left open, are dropped
 DEFAULT_PREFIX = "/services/precheck/"
 
 
@@ -49,7 +50,15 @@ async def running_service(
     # Listening comes first: the hub waits for the service to answer before it serves anyone, and
     # building the grading template and warming the grading processes takes a while (503 meanwhile).
     app = make_app(None, prefix, identify, secrets.token_bytes(32))
-    server = HTTPServer(app, max_body_size=MAX_BODY_BYTES, xheaders=True)
+    # The hub's proxy is not the only way in (students have accounts on the machine): no forwarded
+    # address is believed, and a slow upload or an idle connection is dropped.
+    server = HTTPServer(
+        app,
+        max_body_size=MAX_BODY_BYTES,
+        xheaders=False,
+        body_timeout=BODY_SECONDS,
+        idle_connection_timeout=IDLE_SECONDS,
+    )
     listening = bind_sockets(port, host)
     server.add_sockets(listening)
     try:

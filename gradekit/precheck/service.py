@@ -25,7 +25,7 @@ from gradekit.precheck.refusals import Reason, Refusal
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 10 * 2**20
+MAX_BODY_BYTES = 4 * 2**20
 LONGEST_WAIT_SECONDS = 60.0
 # A request's handler -> the hub user's name, or None; the hub's OAuth by default, a table in the load script.
 Identify = Callable[[web.RequestHandler], str | None]
