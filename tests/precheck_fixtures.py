@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import json
 
@@ -88,3 +89,13 @@ def desk(tmp_path, grader, clock, **settings) -> Desk:
 def request(clock, nonce: str, notebook: str = f"{NOTEBOOK}.ipynb", **extra) -> dict:
     content = json.loads(nbformat.writes(source_notebook()))
     return {"notebook": notebook, "content": content, "nonce": nonce, "sent": clock()} | extra
+
+
+def run_apart(coroutine):
+    """Run `coroutine` in an event loop of its own thread.
+
+    Another test may leave this thread's loop marked as running (a browser
+    session stays open for the whole run), where `asyncio.run` refuses to start.
+    """
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

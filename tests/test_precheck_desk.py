@@ -5,7 +5,7 @@ import dataclasses
 import datetime
 
 import pytest
-from precheck_fixtures import NOTEBOOK, Clock, StandInGrader, desk, graded, request
+from precheck_fixtures import NOTEBOOK, Clock, StandInGrader, desk, graded, request, run_apart
 
 from gradekit.core.status import Status
 from gradekit.precheck.desk import Check
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 
 
 def run(coroutine):
-    return asyncio.run(coroutine)
+    return run_apart(coroutine)
 
 
 async def _checked(front, student, body) -> Check | Refusal:

@@ -1,12 +1,12 @@
 """The pre-check on the real sealed engine: a wrong answer's diagnosis comes back, the tests themselves never do."""
 
-import asyncio
 import json
 import secrets
 import time
 
 import nbformat
 import pytest
+from precheck_fixtures import run_apart
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
 from gradekit.authoring.solutions import load_controls
@@ -74,7 +74,7 @@ def test_a_wrong_answer_gets_its_diagnosis_a_right_one_full_marks_and_no_reply_s
             sources = running.desk.sources[NOTEBOOK]
         return first, theirs, fixed, sources
 
-    first, theirs, fixed, source = asyncio.run(scenario())
+    first, theirs, fixed, source = run_apart(scenario())
     cells = {cell["cell"]: cell for cell in first["result"]["cells"]}
     assert not cells["test_float64_leaf"]["passed"]
     assert cells["test_float64_leaf"]["misconceptions"] == ["numpy-default-dtype"]

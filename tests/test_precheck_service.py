@@ -1,10 +1,9 @@
 """The pre-check over HTTP: refusals are JSON with a clear message and status; nobody reads another's results."""
 
-import asyncio
 import json
 
 import pytest
-from precheck_fixtures import HIDDEN_LINE, Clock, StandInGrader, desk, graded, request
+from precheck_fixtures import HIDDEN_LINE, Clock, StandInGrader, desk, graded, request, run_apart
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
@@ -46,7 +45,7 @@ def serving(tmp_path, clock, scenario, outcome=None):
         finally:
             server.stop()
 
-    return asyncio.run(main())
+    return run_apart(main())
 
 
 def test_a_request_without_a_valid_token_is_refused_as_not_signed_in(tmp_path):
@@ -124,5 +123,5 @@ def test_while_the_service_is_still_warming_up_it_answers_that_it_is_starting(tm
         finally:
             server.stop()
 
-    status, body = asyncio.run(main())
+    status, body = run_apart(main())
     assert status == 503 and body["error"] == "starting"

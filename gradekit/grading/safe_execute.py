@@ -122,6 +122,7 @@ class SafeExecute(WarmExecute):
         self._clock: CellClock | None = None  # that cell's use of the kernel, against its limit
         self._source = SEALED_SOURCES.get(self._notebook)
         self._request: int | None = None  # the request file the grader made, held open (see _write_request)
+        self._killed_because: str | None = None  # why the grader killed the kernel in a call, if it did
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -306,6 +307,8 @@ class SafeExecute(WarmExecute):
         """Hand `request` to the kernel's answering function and return its reply."""
         # Sealed grading starts only once the kernel's private folder is known (see _sealed_notebook).
         assert self._folder is not None
+        if self._killed_because:  # a test's clean-up calling again after the kill: the same reason, not a death
+            raise KernelStopped(self._killed_because)
         folder = self._folder
         self._stage = "the request was being written"
         _empty(folder.reply)  # an answering function that writes nothing must not leave the last reply standing
@@ -322,7 +325,8 @@ class SafeExecute(WarmExecute):
             status = await self._await_reply(msg_id, INTERRUPT_GRACE_SECONDS)
             if status is None:
                 self._kill_kernel()
-                raise KernelStopped(self._past_limit("ignored the interrupt"))
+                self._killed_because = self._past_limit("ignored the interrupt")
+                raise KernelStopped(self._killed_because)
             self._note_interrupted(self._running)
             raise CellOutOfTime(self._past_limit("was interrupted"))
         self._stage = "the reply was being read"
