@@ -64,12 +64,12 @@ def _cell_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str]:
 
 def demo_problems(notebook: str, cells: dict) -> list[str]:
     """A demo defines nothing another code cell reads: the sealed grader does not run it on its side."""
-    shown = {cell_id: _defined_names(cell.source) for cell_id, cell in cells.items() if is_demo(cell)}
+    shown = {cell_id: _defined_names(ast.parse(cell.source)) for cell_id, cell in cells.items() if is_demo(cell)}
     problems = []
     for cell_id, cell in cells.items():
         if cell.cell_type != "code" or cell_id in shown:
             continue
-        free = _free_names(cell.source)
+        free = _free_names(ast.parse(cell.source))
         for demo, names in shown.items():
             problems += [
                 f"{notebook}: {cell_id} reads {name!r}, which the demo {demo} defines" for name in sorted(names & free)
@@ -77,17 +77,15 @@ def demo_problems(notebook: str, cells: dict) -> list[str]:
     return problems
 
 
-def _defined_names(source: str) -> set[str]:
-    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
-        n.name for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
-    }
+def _defined_names(tree: ast.Module) -> set[str]:
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return stored | {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
 
 
-def _free_names(source: str) -> set[str]:
+def _free_names(tree: ast.Module) -> set[str]:
     """Names the cell reads and never binds itself (a rough view: enough to tell a demo's names apart)."""
-    tree = ast.parse(source)
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    bound = _defined_names(source) | {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
+    bound = _defined_names(tree) | {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
     bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     return read - bound
 
