@@ -8,7 +8,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 unexport PYTHONPATH
 
-.PHONY: demo test check system-packages box-package prove release sync lock clean-demo precheck-lab
+.PHONY: demo test check environment system-packages box-package prove release sync lock clean-demo precheck-lab
 
 # The lock is complete, so pip need not resolve; byte-compiling on every core instead of
 # pip's one halves the install. A file that fails to compile is only a missed cache, as in pip.
@@ -18,12 +18,25 @@ $(VENV)/installed.stamp: requirements.lock
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null || true
 	touch $@
 
-demo: box-package $(VENV)/installed.stamp
+# What the course adds to every Jupyter of the environment, hub or not: Validate's honest success
+# line on the command line (nbgrader's own is fixed) and, in JupyterLab, the prebuilt extension that
+# rewords Validate's dialog (and, under a hub, adds the Pre-check button).
+COURSE_JUPYTER := deploy/jupyter/environment/nbgrader_config.py $(shell find deploy/precheck-lab/labextension -type f)
+$(VENV)/jupyter.stamp: $(VENV)/installed.stamp $(COURSE_JUPYTER)
+	install -D -m 0644 deploy/jupyter/environment/nbgrader_config.py $(VENV)/etc/jupyter/nbgrader_config.py
+	rm -rf $(VENV)/share/jupyter/labextensions/kit-precheck
+	cp -r deploy/precheck-lab/labextension $(VENV)/share/jupyter/labextensions/kit-precheck
+	touch $@
+
+# The environment alone, as a hub machine needs it before deploy/create_course.py.
+environment: $(VENV)/installed.stamp $(VENV)/jupyter.stamp
+
+demo: box-package $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 	$(BIN)/python -m gradekit demo
 
 # The whole suite (CI's command). The system packages it needs (a browser, PostgreSQL)
 # come first, so a machine without them stops before anything is built.
-test: system-packages $(VENV)/installed.stamp
+test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 	$(BIN)/python -m pytest
 
 system-packages:
@@ -37,7 +50,7 @@ box-package:
 # type checker), the unit tests (no kernel, no nbgrader run, no system package), then every
 # check of every notebook against the reference, blank stubs and controls, in process.
 # About a minute in all.
-check: $(VENV)/installed.stamp
+check: $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/ruff check --quiet .
 	$(BIN)/lint-imports --no-cache --config .importlinter

@@ -18,7 +18,6 @@ ta or student) and exactly one instructor. What this makes, below --site
     jupyter/course-team/     adds the course folder for formgrader, lets formgrader's page sit in JupyterLab,
                              turns off JupyterLab's news pop-up
     jupyter/students/        turns off formgrader, create-assignment, the course list and the news pop-up
-    jupyter/data/            on every server's JUPYTER_PATH: the pre-check's prebuilt JupyterLab button
     hub/                     the hub's own state (database, cookie secret), root only
     precheck/                home of the pre-check service's own account (<course id>-precheck), 0700:
       course/                its private clone of this kit, the hidden tests it grades with (cloned afresh each run)
@@ -45,9 +44,14 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 # Settings that differ by role (the docstring above says what each does), copied as they are.
 ROLE_SETTINGS = Path(__file__).resolve().parent / "jupyter"
-# The pre-check's JupyterLab button, prebuilt (`make precheck-lab`); installed where every server finds it.
-PRECHECK_LAB = Path(__file__).resolve().parent / "precheck-lab" / "labextension"
-PRECHECK_LAB_NAME = "kit-precheck"
+# What `make environment` adds to the environment every server runs from: the prebuilt lab extension
+# (Validate's honest wording, and the Pre-check button under a hub) and Validate's honest command line.
+COURSE_JUPYTER = (
+    Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "kit-precheck" / "package.json",
+    Path(sys.prefix) / "etc" / "jupyter" / "nbgrader_config.py",
+)
+# The extension's plugin that adds the button: turned off where the course has no pre-check service.
+PRECHECK_BUTTON = "kit-precheck:button"
 ROLES = ("instructor", "ta", "student")
 COURSE_TEAM = ("instructor", "ta")
 
@@ -248,11 +252,9 @@ def write_jupyter_settings(plan: CoursePlan) -> None:
     everyone.mkdir(parents=True, exist_ok=True)
     values = dict(course_id=plan.course_id, exchange=str(plan.exchange))
     (everyone / "nbgrader_config.py").write_text(EVERYONE_CONFIG.format(**values))
-    data = plan.config_dir("data") / "labextensions" / PRECHECK_LAB_NAME
-    if data.parent.parent.exists():
-        shutil.rmtree(data.parent.parent)
-    if plan.precheck_account:
-        shutil.copytree(PRECHECK_LAB, data)
+    if not plan.precheck_account:
+        for audience in ("course-team", "students"):
+            _turn_off_lab_plugin(plan.config_dir(audience), PRECHECK_BUTTON)
     team = plan.config_dir("course-team")
     course_config = str(plan.course_dir / "nbgrader_config.py")
     (team / "nbgrader_config.py").write_text(
@@ -262,6 +264,18 @@ def write_jupyter_settings(plan: CoursePlan) -> None:
         os.chmod(folder, 0o755)
         for name in files:
             os.chmod(os.path.join(folder, name), 0o644)
+
+
+def _turn_off_lab_plugin(settings: Path, plugin: str) -> None:
+    page = settings / "labconfig" / "page_config.json"
+    config = json.loads(page.read_text())
+    config.setdefault("disabledExtensions", {})[plugin] = True
+    page.write_text(json.dumps(config, indent=2) + "\n")
+
+
+def missing_course_jupyter() -> list[str]:
+    """The pieces of the course's Jupyter setup that the environment lacks (`make environment` installs them)."""
+    return [str(path) for path in COURSE_JUPYTER if not path.is_file()]
 
 
 def write_hub_settings(plan: CoursePlan) -> Path:
@@ -284,7 +298,6 @@ def write_hub_settings(plan: CoursePlan) -> Path:
         },
     }
     if plan.precheck_account:
-        settings["data_path"] = [str(plan.config_dir("data"))]
         settings["precheck"] = {
             "account": plan.precheck_account,
             "course_dir": str(plan.precheck_home / "course"),
@@ -333,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if os.geteuid() != 0:
         raise SystemExit("run as root: this creates accounts and sets owners")
+    missing = missing_course_jupyter()
+    if missing:
+        raise SystemExit(f"this environment lacks {', '.join(missing)}: run `make environment` in the kit first")
     course_id = course_id_of()
     plan = CoursePlan(
         course_id=course_id,

@@ -90,5 +90,3 @@ if PRECHECK:
     ]
     c.Spawner.oauth_client_allowed_scopes = [PRECHECK_SCOPE]
     c.Spawner.environment["KIT_PRECHECK_URL"] = c.JupyterHub.bind_url.rstrip("/") + "/services/precheck/"
-    # Where JupyterLab finds the prebuilt Pre-check button (create_course.py installs it there).
-    c.Spawner.environment["JUPYTER_PATH"] = os.pathsep.join(SETTINGS.get("data_path", []))

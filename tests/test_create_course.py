@@ -101,3 +101,40 @@ def test_students_lose_the_course_teams_tools_in_lab_and_on_the_server():
     }
     server = json.loads((students / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
     assert server == {"nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.course_list": False}
+
+
+def _written_settings(tmp_path, precheck_account):
+    members = (create_course.Member("ines", "instructor"), create_course.Member("sam", "student"))
+    plan = create_course.CoursePlan(
+        "c1", members, tmp_path / "site", tmp_path / "home", "c1-team", "c1-students", precheck_account
+    )
+    create_course.write_jupyter_settings(plan)
+    return plan
+
+
+def _disabled_plugins(plan, audience: str) -> set[str]:
+    import json
+
+    page = plan.config_dir(audience) / "labconfig" / "page_config.json"
+    return {name for name, off in json.loads(page.read_text())["disabledExtensions"].items() if off}
+
+
+def test_without_a_precheck_service_the_button_is_off_and_validates_wording_stays(tmp_path):
+    plan = _written_settings(tmp_path, None)
+    for audience in ("students", "course-team"):
+        assert create_course.PRECHECK_BUTTON in _disabled_plugins(plan, audience), audience
+        assert "kit-precheck:validate-wording" not in _disabled_plugins(plan, audience), audience
+
+
+def test_with_a_precheck_service_the_button_is_on(tmp_path):
+    plan = _written_settings(tmp_path, "c1-precheck")
+    for audience in ("students", "course-team"):
+        assert create_course.PRECHECK_BUTTON not in _disabled_plugins(plan, audience), audience
+
+
+def test_this_environment_holds_the_courses_jupyter_pieces():
+    # `make test` installs them (make environment); a hub machine is refused without them.
+    assert create_course.missing_course_jupyter() == []
+    assert (REPO_ROOT / "deploy" / "precheck-lab" / "lib" / "index.js").read_text().count(
+        create_course.PRECHECK_BUTTON
+    ) == 1

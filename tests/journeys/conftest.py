@@ -133,18 +133,32 @@ def artifacts(request) -> Path:
     return folder
 
 
-@pytest.fixture
-def page(browser, artifacts, lab_for, request):
-    """A new tab; on failure its last state is saved as failure.png, before any server of the test stops."""
+@contextlib.contextmanager
+def _tab_kept_on_failure(browser, artifacts: Path, request):
+    """A new tab; when the test fails its last state is saved as failure.png."""
     tab = browser.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.page_errors = errors
     yield tab
     failed = getattr(request.node, "report_call", None)
     if failed is not None and failed.failed:
         tab.screenshot(path=str(artifacts / "failure.png"))
     tab.close()
+
+
+@pytest.fixture
+def page(browser, artifacts, lab_for, request):
+    """A tab for a JupyterLab of the test, saved on failure before any server of the test stops."""
+    with _tab_kept_on_failure(browser, artifacts, request) as tab:
+        errors: list[str] = []
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.page_errors = errors
+        yield tab
+
+
+@pytest.fixture
+def hub_page(browser, artifacts, request):
+    """A tab for a hub journey (the hub's module gives `artifacts`), saved on failure before the hub stops."""
+    with _tab_kept_on_failure(browser, artifacts, request) as tab:
+        yield tab
 
 
 @pytest.fixture

@@ -57,16 +57,6 @@ def hub_course(artifacts):
         yield course, hub
 
 
-@pytest.fixture
-def hub_page(browser, artifacts, request):
-    tab = browser.new_page()
-    yield tab
-    failed = getattr(request.node, "report_call", None)
-    if failed is not None and failed.failed:
-        tab.screenshot(path=str(artifacts / "failure.png"))
-    tab.close()
-
-
 def test_a_class_on_the_hub(hub_course, hub_page, artifacts):
     course, hub = hub_course
     page, screenshot = hub_page, Screenshots(artifacts)

@@ -1,7 +1,8 @@
 // The course's pre-check in one click: a toolbar button on every notebook saves it, sends it to the
 // hub's pre-check service with the page's own hub token, and shows the grader's answer in a panel
 // beside the notebook. Every text from the service is shown as text (never as markup). It also
-// rewords nbgrader's Validate dialog, which would claim that every test passed.
+// rewords nbgrader's Validate dialog, which would claim that every test passed; that part works
+// everywhere the course's JupyterLab runs, the button only under a hub (where the service lives).
 import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
 import { PageConfig, URLExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
@@ -13,9 +14,16 @@ const COMMAND = 'kit-precheck:run';
 const VALIDATE_CLAIM = 'Success! Your notebook passes all the tests.';
 const VALIDATE_HONEST =
   'Your notebook ran without errors and its visible checks passed. They test the page\'s own ' +
-  'examples only: the grader also tests other inputs. Press Pre-check to have it run those too.';
+  'examples only: the grader also tests other inputs.';
+const VALIDATE_NEXT_ON_HUB = ' Press Pre-check to have it run those too.';
+const VALIDATE_NEXT_ELSEWHERE = ' It runs those once you submit.';
 const WAIT_SECONDS = 30; // each poll waits this long on the service for the result
 const GIVE_UP_MS = 10 * 60 * 1000;
+
+function onHub() {
+  // A server the hub spawned knows the hub's prefix; a JupyterLab started by hand does not.
+  return Boolean(PageConfig.getOption('hubPrefix'));
+}
 
 function serviceUrl(path) {
   // The hub serves its own pages under hubPrefix ("/hub/"); services sit beside it.
@@ -151,7 +159,7 @@ async function precheck(app, panel, results) {
 function rewordValidation(added) {
   for (const line of added.querySelectorAll('.validation-success p')) {
     if (line.textContent === VALIDATE_CLAIM) {
-      line.textContent = VALIDATE_HONEST;
+      line.textContent = VALIDATE_HONEST + (onHub() ? VALIDATE_NEXT_ON_HUB : VALIDATE_NEXT_ELSEWHERE);
       line.classList.add('kit-validate-honest');
     }
   }
@@ -170,14 +178,24 @@ function watchValidation() {
   observer.observe(document.body, { childList: true, subtree: true });
 }
 
-const plugin = {
-  id: 'kit-precheck:plugin',
+// Two plugins, so a hub without a pre-check service turns the button off and keeps the wording.
+const validateWording = {
+  id: 'kit-precheck:validate-wording',
+  description: "Validate's dialog says that only the visible checks ran, not that every test passed.",
+  autoStart: true,
+  activate: () => watchValidation()
+};
+
+const precheckButton = {
+  id: 'kit-precheck:button',
   description: "A Pre-check button that has the course's grader check the saved notebook.",
   autoStart: true,
   requires: [INotebookTracker],
   optional: [ICommandPalette],
   activate: (app, tracker, palette) => {
-    watchValidation();
+    if (!onHub()) {
+      return; // no pre-check service away from the hub: a button there could only fail
+    }
     const results = new ResultPanel();
     app.commands.addCommand(COMMAND, {
       label: 'Pre-check this notebook with the course grader',
@@ -199,4 +217,4 @@ const plugin = {
   }
 };
 
-export default plugin;
+export default [validateWording, precheckButton];

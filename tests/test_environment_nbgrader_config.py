@@ -1,0 +1,90 @@
+"""deploy/jupyter/environment/nbgrader_config.py: Validate never says "passes all the tests" when only visible checks ran.
+
+The unit tests load the file as nbgrader does; the last one runs the real
+`nbgrader validate` of this environment (where `make` installs the file) on a
+release notebook, answered right and then wrong.
+"""
+
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.validator import Validator
+from traitlets.config.loader import PyFileConfigLoader
+
+from gradekit.core.course import REPO_ROOT
+from gradekit.proof.subjects import answer_sources, fill_answers
+
+ENVIRONMENT_CONFIG = REPO_ROOT / "deploy" / "jupyter" / "environment" / "nbgrader_config.py"
+INSTALLED_CONFIG = Path(sys.prefix) / "etc" / "jupyter" / "nbgrader_config.py"
+NBGRADERS_CLAIM = "passes all the tests"
+NOTEBOOK = "010_history"
+
+
+@pytest.fixture
+def loaded_config(monkeypatch):
+    """The file loaded as nbgrader loads it; the original validator method is put back afterwards."""
+    monkeypatch.setattr(Validator, "_print_num_failed", Validator._print_num_failed)
+    PyFileConfigLoader(ENVIRONMENT_CONFIG.name, path=str(ENVIRONMENT_CONFIG.parent)).load_config()
+
+
+def _said(num_failed: int) -> str:
+    validator = Validator()
+    validator.stream = io.StringIO()
+    validator._print_num_failed(num_failed)
+    return validator.stream.getvalue()
+
+
+@pytest.mark.unit
+def test_no_failed_cell_is_told_what_ran_and_what_did_not(loaded_config):
+    said = _said(0)
+    assert NBGRADERS_CLAIM not in said
+    assert "visible checks" in " ".join(said.split()) and "other inputs" in said, said
+
+
+@pytest.mark.unit
+def test_failed_cells_keep_nbgraders_own_warning(loaded_config):
+    assert "VALIDATION FAILED ON 2 CELL(S)" in " ".join(_said(2).split())
+
+
+@pytest.mark.unit
+def test_loading_it_again_replaces_the_line_once(loaded_config):
+    # A server reads its configuration afresh for each Validate.
+    once = Validator._print_num_failed
+    PyFileConfigLoader(ENVIRONMENT_CONFIG.name, path=str(ENVIRONMENT_CONFIG.parent)).load_config()
+    assert Validator._print_num_failed is once
+    assert _said(0).count("No test cell failed") == 1
+
+
+@pytest.mark.unit
+def test_the_environment_holds_this_very_file():
+    assert INSTALLED_CONFIG.is_file() and INSTALLED_CONFIG.read_text() == ENVIRONMENT_CONFIG.read_text(), (
+        f"{INSTALLED_CONFIG} is missing or out of date: `make test` (or `make check`) installs it"
+    )
+
+
+def _validate(folder) -> str:
+    run = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "validate", f"{NOTEBOOK}.ipynb"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return run.stdout + run.stderr
+
+
+@pytest.mark.nbgrader
+def test_nbgrader_validate_says_only_the_visible_checks_passed(course, manifest, tmp_path):
+    folder = tmp_path / course.assignment_id
+    shutil.copytree(course.release_dir, folder)
+    answered = fill_answers(folder / f"{NOTEBOOK}.ipynb", answer_sources(manifest, NOTEBOOK, None))
+    nbformat.write(answered, folder / f"{NOTEBOOK}.ipynb")
+
+    said = _validate(folder)
+    assert NBGRADERS_CLAIM not in said, said
+    assert "No test cell failed" in said and "visible checks" in " ".join(said.split()), said
