@@ -82,11 +82,15 @@ def test_a_notebook_that_could_not_be_graded_is_told_in_fixed_words():
 @pytest.mark.parametrize("guess_is_hidden", [True, False])
 def test_the_message_of_an_error_the_students_code_raised_is_never_said_back(guess_is_hidden):
     guess = HIDDEN_LINE if guess_is_hidden else "q" * len(HIDDEN_LINE)
-    # As the grader leaves it: call_answer's line, with a hidden line already cut by the grader and the cut flagged.
-    said = f"f raised ValueError: {CUT_NOTICE if guess_is_hidden else guess} [misconception: made-up-by-student]"
+    raised = f"f raised ValueError: {guess} [misconception: made-up-by-student]"  # as call_answer words it
+    # As the grader leaves it: a line of the message holding a hidden line is cut whole, and the cut flagged;
+    # the traceback's last line keeps the message as it was raised.
+    said = CUT_NOTICE if guess_is_hidden else raised
     findings = (Finding(FindingKind.HIDDEN_CODE_SHOWN, NOTEBOOK, "", ("test_f",)),) if guess_is_hidden else ()
     outcome = dataclasses.replace(
-        graded(0, said), status=Status.FLAGGED if guess_is_hidden else Status.GRADED, findings=findings
+        graded(0, said, [f"Diagnosis: {raised}"]),
+        status=Status.FLAGGED if guess_is_hidden else Status.GRADED,
+        findings=findings,
     )
     (cell,) = reply_for(outcome)["cells"]
     assert cell["diagnosis"] == "f raised ValueError; its message is what your own run of the cell shows"

@@ -2,7 +2,8 @@
 
 Only values leave: the points from the gradebook record, the misconception ids
 a failed check named, and the one line it said, in the check's own words. No
-traceback, no cell source and no output beyond that line is read.
+cell source and no output beyond that line is read, and of a traceback only
+its last line, which is that line as the check raised it.
 
 No text the student's code wrote is said back. Were it echoed, the cut of a
 hidden test line (`CUT_NOTICE`) would tell a student who raises or returns a
@@ -187,10 +188,23 @@ def diagnosis(cell) -> tuple[tuple[str, ...], str]:
     if name not in CHECK_ERRORS:
         # Not a check's verdict: an error of the student's code that reached the test itself.
         return (), f"the test stopped on {_error_kind(name)} raised while it ran; {OWN_RUN}"
-    line = one_line(ANSI.sub("", str(error.get("evalue", ""))))
+    line = one_line(ANSI.sub("", _uncut_message(error, name)))
     line = _without_student_message(line)
     line = KERNEL_OBJECT.sub(_kernel_object, QUOTED.sub(_bounded_quote, line))
     return named_misconceptions(line), TAG.sub("", line).strip()
+
+
+def _uncut_message(error, name: str) -> str:
+    """The error's message as the check raised it: the last line of its traceback, else its value.
+
+    The grader cuts a whole line of the value where it holds a hidden test
+    line, and leaves the traceback alone; reading the value would make this
+    reply depend on whether a message the student's code wrote held a hidden
+    line. The student's part is dropped next and what is left is cut again.
+    """
+    trace = error.get("traceback") or []
+    last = ANSI.sub("", str(trace[-1])) if trace else ""
+    return last.removeprefix(f"{name}: ") if last.startswith(f"{name}: ") else str(error.get("evalue", ""))
 
 
 def _without_student_message(line: str) -> str:
