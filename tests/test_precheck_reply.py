@@ -119,6 +119,13 @@ def test_a_value_the_students_code_returned_is_said_back_only_too_short_to_hold_
     assert cell["diagnosis"] == "for w you answered '...', but the page works it out as 'unused'"
     named = reply_for(graded(0, "f returned <SomeGuessedLine in the student's kernel>, not a tensor"))["cells"][0]
     assert named["diagnosis"] == "f returned <an object of its own class in the student's kernel>, not a tensor"
+    subclass = reply_for(graded(0, "x should be a plain torch.Tensor, not the subclass GuessedName"))["cells"][0]
+    assert subclass["diagnosis"] == "x should be a plain torch.Tensor, not a subclass of its own"
+
+
+def test_a_checks_own_words_that_only_mention_raising_are_kept_whole():
+    said = "the answer raised no error where the page shows a RuntimeError: it must raise one"
+    assert reply_for(graded(0, said))["cells"][0]["diagnosis"] == said
 
 
 def test_an_error_the_test_met_outside_the_checks_is_named_by_its_type_only():

@@ -156,7 +156,10 @@ class Desk:
         self._keep(check)
         self.in_flight[student] = check
         self.queue.put(student, check)
-        self._save(check.student)  # counted and its nonce used up before the student hears of it
+        try:
+            self._save(check.student)  # counted and its nonce used up before the student hears of it
+        except OSError:  # a full disk: the check still runs; only a restart before the next write would forget it
+            log.exception("%s: the pre-check's state could not be saved", check.id)
         self.audit.record(student, notebook, "taken", check=check.id)
         self._dispatch()
         return check

@@ -36,13 +36,15 @@ from gradekit.sandbox.crossing import REFUSAL_TYPE
 CHECK_ERRORS = frozenset({"Diagnosis", "Forgery", "AssertionError"})
 OWN_RUN = "its message is what your own run of the cell shows"
 # "<answer> raised <type>: <the student's message>", as call_answer words an error of the student's code.
-STUDENT_RAISED = re.compile(r"\b(?P<name>[A-Za-z_][\w.]*) raised (?P<type>[A-Za-z_]\w*)\b:?")
+STUDENT_RAISED = re.compile(r"\b(?P<name>[A-Za-z_][\w.]*) raised (?P<type>[A-Za-z_]\w*)(?::|$)")
 # A quoted value (a repr) in a check's words: a string the student's code returned may sit inside.
 QUOTED = re.compile(r"""(?<!\w)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")(?!\w)""")
 QUOTE_LIMIT = SHORTEST_SECRET - 1  # too short to hold a hidden test line whole
 SHORTENED = "'...'"
 # How a check shows an object that stayed in the student's kernel: its type's name is theirs to choose.
 KERNEL_OBJECT = re.compile(r"<(?P<type>[^<>]{0,120}) in the student's kernel>")
+# How expect_tensor names a tensor subclass the student's code returned (the class and its name are theirs).
+TENSOR_SUBCLASS = re.compile(r"\bnot the subclass [A-Za-z_]\w*")
 # Findings the pre-check does not pass on: saying that a cut was made would tell whether a printed guess was a hidden line.
 UNTOLD_FINDINGS = frozenset({FindingKind.HIDDEN_CODE_SHOWN})
 
@@ -191,6 +193,7 @@ def diagnosis(cell) -> tuple[tuple[str, ...], str]:
     line = one_line(ANSI.sub("", _uncut_message(error, name)))
     line = _without_student_message(line)
     line = KERNEL_OBJECT.sub(_kernel_object, QUOTED.sub(_bounded_quote, line))
+    line = TENSOR_SUBCLASS.sub("not a subclass of its own", line)
     return named_misconceptions(line), TAG.sub("", line).strip()
 
 
