@@ -414,3 +414,30 @@ def test_a_damaged_state_file_is_reported_and_the_desk_starts_with_what_it_could
     assert isinstance(cooling, Refusal) and cooling.reason is Reason.COOLDOWN  # the previous version held it
     assert isinstance(front.result("ana", first.id), Refusal)  # nothing of the results could be read
     assert "cannot be read" in caplog.text
+
+
+def test_the_nonce_of_a_refused_request_is_written_once_for_a_flood_and_kept_across_a_restart(tmp_path, monkeypatch):
+    clock = Clock()
+    state = tmp_path / "state"
+
+    async def flood():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state)
+        await _checked(front, "ana", request(clock, "a" * 16))
+        writes = []
+        write = front.kept.write
+        monkeypatch.setattr(front.kept, "write", lambda name, data: (writes.append(name), write(name, data)))
+        bodies = [request(clock, f"{n:016d}") for n in range(20)]
+        refused = [front.submit("ana", dict(body)) for body in bodies]
+        await asyncio.sleep(1.2)  # the one write the flood makes
+        return bodies, refused, writes
+
+    bodies, refused, writes = run(flood())
+    assert {refusal.reason for refusal in refused} == {Reason.COOLDOWN}
+    assert writes == ["limits"]
+    clock.now += 61  # the cooldown is over, the request window is not
+
+    async def after_the_restart():
+        return desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state).submit("ana", dict(bodies[-1]))
+
+    replayed = run(after_the_restart())
+    assert isinstance(replayed, Refusal) and replayed.reason is Reason.REPLAYED

@@ -133,7 +133,7 @@ class Desk:
     def submit(self, student: str, request: object) -> Check | Refusal:
         """Take `student`'s request (the JSON body, parsed) or say why not; every outcome is audited."""
         notebook = _notebook_name(request.get("notebook")) if isinstance(request, dict) else None
-        accepted_nonces = len(self.nonces)
+        accepted_nonces = self.nonces.accepted
         refusal = self._refusal(student, request, notebook)
         content: bytes | Refusal = refusal or b""
         if refusal is None and isinstance(request, dict):
@@ -146,7 +146,7 @@ class Desk:
                 notebook if notebook is not None and notebook in self.sources else "(not a notebook of the assignment)"
             )
             self.audit.record(student, audited, "refused", reason=refusal.reason.word)
-            if len(self.nonces) != accepted_nonces:
+            if self.nonces.accepted != accepted_nonces:
                 self._save_soon()  # its nonce is used up, and must stay so across a restart
             return refusal
         assert isinstance(content, bytes) and notebook is not None
@@ -326,8 +326,8 @@ class Desk:
             return
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._save()
+        except RuntimeError:  # no event loop (a script driving the desk): now, then
+            self._save_when_due()
             return
         self._save_pending = loop.call_later(SAVE_AFTER_SECONDS, self._save_when_due)
 
@@ -341,7 +341,8 @@ class Desk:
     def flush(self) -> None:
         """Write what is still waiting to be written (the service is stopping)."""
         if self._save_pending is not None:
-            self._save()
+            self._save_pending.cancel()
+            self._save_when_due()
 
     def _restore(self) -> None:
         if self.kept is None:

@@ -26,6 +26,7 @@ class NonceBook:
         self.window_seconds = window_seconds
         self.clock = clock
         self._seen: dict[str, float] = {}  # nonce -> when it was accepted
+        self.accepted = 0  # nonces accepted since start: tells a caller whether a request used one up
 
     def accept(self, nonce: object, sent: object) -> Refusal | None:
         """None when the request is fresh (and the nonce is now used up), else why it is refused."""
@@ -44,6 +45,7 @@ class NonceBook:
         if nonce in self._seen:
             return Refusal(Reason.REPLAYED, "this request was already received once (its nonce is used): not run again")
         self._seen[nonce] = now
+        self.accepted += 1
         return None
 
     def _forget_before(self, moment: float) -> None:
