@@ -137,7 +137,7 @@ def test_an_error_the_test_met_outside_the_checks_is_named_by_its_type_only():
     (cell,) = reply_for(outcome)["cells"]
     assert (
         cell["diagnosis"]
-        == "the test stopped on KeyError raised while it ran; its message is what your own run of the cell shows"
+        == "the test stopped on an error: KeyError; its message is what your own run of the cell shows"
     )
 
 
@@ -148,3 +148,14 @@ def test_a_grader_error_says_it_was_the_grader_and_not_counted():
 
 def test_only_autograded_test_cells_are_listed_with_their_points():
     assert graded_test_cells(source_notebook()) == (("test_f", 2.0),)
+
+
+@pytest.mark.parametrize("name", ["AssertionError", "CrossingError"])
+def test_a_bare_assert_or_a_broken_reply_of_the_kernel_is_named_without_its_message(name):
+    output = nbformat.v4.new_output("error", ename=name, evalue=HIDDEN_LINE, traceback=[f"{name}: {HIDDEN_LINE}"])
+    source = source_notebook()
+    source.cells[0].outputs = [output]
+    outcome = dataclasses.replace(graded(0), files=((f"{NOTEBOOK}.ipynb", nbformat.writes(source).encode()),))
+    (cell,) = reply_for(outcome)["cells"]
+    assert cell["diagnosis"].startswith("the test stopped on ") and HIDDEN_LINE not in cell["diagnosis"]
+    assert CUT_NOTICE not in cell["diagnosis"]

@@ -32,8 +32,14 @@ from gradekit.grading.safe_execute import CUT_NOTICE, SHORTEST_SECRET, hidden_te
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.sandbox.crossing import REFUSAL_TYPE
 
-# Errors the checks raise in their own words (autograd_checks.py's Diagnosis and Forgery, a test's assert).
-CHECK_ERRORS = frozenset({"Diagnosis", "Forgery", "AssertionError"})
+# Errors raised in the kit's own words: a check's verdict (autograd_checks.py), a cell past its time limit (the
+# grader). Any other error, a bare assert's included, may carry a message the student's code wrote.
+CHECK_ERRORS = frozenset({"Diagnosis", "Forgery", "CellOutOfTime"})
+# Errors of the kit whose message can quote the student's kernel: named by what they mean, never quoted.
+KIT_ERRORS = {
+    "CrossingError": "a reply of your kernel that the grader could not read (CrossingError)",
+    REFUSAL_TYPE: f"a refusal to take its value back to the grader ({REFUSAL_TYPE})",
+}
 OWN_RUN = "its message is what your own run of the cell shows"
 # "<answer> raised <type>: <the student's message>", as call_answer words an error of the student's code.
 STUDENT_RAISED = re.compile(r"\b(?P<name>[A-Za-z_][\w.]*) raised (?P<type>[A-Za-z_]\w*)(?::|$)")
@@ -189,7 +195,7 @@ def diagnosis(cell) -> tuple[tuple[str, ...], str]:
     name = str(error.get("ename", ""))
     if name not in CHECK_ERRORS:
         # Not a check's verdict: an error of the student's code that reached the test itself.
-        return (), f"the test stopped on {_error_kind(name)} raised while it ran; {OWN_RUN}"
+        return (), f"the test stopped on an error: {_error_kind(name)}; {OWN_RUN}"
     line = one_line(ANSI.sub("", _uncut_message(error, name)))
     line = _without_student_message(line)
     line = KERNEL_OBJECT.sub(_kernel_object, QUOTED.sub(_bounded_quote, line))
@@ -221,8 +227,8 @@ def _without_student_message(line: str) -> str:
 
 
 def _error_kind(name: str) -> str:
-    if name == REFUSAL_TYPE:
-        return f"a refusal to take its value back to the grader ({REFUSAL_TYPE})"
+    if name in KIT_ERRORS:
+        return KIT_ERRORS[name]
     found = getattr(builtins, name, None)
     if isinstance(found, type) and issubclass(found, BaseException):
         return name
