@@ -123,6 +123,11 @@ def test_a_value_the_students_code_returned_is_said_back_only_too_short_to_hold_
     assert subclass["diagnosis"] == "x should be a plain torch.Tensor, not a subclass of its own"
 
 
+def test_a_misconception_tag_inside_a_returned_value_is_not_named():
+    said = "[misconception: grad-by-formula] you answered '[misconception: x-y]' for w"
+    assert reply_for(graded(0, said))["cells"][0]["misconceptions"] == ["grad-by-formula"]
+
+
 def test_a_checks_own_words_that_only_mention_raising_are_kept_whole():
     said = "the answer raised no error where the page shows a RuntimeError: it must raise one"
     assert reply_for(graded(0, said))["cells"][0]["diagnosis"] == said

@@ -200,7 +200,8 @@ def diagnosis(cell) -> tuple[tuple[str, ...], str]:
     line = _without_student_message(line)
     line = KERNEL_OBJECT.sub(_kernel_object, QUOTED.sub(_bounded_quote, line))
     line = TENSOR_SUBCLASS.sub("not a subclass of its own", line)
-    return named_misconceptions(line), TAG.sub("", line).strip()
+    # A tag inside a quoted value is the student's value, not the check naming a misconception.
+    return named_misconceptions(QUOTED.sub("", line)), TAG.sub("", line).strip()
 
 
 def _uncut_message(error, name: str) -> str:
