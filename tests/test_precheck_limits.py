@@ -1,4 +1,4 @@
-"""The pre-check's rate limits: a cooldown per student and notebook, a daily quota, and no charge for the grader's failures."""
+"""The pre-check's rate limits: a cooldown per student and notebook, a daily quota, and a few grader failures a day given back."""
 
 import pytest
 from precheck_fixtures import Clock

@@ -123,6 +123,12 @@ def test_a_value_the_students_code_returned_is_said_back_only_too_short_to_hold_
     assert subclass["diagnosis"] == "x should be a plain torch.Tensor, not a subclass of its own"
 
 
+def test_a_long_returned_value_is_shortened_before_the_line_is_cut_to_its_length():
+    label = ("x" * 580) + HIDDEN_LINE + ("y" * 400)
+    (cell,) = reply_for(graded(0, f"for w you answered {label!r}, not one of the reasons"))["cells"]
+    assert cell["diagnosis"] == "for w you answered '...', not one of the reasons"
+
+
 def test_a_misconception_tag_inside_a_returned_value_is_not_named():
     said = "[misconception: grad-by-formula] you answered '[misconception: x-y]' for w"
     assert reply_for(graded(0, said))["cells"][0]["misconceptions"] == ["grad-by-formula"]

@@ -196,10 +196,11 @@ def diagnosis(cell) -> tuple[tuple[str, ...], str]:
     if name not in CHECK_ERRORS:
         # Not a check's verdict: an error of the student's code that reached the test itself.
         return (), f"the test stopped on an error: {_error_kind(name)}; {OWN_RUN}"
-    line = one_line(ANSI.sub("", _uncut_message(error, name)))
+    # Whole until the student's parts are gone: cut short first, a quoted value could lose its closing quote.
+    line = " ".join(ANSI.sub("", _uncut_message(error, name)).split())
     line = _without_student_message(line)
     line = KERNEL_OBJECT.sub(_kernel_object, QUOTED.sub(_bounded_quote, line))
-    line = TENSOR_SUBCLASS.sub("not a subclass of its own", line)
+    line = one_line(TENSOR_SUBCLASS.sub("not a subclass of its own", line))
     # A tag inside a quoted value is the student's value, not the check naming a misconception.
     return named_misconceptions(QUOTED.sub("", line)), TAG.sub("", line).strip()
 
