@@ -74,7 +74,8 @@ class StandInGrader:
         return self.outcome
 
 
-def desk(tmp_path, grader, clock, **settings) -> Desk:
+def desk(tmp_path, grader, clock, state_dir=None, **settings) -> Desk:
+    """A desk on a stand-in grader; with `state_dir`, what it must not forget is kept there across "restarts"."""
     values = dict(cooldown_seconds=60.0, daily_quota=3, workers=1, request_window_seconds=300.0) | settings
     return Desk(
         PrecheckSettings(**values),
@@ -83,6 +84,7 @@ def desk(tmp_path, grader, clock, **settings) -> Desk:
         grader,
         AuditLog(tmp_path / "audit.jsonl"),
         clock,
+        state_dir=state_dir,
     )
 
 

@@ -5,10 +5,11 @@ import dataclasses
 import datetime
 
 import pytest
-from precheck_fixtures import NOTEBOOK, Clock, StandInGrader, desk, graded, request, run_apart
+from precheck_fixtures import HIDDEN_LINE, NOTEBOOK, Clock, StandInGrader, desk, graded, request, run_apart
 
 from gradekit.core.status import Status
 from gradekit.precheck.desk import Check
+from gradekit.precheck.limits import REFUNDS_PER_DAY
 from gradekit.precheck.refusals import Reason, Refusal
 
 pytestmark = pytest.mark.unit
@@ -228,3 +229,215 @@ def test_an_audit_log_that_cannot_be_written_still_frees_the_student_and_the_wor
     front, first, second = run(scenario())
     assert first.reply["status"] == "graded" and isinstance(second, Check) and second.reply["status"] == "graded"
     assert front.running == 0 and front.in_flight == {}
+
+
+class WatchedNotebook(dict):
+    """An uploaded notebook that notes every look at it."""
+
+    looks: list = []
+
+    def get(self, key, default=None):
+        WatchedNotebook.looks.append(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        WatchedNotebook.looks.append(key)
+        return super().__getitem__(key)
+
+
+def test_a_request_refused_for_the_cooldown_or_a_check_in_flight_never_has_its_notebook_looked_at(tmp_path):
+    clock = Clock()
+    WatchedNotebook.looks = []
+
+    async def scenario():
+        gate = asyncio.Event()
+        front = desk(tmp_path, StandInGrader(graded(2), release=gate), clock)
+        running = front.submit("ana", request(clock, "a" * 16))
+        WatchedNotebook.looks = []
+        watched = WatchedNotebook(cells=[])
+        busy = front.submit("ana", request(clock, "b" * 16) | {"content": watched})
+        gate.set()
+        await front.wait(running, 5)
+        cooling = front.submit("ana", request(clock, "c" * 16) | {"content": watched})
+        return busy, cooling
+
+    busy, cooling = run(scenario())
+    assert isinstance(busy, Refusal) and busy.reason is Reason.BUSY
+    assert isinstance(cooling, Refusal) and cooling.reason is Reason.COOLDOWN
+    assert WatchedNotebook.looks == []
+
+
+def test_what_refuses_a_request_whatever_it_holds_is_told_before_the_body_is_read(tmp_path):
+    clock = Clock()
+
+    async def scenario():
+        gate = asyncio.Event()
+        front = desk(tmp_path, StandInGrader(graded(2), release=gate), clock)
+        before = front.refusal_before_reading("ana")
+        running = front.submit("ana", request(clock, "a" * 16))
+        during = front.refusal_before_reading("ana")
+        other = front.refusal_before_reading("ben")
+        gate.set()
+        await front.wait(running, 5)
+        return before, during, other
+
+    before, during, other = run(scenario())
+    assert before is None and other is None
+    assert isinstance(during, Refusal) and during.reason is Reason.BUSY
+    closed = desk(tmp_path, StandInGrader(graded(2)), clock, enabled=False).refusal_before_reading("ana")
+    assert isinstance(closed, Refusal) and closed.reason is Reason.CLOSED
+
+
+def _leaking_reply(*args):
+    return {"status": "graded", "message": "", "score": 0, "max_score": 2, "cells": [{"diagnosis": HIDDEN_LINE}]}
+
+
+def test_a_reply_withheld_for_repeating_a_hidden_line_counts_as_a_check(tmp_path, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr("gradekit.precheck.desk.student_reply", _leaking_reply)
+
+    async def scenario():
+        front = desk(tmp_path, StandInGrader(graded(0)), clock)
+        withheld = await _checked(front, "ana", request(clock, "a" * 16))
+        return withheld, front.submit("ana", request(clock, "b" * 16))
+
+    withheld, again = run(scenario())
+    assert withheld.reply["status"] == "not shown" and "counted" in withheld.reply["message"]
+    assert HIDDEN_LINE not in str(withheld.reply)
+    assert isinstance(again, Refusal) and again.reason is Reason.COOLDOWN
+
+
+def test_a_reply_that_cannot_be_built_from_the_notebooks_outputs_counts_as_a_check(tmp_path):
+    clock = Clock()
+    broken = dataclasses.replace(graded(0), files=((f"{NOTEBOOK}.ipynb", b'{"cells": [oops'),))
+
+    async def scenario():
+        front = desk(tmp_path, StandInGrader(broken), clock)
+        unbuilt = await _checked(front, "ana", request(clock, "a" * 16))
+        return unbuilt, front.submit("ana", request(clock, "b" * 16))
+
+    unbuilt, again = run(scenario())
+    assert unbuilt.reply["status"] == "not shown" and "counted" in unbuilt.reply["message"]
+    assert isinstance(again, Refusal) and again.reason is Reason.COOLDOWN
+
+
+def test_grader_failures_are_given_back_a_few_times_a_day_and_then_count(tmp_path):
+    clock = Clock()
+    failing = StandInGrader(dataclasses.replace(graded(0), status=Status.GRADER_ERROR, record=None))
+
+    async def scenario():
+        front = desk(tmp_path, failing, clock, daily_quota=10)
+        replies = []
+        for n in range(REFUNDS_PER_DAY + 1):
+            taken = await _checked(front, "ana", request(clock, f"{n:016d}"))
+            assert isinstance(taken, Check), taken  # the ones before were given back: no cooldown
+            replies.append(taken.reply)
+        return replies, front.submit("ana", request(clock, "z" * 16))
+
+    replies, after = run(scenario())
+    assert all("not counted" in reply["message"] for reply in replies[:-1])
+    assert replies[-1]["status"] == "grader error" and "counted as a pre-check" in replies[-1]["message"]
+    assert isinstance(after, Refusal) and after.reason is Reason.COOLDOWN
+
+
+def test_a_restart_keeps_the_cooldown_the_used_nonce_and_each_students_results(tmp_path):
+    clock = Clock()
+    state = tmp_path / "state"
+    diagnosis = "the answer is float32 [misconception: numpy-default-dtype]"
+
+    async def before_the_restart():
+        front = desk(tmp_path, StandInGrader(graded(0, diagnosis)), clock, state_dir=state)
+        body = request(clock, "a" * 16)
+        return body, await _checked(front, "ana", dict(body))
+
+    body, first = run(before_the_restart())
+    clock.now += 5
+
+    async def after_the_restart():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state)
+        return front, front.submit("ana", request(clock, "b" * 16)), front.submit("ana", dict(body))
+
+    front, cooling, replayed = run(after_the_restart())
+    assert isinstance(cooling, Refusal) and cooling.reason is Reason.COOLDOWN
+    assert isinstance(replayed, Refusal) and replayed.reason is Reason.REPLAYED
+    found = front.result("ana", first.id)
+    assert isinstance(found, Check) and found.state == "done" and found.reply == first.reply
+    assert found.reply["cells"][0]["misconceptions"] == ["numpy-default-dtype"]
+    theirs = front.result("ben", first.id)
+    assert isinstance(theirs, Refusal) and theirs.reason is Reason.NOT_FOUND
+    assert (state / "kept").stat().st_mode & 0o777 == 0o700
+    assert "ana" not in " ".join(path.name for path in (state / "kept").iterdir())
+
+
+def test_a_check_cut_short_by_a_restart_is_answered_as_not_run_and_not_counted(tmp_path):
+    clock = Clock()
+    state = tmp_path / "state"
+
+    async def stopped_while_grading():
+        front = desk(tmp_path, StandInGrader(graded(2), release=asyncio.Event()), clock, state_dir=state)
+        taken = front.submit("ana", request(clock, "a" * 16))
+        await asyncio.sleep(0)
+        return taken
+
+    taken = run(stopped_while_grading())
+
+    async def after_the_restart():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state)
+        return front.result("ana", taken.id), await _checked(front, "ana", request(clock, "b" * 16))
+
+    found, again = run(after_the_restart())
+    assert isinstance(found, Check) and found.state == "done"
+    assert found.reply["status"] == "not run" and "not counted" in found.reply["message"]
+    assert isinstance(again, Check) and again.reply["status"] == "graded"
+
+
+def test_a_damaged_state_file_is_reported_and_the_desk_starts_with_what_it_could_read(tmp_path, caplog):
+    clock = Clock()
+    state = tmp_path / "state"
+
+    async def one_check():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state)
+        return await _checked(front, "ana", request(clock, "a" * 16))
+
+    first = run(one_check())
+    limits = state / "kept" / "limits.json"
+    limits.write_bytes(limits.read_bytes()[:20])  # as a disk could leave it
+    for path in (state / "kept").glob("results-*"):
+        path.write_bytes(b"\x00garbage")
+    caplog.set_level("ERROR")
+
+    async def after_the_restart():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state)
+        return front, front.submit("ana", request(clock, "b" * 16))
+
+    front, cooling = run(after_the_restart())
+    assert isinstance(cooling, Refusal) and cooling.reason is Reason.COOLDOWN  # the previous version held it
+    assert isinstance(front.result("ana", first.id), Refusal)  # nothing of the results could be read
+    assert "cannot be read" in caplog.text
+
+
+def test_the_nonce_of_a_refused_request_is_written_once_for_a_flood_and_kept_across_a_restart(tmp_path, monkeypatch):
+    clock = Clock()
+    state = tmp_path / "state"
+
+    async def flood():
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state)
+        await _checked(front, "ana", request(clock, "a" * 16))
+        writes = []
+        write = front.kept.write
+        monkeypatch.setattr(front.kept, "write", lambda name, data: (writes.append(name), write(name, data)))
+        bodies = [request(clock, f"{n:016d}") for n in range(20)]
+        refused = [front.submit("ana", dict(body)) for body in bodies]
+        await asyncio.sleep(1.2)  # the one write the flood makes
+        return bodies, refused, writes
+
+    bodies, refused, writes = run(flood())
+    assert {refusal.reason for refusal in refused} == {Reason.COOLDOWN}
+    assert writes == ["limits"]
+    clock.now += 61  # the cooldown is over, the request window is not
+
+    async def after_the_restart():
+        return desk(tmp_path, StandInGrader(graded(2)), clock, state_dir=state).submit("ana", dict(bodies[-1]))
+
+    replayed = run(after_the_restart())
+    assert isinstance(replayed, Refusal) and replayed.reason is Reason.REPLAYED

@@ -3,6 +3,7 @@
 import json
 import secrets
 import time
+import types
 
 import nbformat
 import pytest
@@ -10,10 +11,11 @@ from precheck_fixtures import run_apart
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
 from gradekit.authoring.solutions import load_controls
+from gradekit.grading.safe_execute import CUT_NOTICE
 from gradekit.precheck.engine import without_hub_credentials
 from gradekit.precheck.reply import secret_lines
 from gradekit.precheck.run import DEFAULT_PREFIX, running_service
-from gradekit.proof.subjects import answer_sources, fill_answers
+from gradekit.proof.subjects import answer_sources, fill_answers, mixed_answer_sources
 
 NOTEBOOK = "010_history"
 TOKENS = {"token-of-ana": "ana", "token-of-ben": "ben"}
@@ -94,3 +96,38 @@ def test_a_wrong_answer_gets_its_diagnosis_a_right_one_full_marks_and_no_reply_s
         ("ben", "taken"),
         ("ben", "graded"),
     ]
+
+
+def _raising(course, manifest, message: str) -> dict:
+    """010 with an answer that raises an error carrying `message`, as a student probing the pre-check would write."""
+    raising = types.SimpleNamespace(
+        notebook=NOTEBOOK,
+        function="float64_leaf",
+        source=f"def float64_leaf(values):\n    raise ValueError({message!r})\n",
+    )
+    sources = mixed_answer_sources(manifest, NOTEBOOK, (raising,))
+    filled = fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", sources)
+    return json.loads(nbformat.writes(filled))
+
+
+@pytest.mark.nbgrader
+def test_an_error_carrying_a_hidden_line_gets_the_same_reply_as_one_carrying_any_other_line(course, manifest, tmp_path):
+    source = nbformat.read(course.source_dir / f"{NOTEBOOK}.ipynb", as_version=4)
+    hidden = min(
+        secret_lines(source), key=lambda line: (len(line), line)
+    )  # a real line of this notebook's hidden tests
+    other = ("no line of the tests reads like this one " * 10)[: len(hidden)]
+    assert other not in secret_lines(source)
+
+    async def scenario():
+        async with running_service(course, tmp_path / "state", "127.0.0.1", 0, DEFAULT_PREFIX, identify) as running:
+            guessed = await _checked(running.port, "token-of-ana", _raising(course, manifest, hidden))
+            missed = await _checked(running.port, "token-of-ben", _raising(course, manifest, other))
+        return guessed, missed
+
+    guessed, missed = run_apart(scenario())
+    assert guessed["result"]["status"] == "graded"
+    assert guessed["result"] == missed["result"]
+    failed = [cell for cell in guessed["result"]["cells"] if not cell["passed"]]
+    assert failed and all("ValueError; its message is what your own run" in cell["diagnosis"] for cell in failed)
+    assert hidden not in json.dumps(guessed) and CUT_NOTICE not in json.dumps(guessed)

@@ -49,3 +49,18 @@ def test_a_request_that_does_not_say_when_it_was_sent_is_a_bad_request(sent):
     clock = Clock()
     refusal = NonceBook(300, clock).accept(NONCE, sent)
     assert refusal is not None and refusal.reason is Reason.BAD_REQUEST
+
+
+def test_the_nonces_inside_the_window_are_read_back_and_older_ones_dropped():
+    clock = Clock()
+    book = NonceBook(300, clock)
+    assert book.accept(NONCE, clock.now) is None
+    clock.now += 200
+    assert book.accept("f" * 20, clock.now) is None
+    saved = book.snapshot()
+    clock.now += 150  # the first is now out of the window, the second still in it
+    again = NonceBook(300, clock)
+    again.restore(saved | {"seen": saved["seen"] | {"bad nonce": 1.0}})
+    assert len(again) == 1
+    replay = again.accept("f" * 20, clock.now - 150)
+    assert replay is not None and replay.reason is Reason.REPLAYED

@@ -1,6 +1,8 @@
 """The pre-check over HTTP: refusals are JSON with a clear message and status; nobody reads another's results."""
 
+import asyncio
 import json
+import threading
 
 import pytest
 from precheck_fixtures import HIDDEN_LINE, Clock, StandInGrader, desk, graded, request, run_apart
@@ -8,6 +10,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
+from gradekit.precheck import service
 from gradekit.precheck.service import make_app
 
 pytestmark = pytest.mark.unit
@@ -125,3 +128,37 @@ def test_while_the_service_is_still_warming_up_it_answers_that_it_is_starting(tm
 
     status, body = run_apart(main())
     assert status == 503 and body["error"] == "starting"
+
+
+def test_an_upload_refused_whatever_it_holds_is_not_parsed_and_every_parse_runs_off_the_event_loop(
+    tmp_path, monkeypatch
+):
+    clock = Clock()
+    parsed_in = []
+    parse = service.parsed_body
+
+    def noted_parse(body):
+        parsed_in.append(threading.get_ident())
+        return parse(body)
+
+    monkeypatch.setattr(service, "parsed_body", noted_parse)
+
+    async def main():
+        gate = asyncio.Event()
+        front = desk(tmp_path, StandInGrader(graded(2), release=gate), clock)
+        sockets = bind_sockets(0, "127.0.0.1")
+        server = HTTPServer(make_app(front, PREFIX, identify))
+        server.add_sockets(sockets)
+        port = sockets[0].getsockname()[1]
+        try:
+            taken = await call(port, "api/checks", "token-of-ana", request(clock, "a" * 16))
+            flood = [await call(port, "api/checks", "token-of-ana", b"{not even json") for _ in range(5)]
+            gate.set()
+            return taken, flood, threading.get_ident()
+        finally:
+            server.stop()
+
+    taken, flood, loop_thread = run_apart(main())
+    assert taken[0] == 202
+    assert {(status, body["error"]) for status, body in flood} == {(429, "busy")}  # refused unread
+    assert len(parsed_in) == 1 and parsed_in[0] != loop_thread

@@ -6,6 +6,13 @@ fresh and sent once, finds the pre-check open, the student with nothing else
 in flight, and the notebook out of its cooldown and within its daily quota.
 A student reads only their own checks: another's id is answered exactly as an
 id that never existed.
+
+Every refusal that needs no notebook is judged before the uploaded notebook is
+looked at, so a flood of refused requests costs next to nothing. What must
+survive a restart (the limits, the nonces still inside the request window and
+each student's results) is written to the state folder as it changes and read
+back at start; a check that was waiting or running when the service stopped
+is answered as not run and given back.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from gradekit.core.settings import PrecheckSettings
 from gradekit.grading.submission_grader import GradedSubmission
@@ -27,7 +35,16 @@ from gradekit.precheck.fair_queue import FairQueue
 from gradekit.precheck.limits import RateLimiter
 from gradekit.precheck.nonces import NonceBook
 from gradekit.precheck.refusals import Reason, Refusal
-from gradekit.precheck.reply import grader_error_reply, leaked_lines, secret_lines, student_reply
+from gradekit.precheck.reply import (
+    grader_error_reply,
+    leaked_lines,
+    not_run_reply,
+    secret_lines,
+    student_reply,
+    unbuilt_reply,
+    withheld_reply,
+)
+from gradekit.precheck.state import StateFolder, student_file
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +54,9 @@ KEPT_PER_STUDENT = 20  # results a student can still read back; older ones are d
 ECHO_LIMIT = 100  # characters of a refused name said back to the student
 MAX_NOTEBOOK_BYTES = 4 * 2**20  # as the service takes at most (its body limit)
 QUEUED, RUNNING, DONE = "queued", "running", "done"
+KEPT_FOLDER = "kept"  # below the service's state folder: what a restart must not forget
+LIMITS_FILE = "limits"
+SAVE_AFTER_SECONDS = 1.0  # nonces of refused requests are written at most this often (a flood is one write)
 
 
 @dataclasses.dataclass
@@ -58,6 +78,15 @@ class Check:
             body["result"] = self.reply
         return body
 
+    def saved(self) -> dict:
+        return {
+            "id": self.id,
+            "notebook": self.notebook,
+            "taken_at": self.taken_at,
+            "state": self.state,
+            "reply": self.reply,
+        }
+
 
 class Desk:
     def __init__(
@@ -68,6 +97,7 @@ class Desk:
         grade: Grade,
         audit: AuditLog,
         clock: Callable[[], float] = time.time,
+        state_dir: Path | None = None,
     ):
         self.settings = settings
         self.assignment_id = assignment_id
@@ -83,67 +113,90 @@ class Desk:
         self.in_flight: dict[str, Check] = {}  # student -> their queued or running check
         self.running = 0
         self._tasks: set[asyncio.Task] = set()
+        self.kept = StateFolder(Path(state_dir) / KEPT_FOLDER) if state_dir is not None else None
+        self._save_pending: asyncio.TimerHandle | None = None
+        self._restore()
 
     # The request ------------------------------------------------------------------------------
+
+    def refusal_before_reading(self, student: str) -> Refusal | None:
+        """Why `student`'s upload is refused whatever it holds (closed, or a check of theirs in flight), else None.
+
+        Judged before the body is even parsed; audited like every refusal.
+        """
+        closed = self.closed_because()
+        refusal = Refusal(Reason.CLOSED, closed) if closed else self._busy(student)
+        if refusal is not None:
+            self.audit.record(student, "(not read)", "refused", reason=refusal.reason.word)
+        return refusal
 
     def submit(self, student: str, request: object) -> Check | Refusal:
         """Take `student`'s request (the JSON body, parsed) or say why not; every outcome is audited."""
         notebook = _notebook_name(request.get("notebook")) if isinstance(request, dict) else None
+        accepted_nonces = self.nonces.accepted
         refusal = self._refusal(student, request, notebook)
+        content: bytes | Refusal = refusal or b""
+        if refusal is None and isinstance(request, dict):
+            # Only now is the notebook looked at: every refusal that does not need it came first.
+            content = _content(request.get("content"))
+            refusal = content if isinstance(content, Refusal) else None
         if refusal is not None:
             # Only a name of the assignment is written: whatever else a request carries stays out of the log.
             audited = (
                 notebook if notebook is not None and notebook in self.sources else "(not a notebook of the assignment)"
             )
             self.audit.record(student, audited, "refused", reason=refusal.reason.word)
+            if self.nonces.accepted != accepted_nonces:
+                self._save_soon()  # its nonce is used up, and must stay so across a restart
             return refusal
-        assert isinstance(request, dict) and notebook is not None  # no refusal: the request was checked
+        assert isinstance(content, bytes) and notebook is not None
         now = self.clock()  # one reading: a refund finds the cooldown it started
         self.limits.take(student, notebook, now)
-        check = Check(secrets.token_urlsafe(18), student, notebook, now, request["_content"])
+        check = Check(secrets.token_urlsafe(18), student, notebook, now, content)
         self._keep(check)
         self.in_flight[student] = check
         self.queue.put(student, check)
+        try:
+            self._save(check.student)  # counted and its nonce used up before the student hears of it
+        except OSError:  # a full disk: the check still runs; only a restart before the next write would forget it
+            log.exception("%s: the pre-check's state could not be saved", check.id)
         self.audit.record(student, notebook, "taken", check=check.id)
         self._dispatch()
         return check
 
     def _refusal(self, student: str, request: object, notebook: str | None) -> Refusal | None:
+        """Every refusal that needs no look at the notebook itself, in the order the student should hear them."""
         if not isinstance(request, dict):
             return Refusal(Reason.BAD_REQUEST, "the request's body is not a JSON object")
         claimed = request.get("student", student)
         if claimed != student:
             return Refusal(
                 Reason.FORGED,
-                f"the request names the student {claimed!r} but its token belongs to {student!r}: refused",
+                f"the request names the student {_shown(claimed)} but its token belongs to {student!r}: refused",
             )
         replayed = self.nonces.accept(request.get("nonce"), request.get("sent"))
         if replayed is not None:
             return replayed
         if notebook is None or notebook not in self.sources:
             names = ", ".join(f"{name}.ipynb" for name in sorted(self.sources))
-            asked = repr(request.get("notebook"))
-            shown = asked if len(asked) <= ECHO_LIMIT else asked[:ECHO_LIMIT] + "..."
             return Refusal(
                 Reason.UNKNOWN_NOTEBOOK,
-                f"{shown} is not a notebook of the assignment {self.assignment_id} ({names})",
+                f"{_shown(request.get('notebook'))} is not a notebook of the assignment {self.assignment_id} ({names})",
             )
         closed = self.closed_because()
         if closed:
             return Refusal(Reason.CLOSED, closed)
-        content = _content(request.get("content"))
-        if isinstance(content, Refusal):
-            return content
-        request["_content"] = content
+        return self._busy(student) or self.limits.refusal(student, notebook)
+
+    def _busy(self, student: str) -> Refusal | None:
         pending = self.in_flight.get(student)
-        if pending is not None:
-            return Refusal(
-                Reason.BUSY,
-                f"your pre-check of {pending.notebook}.ipynb is still {pending.state}: one at a time, "
-                "this one was not taken",
-                5.0,
-            )
-        return self.limits.refusal(student, notebook)
+        if pending is None:
+            return None
+        return Refusal(
+            Reason.BUSY,
+            f"your pre-check of {pending.notebook}.ipynb is still {pending.state}: one at a time, this one was not taken",
+            5.0,
+        )
 
     def closed_because(self) -> str | None:
         """Why the assignment's pre-check is closed now (switched off, or past its due date), or None while open."""
@@ -200,19 +253,14 @@ class Desk:
 
     async def _run(self, check: Check) -> None:
         check.state = RUNNING
-        try:
-            graded = await self.grade(check.student, check.notebook, check.content)
-            reply = student_reply(check.notebook, graded, self.sources[check.notebook], self.secrets[check.notebook])
-            leaked = leaked_lines(reply, self.secrets[check.notebook])
-            if leaked:  # never sent: the reply would show hidden test code
-                log.error("%s: a reply repeated %d hidden test lines; withheld", check.id, len(leaked))
-                reply = grader_error_reply()
-        except Exception:
-            log.exception("%s: pre-check of %s failed", check.id, check.notebook)
-            reply = grader_error_reply()
-        if reply["status"] == "grader error":
-            self.limits.refund(check.student, check.notebook, check.taken_at)
+        reply = await self._reply(check)
+        if reply["status"] == "grader error" and not self.limits.refund(check.student, check.notebook, check.taken_at):
+            reply = grader_error_reply(counted=True)  # the day's refunds are used: no endless free runs
         check.reply, check.state, check.content = reply, DONE, b""
+        try:
+            self._save(check.student)
+        except OSError:  # a full disk must not keep the student in flight and the worker taken for good
+            log.exception("%s: the pre-check's state could not be saved", check.id)
         try:
             self.audit.record(
                 check.student,
@@ -223,7 +271,7 @@ class Desk:
                 score=reply.get("score"),
                 max_score=reply.get("max_score"),
             )
-        except OSError:  # a full disk must not keep the student in flight and the worker taken for good
+        except OSError:
             log.exception("%s: the audit log could not be written", check.id)
         finally:
             self.in_flight.pop(check.student, None)
@@ -232,12 +280,123 @@ class Desk:
             check.finished.set()
             self._dispatch()
 
+    async def _reply(self, check: Check) -> dict:
+        """The reply for `check`: a grader error only where the grader itself failed, never where the notebook did."""
+        try:
+            graded = await self.grade(check.student, check.notebook, check.content)
+        except Exception:
+            log.exception("%s: pre-check of %s failed", check.id, check.notebook)
+            return grader_error_reply()
+        hidden = self.secrets[check.notebook]
+        try:
+            reply = student_reply(check.notebook, graded, self.sources[check.notebook], hidden)
+        except Exception:  # built from what the notebook's run left: the notebook's doing, so it counts
+            log.exception("%s: the reply to %s could not be built", check.id, check.notebook)
+            return unbuilt_reply()
+        leaked = leaked_lines(reply, hidden)
+        if leaked:  # never sent: the reply would show hidden test code; only the notebook's run can put it there
+            log.error("%s: a reply repeated %d hidden test lines; withheld", check.id, len(leaked))
+            return withheld_reply()
+        return reply
+
     async def wait(self, check: Check, seconds: float) -> None:
         """Until `check` is done or `seconds` have passed."""
         try:
             await asyncio.wait_for(check.finished.wait(), seconds)
         except asyncio.TimeoutError:
             pass
+
+    # Kept across restarts ---------------------------------------------------------------------
+
+    def _save(self, student: str | None = None) -> None:
+        """Write the limits and nonces now, and `student`'s results if named."""
+        if self.kept is None:
+            return
+        if self._save_pending is not None:
+            self._save_pending.cancel()
+            self._save_pending = None
+        self.kept.write(LIMITS_FILE, {"limits": self.limits.snapshot(), "nonces": self.nonces.snapshot()})
+        if student is not None:
+            checks = [check.saved() for check in self.checks.get(student, {}).values()]
+            self.kept.write(student_file(student), {"student": student, "checks": checks})
+
+    def _save_soon(self) -> None:
+        """Write the limits and nonces within a second: a flood of refused requests makes one write, not one each."""
+        if self.kept is None or self._save_pending is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script driving the desk): now, then
+            self._save_when_due()
+            return
+        self._save_pending = loop.call_later(SAVE_AFTER_SECONDS, self._save_when_due)
+
+    def _save_when_due(self) -> None:
+        self._save_pending = None
+        try:
+            self._save()
+        except OSError:
+            log.exception("the pre-check's limits and nonces could not be saved")
+
+    def flush(self) -> None:
+        """Write what is still waiting to be written (the service is stopping)."""
+        if self._save_pending is not None:
+            self._save_pending.cancel()
+            self._save_when_due()
+
+    def _restore(self) -> None:
+        if self.kept is None:
+            return
+        saved = self.kept.read(LIMITS_FILE)
+        if saved is not None:
+            if isinstance(saved, dict):
+                self.limits.restore(saved.get("limits"))
+                self.nonces.restore(saved.get("nonces"))
+            else:
+                log.error("the pre-check's saved limits are not a JSON object: none restored")
+        interrupted = []
+        for name in self.kept.names("results-"):
+            results = self.kept.read(name)
+            student = results.get("student") if isinstance(results, dict) else None
+            checks = results.get("checks") if isinstance(results, dict) else None
+            if not isinstance(student, str) or student_file(student) != name or not isinstance(checks, list):
+                log.error("the pre-check's saved results %s cannot be read: left out", name)
+                continue
+            for entry in checks:
+                check = _restored(student, entry)
+                if check is None:
+                    log.error("a saved result of %s cannot be read: left out", name)
+                    continue
+                if check.state != DONE:  # it was waiting or running when the service stopped
+                    self.limits.give_back(student, check.notebook, check.taken_at)
+                    check.state, check.reply = DONE, not_run_reply()
+                    interrupted.append(student)
+                check.finished.set()
+                self._keep(check)
+        for student in dict.fromkeys(interrupted):
+            self._save(student)
+
+
+def _restored(student: str, entry: object) -> Check | None:
+    """A check read back from the state folder, or None when it cannot be read."""
+    if not isinstance(entry, dict):
+        return None
+    check_id, notebook, taken_at, state, reply = (
+        entry.get(name) for name in ("id", "notebook", "taken_at", "state", "reply")
+    )
+    if not (isinstance(check_id, str) and isinstance(notebook, str) and state in (QUEUED, RUNNING, DONE)):
+        return None
+    if not isinstance(taken_at, (int, float)) or isinstance(taken_at, bool) or taken_at != taken_at:
+        return None
+    if state == DONE and not isinstance(reply, dict):
+        return None
+    return Check(check_id, student, notebook, float(taken_at), state=state, reply=reply)
+
+
+def _shown(value: object) -> str:
+    """A value the request carried, said back short."""
+    said = repr(value)
+    return said if len(said) <= ECHO_LIMIT else said[:ECHO_LIMIT] + "..."
 
 
 def _notebook_name(value: object) -> str | None:

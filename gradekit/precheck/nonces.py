@@ -2,16 +2,21 @@
 
 A nonce is remembered for the request window; a request older than the window
 (or from further ahead than it) is refused as stale, so a nonce forgotten
-after the window cannot be replayed either.
+after the window cannot be replayed either. The nonces still inside the
+window can be written out and read back (`snapshot`, `restore`), so a restart
+of the service does not open a replay.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable
 
 from gradekit.precheck.refusals import Reason, Refusal
+
+log = logging.getLogger(__name__)
 
 NONCE = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
@@ -21,6 +26,7 @@ class NonceBook:
         self.window_seconds = window_seconds
         self.clock = clock
         self._seen: dict[str, float] = {}  # nonce -> when it was accepted
+        self.accepted = 0  # nonces accepted since start: tells a caller whether a request used one up
 
     def accept(self, nonce: object, sent: object) -> Refusal | None:
         """None when the request is fresh (and the nonce is now used up), else why it is refused."""
@@ -39,11 +45,34 @@ class NonceBook:
         if nonce in self._seen:
             return Refusal(Reason.REPLAYED, "this request was already received once (its nonce is used): not run again")
         self._seen[nonce] = now
+        self.accepted += 1
         return None
 
     def _forget_before(self, moment: float) -> None:
         for nonce in [n for n, when in self._seen.items() if when < moment]:
             del self._seen[nonce]
 
+    def snapshot(self) -> dict:
+        """The nonces still inside the window, with when each was accepted."""
+        self._forget_before(self.clock() - self.window_seconds)
+        return {"seen": dict(self._seen)}
+
+    def restore(self, data: object) -> None:
+        """Take back what `snapshot` wrote; what cannot be read is logged and skipped, what is out of the window dropped."""
+        seen = data.get("seen") if isinstance(data, dict) else None
+        if not isinstance(seen, dict):
+            log.error("the saved nonces cannot be read: none restored")
+            return
+        for nonce, when in seen.items():
+            if isinstance(nonce, str) and NONCE.fullmatch(nonce) and _finite(when):
+                self._seen[nonce] = float(when)
+            else:
+                log.error("a saved nonce could not be read: skipped")
+        self._forget_before(self.clock() - self.window_seconds)
+
     def __len__(self) -> int:
         return len(self._seen)
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -70,10 +70,14 @@ async def running_service(
                 engine.source_notebooks(),
                 engine.grade,
                 AuditLog(Path(state_dir) / AUDIT_FILE),
+                state_dir=engine.state_dir,  # limits, nonces and results survive a restart
             )
             app.settings["precheck_desk"] = desk  # requests are taken from now on, graded once a process is warm
-            await engine.warm()
-            yield Running(desk, engine, listening[0].getsockname()[1])
+            try:
+                await engine.warm()
+                yield Running(desk, engine, listening[0].getsockname()[1])
+            finally:
+                desk.flush()
         finally:
             engine.close()
     finally:

@@ -9,10 +9,16 @@ A request is the student's when the hub says so: their hub token in an
 kernels inherit) or the service's OAuth cookie; the token needs the scope
 `access:services!service=<name>` (deploy/jupyterhub_config.py grants it to
 students' servers). Every refusal is a JSON body with `error` and `message`.
+
+An upload that would be refused whatever it holds (the pre-check is closed,
+or the student has a check in flight) is refused before its body is parsed;
+the body is parsed in a thread, never on the event loop, and the desk judges
+every other refusal before it looks at the notebook.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -76,13 +82,22 @@ class _Handler(HubOAuthenticated, web.RequestHandler):
         self.answer({"error": "http", "message": self._reason or f"HTTP {status_code}"})
 
 
+def parsed_body(body: bytes) -> object:
+    """The request's body as JSON; run in a thread, so that a flood of uploads leaves the event loop free."""
+    return json.loads(body or b"null")
+
+
 class ChecksHandler(_Handler):
-    def post(self) -> None:
+    async def post(self) -> None:
         student = self.student()
         if student is None:
             return
+        early = self.desk.refusal_before_reading(student)
+        if early is not None:
+            self.refuse(early)
+            return
         try:
-            request = json.loads(self.request.body or b"null")
+            request = await asyncio.to_thread(parsed_body, self.request.body)
         except ValueError:
             self.refuse(Refusal(Reason.BAD_REQUEST, "the request's body is not JSON"))
             return
