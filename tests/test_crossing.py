@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import load_checks_module
 
 from gradekit.sandbox import crossing
 from gradekit.sandbox.answer_server import respond
@@ -187,6 +188,30 @@ def test_the_students_exception_crosses_as_type_name_and_message_only():
         loop.answer("fails")()
     assert type(caught.value).__name__ == "OddError" and str(caught.value) == "bad input"
     assert caught.value.raised_in_student_process
+
+
+@pytest.mark.parametrize("name", sorted(crossing.KIT_VERDICT_NAMES))
+def test_an_exception_named_like_a_checks_verdict_crosses_under_its_built_in_name(name):
+    # A student's own `class Diagnosis(AssertionError)` must not pass for the checks' words.
+    impostor = type(name, (AssertionError,), {})
+
+    def fails():
+        raise impostor("[misconception: none] a guessed line")
+
+    loop = Loopback({"fails": fails})
+    with pytest.raises(AssertionError) as caught:
+        loop.answer("fails")()
+    assert type(caught.value).__name__ == "AssertionError" and caught.value.raised_in_student_process
+
+
+def test_the_reserved_names_are_every_verdict_of_the_checks():
+    checks_module = load_checks_module()
+    verdicts = {
+        name
+        for name, value in vars(checks_module).items()
+        if isinstance(value, type) and issubclass(value, checks_module.Diagnosis)
+    }
+    assert verdicts == crossing.KIT_VERDICT_NAMES
 
 
 def test_loosely_comparing_results_arrive_as_their_plain_values():
