@@ -250,7 +250,7 @@ def _precheck_load(args) -> int:
     from gradekit.commands.precheck_load import LoadPlan, load_lines, run_load
 
     course, manifest = _course_and_manifest()
-    plan = LoadPlan(tuple(args.students), args.notebook, args.time_limit)
+    plan = LoadPlan(tuple(args.students), args.notebook, args.time_limit, args.workers)
     result = run_load(course, manifest, plan)
     print("\n".join(load_lines(result)))
     _write_figures(args, "precheck-load", lambda figures: figures.precheck_load_figure(result))
@@ -449,6 +449,9 @@ def parser() -> argparse.ArgumentParser:
     load.add_argument("--notebook", default="010_history", help="the notebook every simulated student checks")
     load.add_argument(
         "--time-limit", type=float, default=900.0, help="seconds a cohort may take before its students stop waiting"
+    )
+    load.add_argument(
+        "--workers", type=int, default=None, help="grading processes of the service (default: c.Precheck.workers)"
     )
     _figures_option(load)
     load.set_defaults(run=_precheck_load)

@@ -39,6 +39,7 @@ class LoadPlan:
     cohorts: tuple[int, ...] = (10, 50, 100)
     notebook: str = "010_history"
     time_limit: float = 900.0  # seconds one cohort may take
+    workers: int | None = None  # grading processes of the service; None: the course's c.Precheck.workers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,7 +84,13 @@ def _percentile(values: tuple[float, ...], percent: int) -> float:
 def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
     """Start the service, time one lone student, then each cohort in turn."""
     # Long enough that the immediate second request always meets it, short of a real course's.
-    settings = dataclasses.replace(course.precheck, cooldown_seconds=3600.0, daily_quota=10, enabled=True)
+    settings = dataclasses.replace(
+        course.precheck,
+        cooldown_seconds=3600.0,
+        daily_quota=10,
+        enabled=True,
+        workers=plan.workers or course.precheck.workers,
+    )
     course = dataclasses.replace(course, precheck=settings)
     release = course.release_dir / f"{plan.notebook}.ipynb"
     filled = fill_answers(release, answer_sources(manifest, plan.notebook, None))
