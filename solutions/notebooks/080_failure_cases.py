@@ -103,7 +103,9 @@ def expect_float64_digits(gradient, exact, what):
 def check_repeated_backward(shown, function, value, raises, exact_slope):
     """One function at one point: the first gradient (a copy), whether a second walk raises, two calls' sum."""
     call = f"repeated_backward_report({shown}, {value})"
-    report = call_answer(repeated_backward_report, function, value, known_errors=FAILURE_ERRORS)
+    seen = []  # every tensor the function was evaluated on: the exercise starts from a float64 leaf
+    recording = functools.partial(checks.noting_inputs, seen, function)
+    report = call_answer(repeated_backward_report, recording, value, known_errors=FAILURE_ERRORS)
     expect(
         isinstance(report, tuple) and len(report) == 3,
         f"{call} should return a tuple (first_grad, second_raises, accumulated_grad)",
@@ -115,6 +117,13 @@ def check_repeated_backward(shown, function, value, raises, exact_slope):
         first_grad.dtype == torch.float64,
         f"first_grad of {call} has dtype {first_grad.dtype}: make the leaf with dtype=torch.float64",
         "numpy-default-dtype",
+    )
+    built_in = sorted({str(t.dtype) for t in seen if isinstance(t, torch.Tensor) and t.dtype != torch.float64})
+    expect(
+        not built_in,
+        f"{call} evaluated {shown} on a {' and '.join(built_in)} tensor, though first_grad comes back as float64: "
+        "a gradient computed from a float32 leaf keeps float32's digits after a cast; make the leaf float64",
+        "cast-restores-precision",
     )
     doubled = torch.allclose(first_grad.detach(), 2 * slope, rtol=1e-6, atol=1e-8)
     expect(
@@ -163,7 +172,8 @@ check_repeated_backward("x ** 3", checks.cubed, 2.0, True, 12.0)
 check_repeated_backward("x - 2", checks.minus_two, 2.0, False, 1.0)
 print(
     "Checked the page's x ** 3 at x = 2 (first_grad 12, the second walk raises, 24 after two calls) and x - 2, "
-    "which can be walked again. The grader also tests other functions and points, and float64 digits."
+    "which can be walked again, each evaluated on a float64 leaf. The grader also tests other functions and points, "
+    "and float64 digits."
 )
 
 ### BEGIN HIDDEN TESTS
