@@ -239,11 +239,7 @@ def second_backward_succeeds__always_refused(function, values):
     return False
 
 
-@negative_control(
-    "broad-except-hides-errors",
-    fails=["test_second_backward_succeeds"],
-    hidden_only="the page's two functions either free their graph or save nothing; it shows no function whose second walk fails for another reason, and says the grader's are not shown",
-)
+@negative_control("broad-except-hides-errors", fails=["test_second_backward_succeeds"])
 def second_backward_succeeds__catches_every_runtime_error(function, values):
     x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
     y = function(x)

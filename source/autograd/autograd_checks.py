@@ -1028,6 +1028,21 @@ def fails_on_second_walk(t):
     return shifted.sum()
 
 
+def output_hook_allows_one_walk(t):
+    """The page's (t + 2).sum() with a hook on the output that refuses a second walk with its own RuntimeError."""
+    walks = []
+
+    def hook(grad):
+        walks.append(grad)
+        if len(walks) > 1:
+            raise RuntimeError("the output's hook allows one walk only")
+        return grad
+
+    total = (t + 2).sum()
+    total.register_hook(hook)
+    return total
+
+
 def sine_of_product(a, b):
     return torch.sin(a @ b)
 
