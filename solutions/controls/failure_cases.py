@@ -37,11 +37,7 @@ def repeated_backward_report__graph_kept(function, value):
     return first_grad, second_raises, x.grad
 
 
-@negative_control(
-    "mutation-lookup-by-op",
-    fails=["test_mutation_detected"],
-    hidden_only="on the page's two operations the kind of operation gives the right answer; the page says only operations it does not show break that rule",
-)
+@negative_control("mutation-lookup-by-op", fails=["test_mutation_detected"])
 def mutation_detected__product_heuristic(operation):
     x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
     w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
@@ -127,11 +123,7 @@ def mutation_detected__changed_through_data(operation):
     return False
 
 
-@negative_control(
-    "any-backward-error-is-mutation",
-    fails=["test_mutation_detected"],
-    hidden_only="the page's operations fail only through the in-place change, if at all; no operation on the page makes backward fail for another reason",
-)
+@negative_control("any-backward-error-is-mutation", fails=["test_mutation_detected"])
 def mutation_detected__any_error_counts(operation):
     x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
     w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
