@@ -9,6 +9,9 @@ and correct alternative:
   is also counted as named when that failure names the control's misconception;
 - a correct alternative (or the reference) that fails a visible check is a
   violation: a visible check must never refuse a right answer.
+A control that no visible check can stop declares why (`hidden_only`, one
+line); the figures print that reason beside it, and a reason on a control a
+visible check does stop is stale.
 """
 
 from __future__ import annotations
