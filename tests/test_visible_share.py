@@ -69,6 +69,35 @@ def test_a_control_is_stopped_when_a_cell_it_declares_fails_visibly_and_named_wh
     assert share.percent == "67%"
 
 
+def test_a_missed_control_carries_the_reason_it_declares_and_a_stopped_one_that_declares_one_is_stale():
+    explained = NegativeControl(
+        "explained", NOTEBOOK, "f", "m-four", ("test_b",), "def f(): ...", "the page shows no such input"
+    )
+    stale = NegativeControl("stale", NOTEBOOK, "f", "m-five", ("test_a",), "def f(): ...", "thought to be hidden only")
+    subjects = (*SUBJECTS, *(Subject(c.student_id, (NOTEBOOK,), c) for c in (explained, stale)))
+    failed = {(stale.student_id, NOTEBOOK): {"test_a": "wrong [misconception: m-five]"}}
+    (share,) = visible_shares([NOTEBOOK], subjects, failed)
+    assert dict(share.missed_reasons)[explained.student_id] == "the page shows no such input"
+    assert dict(share.missed_reasons)[HIDDEN_ONLY.student_id] == ""
+    assert stale.student_id not in dict(share.missed_reasons)
+    assert share.stale_reasons == (stale.student_id,)
+
+
+def test_the_figure_lists_each_missed_control_with_its_reason():
+    from gradekit.commands.figures import visible_figure
+    from gradekit.proof.check_course import CheckResult
+
+    explained = NegativeControl(
+        "explained", NOTEBOOK, "f", "m-four", ("test_b",), "def f(): ...", "no page input shows it"
+    )
+    subjects = (*SUBJECTS, Subject(explained.student_id, (NOTEBOOK,), explained))
+    shares = visible_shares([NOTEBOOK], subjects, {(CAUGHT.student_id, NOTEBOOK): {"test_a": "x"}})
+    figure = visible_figure(CheckResult(subjects, {}, (), 0.0, shares))
+    assert f"- `{explained.student_id}`: no page input shows it" in figure
+    assert f"- `{HIDDEN_ONLY.student_id}`: no reason recorded" in figure
+    assert f"`{CAUGHT.student_id}`" not in figure.split("Not stopped")[1]
+
+
 def test_the_table_ends_with_the_total_and_a_notebook_without_controls_shows_a_dash():
     shares = visible_shares([NOTEBOOK, "020_y"], SUBJECTS, {(CAUGHT.student_id, NOTEBOOK): {"test_a": "x"}})
     rows = share_table(shares)

@@ -29,6 +29,7 @@ class NegativeControl:
     misconception: str
     fails: tuple[str, ...]
     source: str
+    hidden_only: str = ""  # why no visible check can stop it: nothing on the page contradicts the mistake
 
     @property
     def is_alternative(self) -> bool:
@@ -94,4 +95,5 @@ def _control(function: Callable, notebook: str) -> NegativeControl:
         misconception=mark["misconception"],
         fails=mark["fails"],
         source=function_source(function, name=target),
+        hidden_only=mark.get("hidden_only", ""),
     )

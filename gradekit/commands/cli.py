@@ -107,8 +107,8 @@ def _print_visible(result) -> None:
             f"  {notebook.strip('*'):<16} {stopped:>3} of {controls:<3} {percent:>5}  ({named} with the misconception named)"
         )
     for share in result.visible:
-        for control in share.missed:
-            print(f"  missed visibly: {control}")
+        for control, reason in share.missed_reasons:
+            print(f"  missed visibly: {control} ({reason or 'no reason recorded'})")
     print()
 
 

@@ -70,9 +70,13 @@ def check_figure(result: CheckResult) -> str:
 def visible_figure(result: CheckResult) -> str:
     """Per notebook, the negative controls a student's visible checks already stop, and the ones they miss."""
     table = markdown_table(SHARE_COLUMNS, share_table(result.visible))
-    missed = [f"`{control}`" for share in result.visible for control in share.missed]
-    note = "Not stopped before submitting (only the grader's hidden tests catch them): "
-    return f"{table}\n\n{note}{', '.join(missed) or 'none'}."
+    missed = [
+        f"- `{control}`: {reason or 'no reason recorded'}"
+        for share in result.visible
+        for control, reason in share.missed_reasons
+    ]
+    note = "Not stopped before submitting (only the grader's hidden tests catch them), each with why the page cannot show it:"
+    return f"{table}\n\n{note}" + ("\n\n" + "\n".join(missed) if missed else " none.")
 
 
 def mutants_figure(result: Adequacy) -> str:

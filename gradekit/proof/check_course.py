@@ -69,6 +69,11 @@ def check_course(
         for r in visible_refusals(subjects, failed)
     ]
     shares = visible_shares(scripts, subjects, failed)
+    violations += [
+        Violation(control, share.notebook, "declares that only hidden tests can catch it, yet a visible check stops it")
+        for share in shares
+        for control in share.stale_reasons
+    ]
     return CheckResult(subjects, grades, tuple(violations), time.monotonic() - started, shares)
 
 

@@ -9,6 +9,9 @@ and correct alternative:
   is also counted as named when that failure names the control's misconception;
 - a correct alternative (or the reference) that fails a visible check is a
   violation: a visible check must never refuse a right answer.
+A control that no visible check can stop declares why (`hidden_only`, one
+line); the figures print that reason beside it, and a reason on a control a
+visible check does stop is stale.
 """
 
 from __future__ import annotations
@@ -55,10 +58,22 @@ class VisibleShare:
     controls: tuple[str, ...]
     stopped: tuple[str, ...]
     named: tuple[str, ...] = ()  # the stopped controls whose visible failure names their misconception
+    hidden_only: tuple[tuple[str, str], ...] = ()  # (control, why only hidden tests can catch it), as declared
 
     @property
     def missed(self) -> tuple[str, ...]:
         return tuple(c for c in self.controls if c not in self.stopped)
+
+    @property
+    def missed_reasons(self) -> tuple[tuple[str, str], ...]:
+        """Each missed control with its declared reason ("" when it gives none)."""
+        reasons = dict(self.hidden_only)
+        return tuple((c, reasons.get(c, "")) for c in self.missed)
+
+    @property
+    def stale_reasons(self) -> tuple[str, ...]:
+        """Controls that declare only hidden tests can catch them, yet a visible check stops."""
+        return tuple(c for c, _ in self.hidden_only if c in self.stopped)
 
     @property
     def share(self) -> float:
@@ -104,18 +119,22 @@ def visible_shares(
     controls: dict[str, list[str]] = {name: [] for name in notebooks}
     stopped: dict[str, list[str]] = {name: [] for name in controls}
     named: dict[str, list[str]] = {name: [] for name in controls}
+    reasons: dict[str, list[tuple[str, str]]] = {name: [] for name in controls}
     for subject in subjects:
         if subject.kind != "control" or subject.control is None or subject.control.notebook not in controls:
             continue
         notebook = subject.control.notebook
         controls[notebook].append(subject.student_id)
+        if subject.control.hidden_only:
+            reasons[notebook].append((subject.student_id, subject.control.hidden_only))
         seen = failed.get((subject.student_id, notebook), {})
         if is_stopped(subject, seen):
             stopped[notebook].append(subject.student_id)
         if is_named(subject, seen):
             named[notebook].append(subject.student_id)
     return tuple(
-        VisibleShare(name, tuple(controls[name]), tuple(stopped[name]), tuple(named[name])) for name in controls
+        VisibleShare(name, tuple(controls[name]), tuple(stopped[name]), tuple(named[name]), tuple(reasons[name]))
+        for name in controls
     )
 
 

@@ -18,7 +18,11 @@ def vjp__sum_reduction(f, x, v):
     return point.grad
 
 
-@negative_control("dense-jacobian-for-vjp", fails=["test_vjp"])
+@negative_control(
+    "dense-jacobian-for-vjp",
+    fails=["test_vjp"],
+    hidden_only="on the page's two-element example a Jacobian is no larger than what an honest backward(v) may use; the page says only a large input tells them apart",
+)
 def vjp__dense_jacobian(f, x, v):
     # J has shape f(x).shape + x.shape; flatten both sides and multiply by v
     J = torch.autograd.functional.jacobian(f, x)

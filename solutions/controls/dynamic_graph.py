@@ -109,7 +109,11 @@ def hand_gradients__read_from_backward(x, y, w, b):
     }
 
 
-@negative_control("isclose-rules-interchangeable", fails=["test_agrees_with_autograd"])
+@negative_control(
+    "isclose-rules-interchangeable",
+    fails=["test_agrees_with_autograd"],
+    hidden_only="the page's points and derivations lie far from the tolerance bound, where torch.isclose and math.isclose agree; they part only at boundary probes the page does not show",
+)
 def agrees_with_autograd__torch_isclose(hand, x, y, w, b):
     claimed = hand(x, y, w, b)
     w_t, b_t = (torch.tensor(float(value), dtype=torch.float64, requires_grad=True) for value in (w, b))
@@ -121,7 +125,11 @@ def agrees_with_autograd__torch_isclose(hand, x, y, w, b):
     return bool(torch.isclose(wanted, found, rtol=1e-9, atol=1e-12).all())
 
 
-@negative_control("isclose-rules-interchangeable", fails=["test_agrees_with_autograd"])
+@negative_control(
+    "isclose-rules-interchangeable",
+    fails=["test_agrees_with_autograd"],
+    hidden_only="the page's points and derivations lie far from the tolerance bound, where torch.isclose and math.isclose agree; they part only at boundary probes the page does not show",
+)
 def agrees_with_autograd__torch_isclose_found_first(hand, x, y, w, b):
     claimed = hand(x, y, w, b)
     w_t = torch.tensor(w, dtype=torch.float64, requires_grad=True)

@@ -123,7 +123,11 @@ def why_grad_is_none__leaf_output_taken_for_no_grad(tensor, output, backward_ran
     return "unused"
 
 
-@negative_control("shared-storage-means-same-tensor", fails=["test_why_grad_is_none"])
+@negative_control(
+    "shared-storage-means-same-tensor",
+    fails=["test_why_grad_is_none"],
+    hidden_only="the page contrasts tensors equal in value, which this answer tells apart; only a twin sharing w's memory, which the page never builds, shows the mistake",
+)
 def why_grad_is_none__leaves_compared_by_memory(tensor, output, backward_ran):
     if not tensor.requires_grad:
         return "not_tracked"
@@ -145,7 +149,11 @@ def why_grad_is_none__leaves_compared_by_memory(tensor, output, backward_ran):
     return "reset" if backward_ran else "no_backward"
 
 
-@negative_control("floating-dtypes-listed-by-hand", fails=["test_can_require_grad"])
+@negative_control(
+    "floating-dtypes-listed-by-hand",
+    fails=["test_can_require_grad"],
+    hidden_only="every dtype the page names is in the hand-made list; the page leaves the rare dtypes that fall outside it to the grader",
+)
 def can_require_grad__known_dtypes_listed(dtype):
     # these are the floating and complex dtypes there are
     known = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex32, torch.complex64, torch.complex128}

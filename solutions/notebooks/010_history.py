@@ -38,7 +38,10 @@ torch.set_num_threads(1)
 #
 # * **The default dtype differs.** `torch.tensor([1., 2., 3.])` is `float32`, not `float64`;
 #   from Python ints you get `int64`. Ask for `dtype=torch.float64` when you want double
-#   precision (all checks in this problem set compare in float64).
+#   precision (all checks in this problem set compare in float64). The dtype is chosen when the
+#   tensor is built, and the digits with it: `torch.tensor([1.1])` holds 1.100000023841858, and
+#   `.double()` on that tensor keeps exactly those digits, while `torch.tensor([1.1],
+#   dtype=torch.float64)` holds 1.1.
 # * **Tracking is opt-in.** A tensor takes part in autograd only if it *requires grad*.
 #   A tensor that you create directly with `requires_grad=True` has no producing operation:
 #   it is a **leaf**, and `backward()` will store derivatives in its `.grad`. Anything you
@@ -50,7 +53,8 @@ torch.set_num_threads(1)
 # ### Exercise 1 (2 points)
 #
 # Write `float64_leaf(values)`: from a list of plain Python numbers (ints or floats), return
-# a float64 tensor that requires grad and is a leaf.
+# a float64 tensor that requires grad and is a leaf, holding the given numbers to float64's digits
+# (`float64_leaf([1.1])` holds 1.1, not 1.100000023841858).
 
 # %% answer answer_float64_leaf
 from solutions.reference.history import float64_leaf
@@ -74,9 +78,20 @@ expect(
     "op-after-requires-grad",
 )
 expect(leaf.detach().tolist() == [1.0, 2.0, 3.0], "float64_leaf([1.0, 2.0, 3.0]) does not hold 1, 2 and 3")
+# The page's 1.1, which float32 cannot hold: a float64 leaf built from it keeps every digit.
+leaf = call_answer(float64_leaf, [1.1])
+expect_tensor(leaf, "float64_leaf([1.1])", shape=(1,))
+float32_digits = torch.tensor([1.1], dtype=torch.float32).double().tolist()
+expect(
+    leaf.detach().tolist() != float32_digits,
+    f"float64_leaf([1.1]) holds {float32_digits[0]!r}, not 1.1: it was built in float32 and cast to float64, "
+    "which keeps float32's rounding; ask for float64 when you build it",
+    "cast-restores-precision",
+)
+expect(leaf.detach().tolist() == [1.1], f"float64_leaf([1.1]) holds {leaf.detach().tolist()}, not [1.1]")
 print(
-    "Checked on the page's example [1.0, 2.0, 3.0]: shape, dtype float64, requires_grad, leaf, values. "
-    "The grader also tests other inputs."
+    "Checked on the page's examples [1.0, 2.0, 3.0] and [1.1]: shape, dtype float64, requires_grad, leaf, values "
+    "to float64's digits. The grader also tests other inputs."
 )
 
 ### BEGIN HIDDEN TESTS
@@ -118,7 +133,9 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, 
 # You know that formula, but the point of autograd is that you do not need it: call
 # `y.backward()` on the scalar `y` and PyTorch walks the recorded operations backwards,
 # applying each operation's local derivative (its *pullback*), and adds the result into
-# `x.grad`.
+# `x.grad`. The gradient is only as precise as the arithmetic behind it: at $x = (1.1)$ it is
+# 2.2 in float64, and a sum of squares computed in float32 somewhere gives 2.200000047683716
+# even when `x.grad` comes back as float64.
 #
 # Reverse mode does not invert anything: `sum` maps many numbers to one and has no inverse,
 # yet it is perfectly differentiable.
@@ -176,9 +193,10 @@ def check_square_sum_grad(start):
 
 
 check_square_sum_grad(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))
+check_square_sum_grad(torch.tensor([1.1], dtype=torch.float64))  # the page's number that float32 cannot hold
 print(
-    "Checked on the page's x = [1., 2., 3.]: x.grad filled by one backward() with 2x = [2., 4., 6.], and x.grad "
-    "returned. The grader also tests other points, including numbers float32 cannot hold."
+    "Checked on the page's x = [1., 2., 3.] and x = [1.1]: x.grad filled by one backward() with 2x = [2., 4., 6.] "
+    "and 2.2 to float64's digits, and x.grad returned. The grader also tests other points."
 )
 
 ### BEGIN HIDDEN TESTS
@@ -198,7 +216,8 @@ for start in starts:
 # on the one-element result, read `.grad` from the leaf. Autograd records the operations as
 # they run, so ordinary Python code (indexing, products, `torch.sin`, ...) is fine. One call of
 # the function on a tracked tensor is all it takes: no nudging of the inputs, as finite
-# differences would need.
+# differences would need. The point must be float64 from the start: the sum of squares at
+# $(1.1)$ has gradient 2.2, and a float32 point gives 2.200000047683716 however it is cast afterwards.
 #
 # ### Exercise 3 (3 points)
 #
@@ -259,9 +278,10 @@ def check_gradient_at(name, function, values, closed_form):
 
 
 check_gradient_at("sum of squares", checks.sum_of_squares, [1.0, 2.0, 3.0], lambda t: 2 * t)
+check_gradient_at("sum of squares", checks.sum_of_squares, [1.1], lambda t: 2 * t)
 print(
-    "Checked on the sum of squares at [1.0, 2.0, 3.0]: one evaluation on a tensor that requires grad, a float64 "
-    "gradient [2., 4., 6.]. The grader also tests other functions and points."
+    "Checked on the sum of squares at [1.0, 2.0, 3.0] and at [1.1]: one evaluation on a tensor that requires grad, "
+    "a float64 gradient [2., 4., 6.] and 2.2 to float64's digits. The grader also tests other functions and points."
 )
 
 ### BEGIN HIDDEN TESTS

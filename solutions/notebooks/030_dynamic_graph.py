@@ -56,7 +56,9 @@ def jump_at(t, threshold):
 #
 # With $x = 2$, $y = 5$, $w = 3$, $b = 1$: pred $= 7$, err $= 2$, the loss is 4, and the
 # local derivatives are 4, 1, 2 and 1. Hence $\partial L/\partial w = 8$ and
-# $\partial L/\partial b = 4$.
+# $\partial L/\partial b = 4$. Move only the weight to $w = 3.1$ and the same steps give
+# err $= 2.2$, the loss 4.84, $\partial L/\partial \text{err} = 4.4$, $\partial L/\partial w = 8.8$
+# and $\partial L/\partial b = 4.4$ (the other local derivatives stay 1, 2 and 1).
 #
 # ### Exercise 1 (3 points)
 #
@@ -122,9 +124,28 @@ for key in keys:
             key, *checks.apart(found[key], page[key])
         ),
     )
+# The page's second point, w = 3.1: the same derivation, other numbers.
+found = by_hand(2.0, 5.0, 3.1, 1.0)
+expect(isinstance(found, dict) and set(found) == set(keys), f"hand_gradients should return exactly the keys {keys}")
+lesson = {key: page[key] for key in ("loss", "dw", "db")}
+expect(
+    any(not math.isclose(float(found[key]), lesson[key]) for key in lesson),
+    "at the page's second point (x=2, y=5, w=3.1, b=1) hand_gradients still gives loss 4, dw 8 and db 4, the "
+    "numbers for w=3: compute them from the arguments",
+    "hard-coded-hand-numbers",
+)
+moved = {"loss": 4.84, "dL_derr": 4.4, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.8, "db": 4.4}
+for key in keys:
+    expect(
+        math.isclose(float(found[key]), moved[key], rel_tol=1e-9, abs_tol=1e-12),
+        "at the page's second point (x=2, y=5, w=3.1, b=1) {!r} is {}, but the page works it out as {}".format(
+            key, *checks.apart(found[key], moved[key])
+        ),
+    )
 print(
-    "Checked on the page's example (x=2, y=5, w=3, b=1): the seven keys, Python numbers, and the page's "
-    "values (loss 4, dw 8, db 4), with autograd refused. The grader also tests other numbers."
+    "Checked on the page's examples (x=2, y=5, b=1 with w=3 and w=3.1): the seven keys, Python numbers, and the "
+    "page's values (loss 4, dw 8, db 4; loss 4.84, dw 8.8, db 4.4), with autograd refused. The grader also tests "
+    "other numbers."
 )
 
 ### BEGIN HIDDEN TESTS
@@ -174,7 +195,9 @@ for x, y, w, b in points:
 # `x` and `y` as plain float64 tensors, compute the loss, call `backward()`, and compare
 # `loss.item()`, `w.grad.item()` and `b.grad.item()` with your numbers. Compare all three: a
 # derivation can get the loss right and a gradient wrong. And compare in float64: float32
-# rounding alone moves the seventh significant digit.
+# rounding alone moves the seventh significant digit. At the second point above, float32 stores
+# $w = 3.1$ as 3.0999999046325684, and autograd in float32 finds the loss 4.839999198913574 and
+# $\partial L/\partial w$ = 8.799999237060547 where float64 gives 4.84 and 8.8.
 #
 # ### Exercise 2 (3 points)
 #
@@ -192,6 +215,13 @@ closed_form = checks.square_loss_derivation
 verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.0, 1.0)
 expect(isinstance(verdict, bool), f"agrees_with_autograd should return a bool, got {type(verdict).__name__}")
 expect(verdict is True, "agrees_with_autograd rejected correct hand derivatives at the page's (x, y, w, b) = (2, 5, 3, 1)")
+verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.1, 1.0)
+expect(
+    verdict is True,
+    "agrees_with_autograd accepts correct derivatives at whole numbers but rejects them at the page's (2, 5, 3.1, 1): "
+    "float32 rounding explains that; build the tensors with dtype=torch.float64",
+    "numpy-default-dtype",
+)
 # The page: a derivation can get the loss right and a gradient wrong, so all three are compared.
 verdict = call_answer(agrees_with_autograd, functools.partial(checks.square_loss_derivation, factor=1.0), 2.0, 5.0, 3.0, 1.0)
 expect(
@@ -201,8 +231,9 @@ expect(
     "checks-loss-not-gradients",
 )
 print(
-    "Checked at the page's point (2, 5, 3, 1): the right derivation is accepted, one with the right loss and "
-    "wrong gradients is refused. The grader also tests other points, float64 digits and the stated tolerances."
+    "Checked at the page's points (2, 5, 3, 1) and (2, 5, 3.1, 1): the right derivation is accepted at both, one "
+    "with the right loss and wrong gradients is refused. The grader also tests other points and the stated "
+    "tolerances."
 )
 
 ### BEGIN HIDDEN TESTS

@@ -568,7 +568,10 @@ check_rejected("one test label too many", 5, np.concatenate([y_test, y_test[:1]]
 # the node says nothing about whether those values are still there. For example, on a float64 leaf `x`:
 #
 # * `(x + 2).sum()` saves nothing: a second `backward()` works and `x.grad` doubles;
-# * `(x * x).sum()` saves `x` twice: the second `backward()` raises.
+# * `(x * x).sum()` saves `x` twice: the second `backward()` raises;
+# * `(x + 2).sum()` with a hook on the output that raises `RuntimeError("the output's hook allows
+#   one walk only")` when it is called a second time: the graph could be walked again, but the
+#   hook refuses, and that error has nothing to do with a freed graph.
 #
 # Whether a given expression saves anything is an implementation detail (even multiplying by a
 # Python number saves that number in current PyTorch), so find out by running it. So is the order
@@ -628,12 +631,22 @@ def check_second_backward(name, function, works, values):
     )
 
 
-# The page's two examples on a float64 leaf.
+# The page's three examples on a float64 leaf.
 check_second_backward("(x * x).sum()", checks.sum_of_squares, False, [1.0, 2.0])
 check_second_backward("(x + 2).sum()", checks.shifted_sum, True, [1.0, 2.0])
+error = raised_by(second_backward_succeeds, checks.output_hook_allows_one_walk, [1.0, 2.0])
+expect(
+    isinstance(error, RuntimeError) and "allows one walk only" in str(error),
+    "for the page's (x + 2).sum() whose output hook refuses a second walk, second_backward_succeeds "
+    f"{'returned an answer' if error is None else 'raised ' + type(error).__name__}: that RuntimeError is the hook's, "
+    "not a freed graph's, so it must reach the caller unchanged. Catch only the error that mentions "
+    "'a second time' and re-raise any other",
+    "broad-except-hides-errors",
+)
 print(
     "Checked the page's examples on [1.0, 2.0]: (x * x).sum() is refused the second time, (x + 2).sum() can be "
-    "walked twice and x.grad doubles. The grader also tests other functions and an error that must not be hidden."
+    "walked twice and x.grad doubles, and the output hook's error reaches the caller. The grader also tests other "
+    "functions and errors."
 )
 
 ### BEGIN HIDDEN TESTS

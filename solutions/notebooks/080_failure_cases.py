@@ -103,7 +103,9 @@ def expect_float64_digits(gradient, exact, what):
 def check_repeated_backward(shown, function, value, raises, exact_slope):
     """One function at one point: the first gradient (a copy), whether a second walk raises, two calls' sum."""
     call = f"repeated_backward_report({shown}, {value})"
-    report = call_answer(repeated_backward_report, function, value, known_errors=FAILURE_ERRORS)
+    seen = []  # every tensor the function was evaluated on: the exercise starts from a float64 leaf
+    recording = functools.partial(checks.noting_inputs, seen, function)
+    report = call_answer(repeated_backward_report, recording, value, known_errors=FAILURE_ERRORS)
     expect(
         isinstance(report, tuple) and len(report) == 3,
         f"{call} should return a tuple (first_grad, second_raises, accumulated_grad)",
@@ -115,6 +117,13 @@ def check_repeated_backward(shown, function, value, raises, exact_slope):
         first_grad.dtype == torch.float64,
         f"first_grad of {call} has dtype {first_grad.dtype}: make the leaf with dtype=torch.float64",
         "numpy-default-dtype",
+    )
+    built_in = sorted({str(t.dtype) for t in seen if isinstance(t, torch.Tensor) and t.dtype != torch.float64})
+    expect(
+        not built_in,
+        f"{call} evaluated {shown} on a {' and '.join(built_in)} tensor, though first_grad comes back as float64: "
+        "a gradient computed from a float32 leaf keeps float32's digits after a cast; make the leaf float64",
+        "cast-restores-precision",
     )
     doubled = torch.allclose(first_grad.detach(), 2 * slope, rtol=1e-6, atol=1e-8)
     expect(
@@ -163,7 +172,8 @@ check_repeated_backward("x ** 3", checks.cubed, 2.0, True, 12.0)
 check_repeated_backward("x - 2", checks.minus_two, 2.0, False, 1.0)
 print(
     "Checked the page's x ** 3 at x = 2 (first_grad 12, the second walk raises, 24 after two calls) and x - 2, "
-    "which can be walked again. The grader also tests other functions and points, and float64 digits."
+    "which can be walked again, each evaluated on a float64 leaf. The grader also tests other functions and points, "
+    "and float64 digits."
 )
 
 ### BEGIN HIDDEN TESTS
@@ -216,7 +226,9 @@ for case in cases:
 # grad, compute `z = operation(x, w)`, add 1 to `x` in place inside `torch.no_grad()`, then
 # call `z.backward()`. Return `True` if backward raises because of the in-place change,
 # `False` if it runs. If backward fails for some other reason, that is not an answer to the
-# question: let the error reach the caller unchanged.
+# question: let the error reach the caller unchanged. For example, `lambda x, w: (x * w).repeat(2)`
+# makes `z` a vector of two entries, and `z.backward()` then fails because no cotangent was given
+# for it, whether or not `x` was changed.
 #
 # Find the answer by running the experiment. The grader also passes operations that this page
 # does not show, and for some of them the answer is not what the kind of operation suggests.
@@ -289,10 +301,30 @@ page_runs = [
     check_mutation("x * w", checks.product, True, "the product saves x to form the gradient of w"),
     check_mutation("x + w", checks.total, False, "the sum saves nothing: both local derivatives are 1"),
 ]
+# The page's (x * w).repeat(2): backward fails for want of a cotangent, which is no answer to the question.
+repeated = "for the page's (x * w).repeat(2), whose backward() fails because z is a vector with no cotangent,"
+if raised_by(mutation_detected, checks.product_repeated) is None:
+    seen = []
+    answer = call_answer(
+        mutation_detected, functools.partial(checks.noting_operands, seen, checks.product_repeated), known_errors=FAILURE_ERRORS
+    )
+    expect(
+        answer is not True,
+        f"{repeated} mutation_detected returned True instead of letting that error through: only an error about "
+        "an inplace operation means the change was caught",
+        "any-backward-error-is-mutation",
+    )
+    expect(
+        not seen or seen[0][0]._version > 0,
+        f"{repeated} mutation_detected returned {answer!r} without changing x in place: the answer must come from "
+        "running the experiment, not from the kind of operation",
+        "mutation-lookup-by-op",
+    )
+    expect(False, f"{repeated} mutation_detected returned {answer!r} instead of letting that error through")
 print(
-    "Checked the page's experiments: x * w is caught (True), x + w runs (False). The grader also checks the "
-    "float64 leaves x = 2 and w = 3 and the in-place change, operations this page does not show, and an "
-    "unrelated error."
+    "Checked the page's experiments: x * w is caught (True), x + w runs (False), and the error of (x * w).repeat(2) "
+    "reaches the caller. The grader also checks the float64 leaves x = 2 and w = 3 and the in-place change, "
+    "operations this page does not show, and another unrelated error."
 )
 
 ### BEGIN HIDDEN TESTS

@@ -71,7 +71,10 @@ torch.set_num_threads(1)
 # keys `"loss"`, `"dw"` and `"db"` holding Python floats (the logging boundary: `.item()`).
 # Use autograd or the chain rule, as you like, but **compute in float64**: the grader checks
 # other numbers than the ones above to about nine significant digits, which float32 (what
-# `torch.tensor` makes from Python floats unless told otherwise) cannot give.
+# `torch.tensor` makes from Python floats unless told otherwise) cannot give. Whole numbers
+# hide the difference; $w = 3.1$ shows it: float64 gives the loss 4.84, $\partial L/\partial w = 8.8$
+# and $\partial L/\partial b = 4.4$, float32 gives 4.839999198913574, 8.799999237060547 and
+# 4.399999618530273.
 
 # %% answer answer_hand_example_report
 from solutions.reference.decisions import hand_example_report
@@ -119,9 +122,10 @@ def check_hand_report(x, w, b, target):
 
 
 check_hand_report(2.0, 3.0, 1.0, 5.0)
+check_hand_report(2.0, 3.1, 1.0, 5.0)  # the page's w = 3.1, which float32 cannot hold
 print(
-    "Checked on the page's example (x=2, w=3, b=1, target 5): three Python floats, loss 4, dw 8 and db 4. "
-    "The grader also tests other numbers, to float64's digits."
+    "Checked on the page's examples (x=2, b=1, target 5, with w=3 and w=3.1): three Python floats, loss 4, dw 8 "
+    "and db 4, then 4.84, 8.8 and 4.4 to float64's digits. The grader also tests other numbers."
 )
 
 ### BEGIN HIDDEN TESTS

@@ -1028,6 +1028,21 @@ def fails_on_second_walk(t):
     return shifted.sum()
 
 
+def output_hook_allows_one_walk(t):
+    """The page's (t + 2).sum() with a hook on the output that refuses a second walk with its own RuntimeError."""
+    walks = []
+
+    def hook(grad):
+        walks.append(grad)
+        if len(walks) > 1:
+            raise RuntimeError("the output's hook allows one walk only")
+        return grad
+
+    total = (t + 2).sum()
+    total.register_hook(hook)
+    return total
+
+
 def sine_of_product(a, b):
     return torch.sin(a @ b)
 
@@ -1106,6 +1121,11 @@ def shifted_product(x, w):
 
 def product_and_sum_stacked(x, w):
     return torch.stack([x * w, x + w])
+
+
+def product_repeated(x, w):
+    """The page's x * w as a vector of two equal entries: backward() has no cotangent for it."""
+    return (x * w).repeat(2)
 
 
 def tenth_then_triple(a):
