@@ -27,7 +27,11 @@ def test_a_failed_cell_shows_its_points_its_misconception_and_its_diagnosis_line
     (cell,) = reply["cells"]
     assert cell["cell"] == "test_f" and not cell["passed"]
     assert cell["misconceptions"] == ["requires-grad-then-scale"]
-    assert cell["diagnosis"].startswith("W1 is not a leaf")
+    # Named first, as the student's own notebook shows a diagnosis.
+    assert (
+        cell["diagnosis"]
+        == "[misconception: requires-grad-then-scale] W1 is not a leaf: scale first, then requires_grad_()"
+    )
 
 
 def test_a_passed_cell_says_so_and_says_nothing_else():
@@ -109,7 +113,8 @@ def test_an_error_of_the_students_own_class_is_not_named_and_a_known_errors_word
     cell = reply_for(graded(0, known))["cells"][0]
     assert cell["misconceptions"] == ["vector-backward-without-cotangent"]
     assert cell["diagnosis"] == (
-        "backward() was called with no argument (f raised RuntimeError; its message is what your own run of the cell shows)"
+        "[misconception: vector-backward-without-cotangent] backward() was called with no argument "
+        "(f raised RuntimeError; its message is what your own run of the cell shows)"
     )
 
 

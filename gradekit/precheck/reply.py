@@ -180,10 +180,15 @@ def _cell_replies(notebook: str, graded: GradedSubmission, source_notebook, secr
                 "max_points": max_points,
                 "passed": points >= max_points,
                 "misconceptions": list(misconceptions),
-                "diagnosis": cut_secrets(said, secrets),
+                "diagnosis": _tagged(misconceptions, cut_secrets(said, secrets)),
             }
         )
     return replies
+
+
+def _tagged(misconceptions: tuple[str, ...], said: str) -> str:
+    """The line as a student reads it in their notebook: the misconceptions named first, then what went wrong."""
+    return " ".join([*(f"[misconception: {m}]" for m in misconceptions), said]).strip()
 
 
 def diagnosis(cell) -> tuple[tuple[str, ...], str]:

@@ -54,7 +54,9 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
 
     answers = {name: _reference(manifest, name) for name in ("float64_leaf", "square_sum_grad", "gradient_at")}
     passed = _answer_and_check(page, index, "float64_leaf", answers["float64_leaf"])
-    assert "Checked on the page's example [1.0, 2.0, 3.0]: shape, dtype float64, requires_grad, leaf" in passed, passed
+    assert (
+        "Checked on the page's examples [1.0, 2.0, 3.0] and [1.1]: shape, dtype float64, requires_grad, leaf" in passed
+    ), passed
 
     control = next(c for c in load_controls(manifest) if c.name == WRONG_ANSWER)
     diagnosis = _answer_and_check(page, index, control.function, control.source)
