@@ -1,16 +1,12 @@
 """A grading worker that dies or raises takes down only the submission that caused it."""
 
-import concurrent.futures
-import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
-from jupyter_core.utils import ensure_event_loop, run_sync
 
 from gradekit.core.failures import GraderCause
 from gradekit.core.status import Status
-from gradekit.grading import executors
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.submission_grader import GradedSubmission
 
@@ -73,23 +69,3 @@ def test_nothing_a_worker_left_in_the_temporary_folder_outlives_the_run(tmp_path
     outcomes = _grade(tmp_path, leave_temporary_files, ("amy", "ben", "cleo"))
     assert {g.status for g in outcomes.values()} == {Status.GRADED}
     assert list(temporary.iterdir()) == []
-
-
-async def _answer() -> int:
-    return 42
-
-
-def _the_loop_a_kernel_call_would_use(parents: int) -> tuple[bool, int]:
-    return id(ensure_event_loop()) != parents, run_sync(_answer)()
-
-
-def test_a_forked_worker_drives_an_event_loop_of_its_own(tmp_path):
-    # As after a kernel run in the coordinator: its thread's loop is the one kernel calls use.
-    parents = ensure_event_loop()
-    context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(
-        1, mp_context=context, initializer=executors._temporary_files_under, initargs=(str(tmp_path),)
-    ) as pool:
-        own, answered = pool.submit(_the_loop_a_kernel_call_would_use, id(parents)).result(timeout=60)
-    assert own and answered == 42
-    assert not parents.is_closed()  # the parent's loop is untouched

@@ -9,7 +9,6 @@ one still lost after that is a grader-error row, never a score.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import concurrent.futures
 import concurrent.futures.process
@@ -64,19 +63,6 @@ def _temporary_files_under(folder: str) -> None:
     """
     tempfile.tempdir = folder
     name_kernel_folders_after(Path(folder).name)
-    _leave_the_parents_event_loop()
-
-
-def _leave_the_parents_event_loop() -> None:
-    """Close, in a forked worker, the event loop it inherited, so that its first kernel call makes its own.
-
-    A coordinator that ran a kernel itself (a test does) holds an event loop whose selector a
-    forked child shares: driving it there waits for events that go to the parent, for ever.
-    Closing the child's copy leaves the parent's loop whole.
-    """
-    loop = asyncio.get_event_loop_policy().get_event_loop()
-    if not loop.is_running():
-        loop.close()
 
 
 def _remove_kernel_folders(run_root: str) -> None:
