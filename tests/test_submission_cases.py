@@ -37,7 +37,10 @@ from gradekit.grading.safe_execute import hidden_test_lines
 
 pytestmark = pytest.mark.nbgrader
 
-CASES = case_list()
+# KIT_CASES=name,name grades only those cases (with the honest student): a developer's inner loop.
+CASES = tuple(
+    case for case in case_list() if not os.environ.get("KIT_CASES") or case.name in os.environ["KIT_CASES"].split(",")
+)
 
 
 @pytest.fixture(scope="module")
