@@ -55,10 +55,13 @@ c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"\A(?:(?:%s)\s*\n?)+\Z" % "|".join(HARMLESS_STDERR_LINES)
 
 # A runaway print loop must not blow up the autograded notebook: nbgrader cuts
-# outputs by lines, LimitOutputSize (below) by characters, for one long line.
+# outputs by lines, LimitOutputSize (below) by characters, for one long line, and
+# every output of any MIME type (images, HTML, JSON) by bytes, each and in all.
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 200
 c.LimitOutputSize.max_characters = 100_000
+c.LimitOutputSize.max_output_bytes = 2_000_000
+c.LimitOutputSize.max_notebook_bytes = 8_000_000
 
 # The kit's own settings (nbgrader ignores this section): the one assignment of
 # this course, and the address space in GiB each grading kernel may use (the kit's
@@ -102,7 +105,8 @@ def _kit_module(name):
 
 
 _preprocessors = _kit_module("gradekit.grading.preprocessors")
-LimitOutputSize, DiagnosesOnly = _preprocessors.LimitOutputSize, _preprocessors.DiagnosesOnly
+DiagnosesOnly = _preprocessors.DiagnosesOnly
+LimitOutputSize = _kit_module("gradekit.grading.output_limits").LimitOutputSize
 GradeMarkSchemes = _preprocessors.GradeMarkSchemes
 
 # Collect copies a symbolic link in a submission as a link, where nbgrader's own would copy

@@ -641,6 +641,21 @@ def _in_010(*sources: str) -> Callable[[Builder], None]:
     return build
 
 
+# Eight images of 33 MB each, then an HTML page and a JSON document as big: every MIME type is cut by bytes.
+HUGE_DISPLAYS = """
+
+import base64 as _base64
+from IPython.display import display as _display
+
+_blob = _base64.b64encode(bytes(25_000_002)).decode()
+for _ in range(8):
+    _display({"image/png": _blob}, raw=True)
+_display({"text/html": "<p>" + _blob + "</p>"}, raw=True)
+_display({"application/json": {"blob": _blob}}, raw=True)
+del _blob
+"""
+
+
 def case_list() -> tuple[Case, ...]:
     full = Expected(Status.GRADED)
     return (
@@ -1117,6 +1132,14 @@ def case_list() -> tuple[Case, ...]:
                 "InteractiveShell._showtraceback = lambda *args, **kwargs: None"
             ),
             Expected(Status.FLAGGED, {CHAIN_TEST}, ("InteractiveShell.showtraceback was replaced",)),
+        ),
+        # Every output bounded, of every MIME type
+        Case(
+            "displays-huge-images",
+            lambda b: b.cell("answer_chain_gradients").__setitem__(
+                "source", b.cell("answer_chain_gradients").source + HUGE_DISPLAYS
+            ),
+            Expected(Status.GRADED, shows=("image/png) of 33,333,336 bytes cut by the grader",)),
         ),
     )
 

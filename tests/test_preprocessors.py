@@ -5,12 +5,12 @@ import sys
 
 import nbformat
 import pytest
-from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from gradekit.core.course import CONFIG_FILE
 from gradekit.core.nbgrader_cli import grading_environment
-from gradekit.grading.preprocessors import DiagnosesOnly, GradeMarkSchemes, LimitOutputSize, is_mark_scheme
+from gradekit.grading.output_limits import LimitOutputSize
+from gradekit.grading.preprocessors import DiagnosesOnly, GradeMarkSchemes, is_mark_scheme
 
 pytestmark = pytest.mark.unit
 
@@ -30,22 +30,6 @@ def test_every_configurable_trait_explains_itself():
     for preprocessor in (LimitOutputSize, DiagnosesOnly, GradeMarkSchemes):
         for name, trait in preprocessor.class_traits(config=True).items():
             assert trait.help, f"{preprocessor.__name__}.{name} has no help"
-
-
-def test_long_text_outputs_are_cut_with_a_note_and_stderr_stays_stderr():
-    limit = LimitOutputSize(config=Config({"LimitOutputSize": {"max_characters": 10}}))
-    stderr = nbformat.v4.new_output("stream", name="stderr", text="e" * 25)
-    html = nbformat.v4.new_output("display_data", data={"text/html": "h" * 12, "image/png": "i" * 50})
-    cell = _run(limit, _cell(stderr, html))
-    assert cell.outputs[0].name == "stderr"
-    assert cell.outputs[0].text == "e" * 10 + "\n... [15 more characters cut by the grader]\n"
-    assert cell.outputs[1].data["text/html"].startswith("h" * 10 + "\n... [2 more")
-    assert cell.outputs[1].data["image/png"] == "i" * 50
-
-
-def test_short_outputs_are_left_alone():
-    stdout = nbformat.v4.new_output("stream", name="stdout", text="fine\n")
-    assert _run(LimitOutputSize(), _cell(stdout)).outputs[0].text == "fine\n"
 
 
 def test_feedback_keeps_diagnoses_and_only_the_last_line_of_other_errors():

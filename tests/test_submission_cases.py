@@ -32,6 +32,7 @@ from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
 from gradekit.grading.gradebook_records import read_record
+from gradekit.grading.output_limits import LimitOutputSize
 from gradekit.grading.progress import Progress
 from gradekit.grading.safe_execute import hidden_test_lines
 
@@ -68,6 +69,7 @@ def graded(course, manifest, tmp_path_factory):
 
 
 LEFT_IN_THE_TEMPORARY_FOLDER: list[str] = []
+PADDING = 2_000_000  # a notebook's own cells and metadata beside its outputs
 
 
 def test_nothing_of_the_cohort_is_left_in_the_temporary_folder(graded):
@@ -104,7 +106,19 @@ def _outputs(folder: Path):
     for path in sorted(folder.glob("*/*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
             for output in cell.get("outputs", []):
-                yield output.get("text", "") + output.get("evalue", "") + "".join(output.get("traceback", []))
+                shown = output.get("data", {}).get("text/plain", "")
+                yield output.get("text", "") + output.get("evalue", "") + "".join(output.get("traceback", [])) + shown
+
+
+def test_no_graded_notebook_outgrows_the_output_budget(graded):
+    """Whatever a case displayed (eight images of 33 MB among them), its graded notebooks keep the budget."""
+    scratch, _, _, _ = graded
+    budget = LimitOutputSize(config=scratch.nbgrader_config).max_notebook_bytes
+    sizes = {
+        path.relative_to(scratch.autograded_dir): path.stat().st_size
+        for path in scratch.autograded_dir.glob("*/*/*.ipynb")
+    }
+    assert sizes and not {path: size for path, size in sizes.items() if size > budget + PADDING}
 
 
 def _hidden_strings(scratch) -> set[str]:

@@ -6,37 +6,6 @@ so that plain nbgrader can use it without the kit on its import path.
 
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Integer
-
-
-class LimitOutputSize(NbGraderPreprocessor):
-    """Cut any text output longer than `max_characters`, saying so; a cut stderr still counts as stderr.
-
-    nbgrader's LimitOutput cuts by lines; this cuts one very long line too.
-    Images and other binary outputs are left whole: cutting them would only break them.
-    """
-
-    max_characters = Integer(
-        100_000, help="The most characters a text output (stream or text/* data) may keep; the rest is cut with a note."
-    ).tag(config=True)
-
-    def preprocess_cell(self, cell, resources, index):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream":
-                output["text"] = self._cut(output.get("text", ""))
-            for mime, value in list(output.get("data", {}).items()):
-                if mime.startswith("text/") and isinstance(value, str):
-                    output["data"][mime] = self._cut(value)
-        return cell, resources
-
-    def _cut(self, text):
-        if len(text) <= self.max_characters:
-            return text
-        return (
-            text[: self.max_characters]
-            + f"\n... [{len(text) - self.max_characters} more characters cut by the grader]\n"
-        )
-
 
 VISIBLE_PASSED = "Checked "  # how a test cell's visible part reports what it checked, once it all passed
 

@@ -10,7 +10,9 @@ On top of the warm, forked kernels (warm_kernels.py):
   answers, and any question left unanswered, become findings.
 
 * no output may repeat a line of the course's hidden tests (however the
-  answer got hold of it): such lines are cut and the cut is a finding.
+  answer got hold of it): such lines are cut and the cut is a finding;
+* every output is held to the course's byte budget as it arrives, of every
+  MIME type (output_limits.py), so the grader never keeps a flood of images.
 
 Each notebook's outcome is appended to `REPORTS`, which the scratch grader
 reads and clears per submission (grading runs in this same process).
@@ -41,6 +43,7 @@ from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
 from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
+from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, output_bytes
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
@@ -123,6 +126,7 @@ class SafeExecute(WarmExecute):
         self._source = SEALED_SOURCES.get(self._notebook)
         self._request: int | None = None  # the request file the grader made, held open (see _write_request)
         self._killed_because: str | None = None  # why the grader killed the kernel in a call, if it did
+        self._outputs = LimitOutputSize(config=self.config).budget()  # the course's byte budget, as they arrive
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -173,6 +177,30 @@ class SafeExecute(WarmExecute):
             self._note_interrupted(_cell_name(cell))
         await self._after(cell)
         return cell
+
+    def output(self, outs, msg, display_id, cell_index):
+        """nbclient's output, then held to the notebook's byte budget before the grader keeps it."""
+        out = super().output(outs, msg, display_id, cell_index)
+        if out is None or not outs or outs[-1] is not out:
+            return out
+        outs.pop()
+        self._outputs.admit(outs, out)
+        if outs and outs[-1] is out:
+            return out
+        if display_id:  # what nbclient recorded for an output that was not kept as it came
+            self._display_id_map.get(display_id, {}).get(cell_index, [None]).pop()
+        return None
+
+    def _update_display_id(self, display_id, msg):
+        """An update replaces an output's data: it is held to the same budget first."""
+        content = msg.get("content", {})
+        size = output_bytes(content)
+        if size > min(self._outputs.per_output, self._outputs.per_notebook - self._outputs.kept):
+            note = f"[an updated output of {size:,} bytes {CUT_BY_THE_GRADER}: past the output budget]"
+            msg["content"] = {**content, "data": {"text/plain": note}, "metadata": {}}
+        else:
+            self._outputs.kept += size
+        super()._update_display_id(display_id, msg)
 
     async def _after(self, cell) -> None:
         """Cut hidden-test lines from what the cell shows; after a graded cell, probe the guard."""
