@@ -641,7 +641,8 @@ def _in_010(*sources: str) -> Callable[[Builder], None]:
     return build
 
 
-# Eight images of 33 MB each, then an HTML page and a JSON document as big: every MIME type is cut by bytes.
+# Eight images of 33 MB each, then an HTML page, a JSON document, an update and a widget's state as big:
+# every MIME type is cut by bytes, and no widget's state is kept.
 HUGE_DISPLAYS = """
 
 import base64 as _base64
@@ -652,6 +653,10 @@ for _ in range(8):
     _display({"image/png": _blob}, raw=True)
 _display({"text/html": "<p>" + _blob + "</p>"}, raw=True)
 _display({"application/json": {"blob": _blob}}, raw=True)
+_display({"text/plain": "small at first"}, raw=True, display_id=True).update({"text/html": _blob}, raw=True)
+import comm as _comm  # a widget's state: nbclient would keep it whole in the notebook's metadata
+
+_comm.create_comm(target_name="jupyter.widget", data={"state": {"_model_name": "OutputModel", "blob": _blob}})
 del _blob
 """
 
