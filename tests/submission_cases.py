@@ -661,6 +661,15 @@ del _blob
 """
 
 
+# One output of 80 MB in one message: cut as it arrives, so the grader never keeps it.
+GIGANTIC_DISPLAY = """
+
+from IPython.display import display as _display
+
+_display({"text/plain": "x" * 80_000_000}, raw=True)
+"""
+
+
 def case_list() -> tuple[Case, ...]:
     full = Expected(Status.GRADED)
     return (
@@ -1145,6 +1154,13 @@ def case_list() -> tuple[Case, ...]:
                 "source", b.cell("answer_chain_gradients").source + HUGE_DISPLAYS
             ),
             Expected(Status.GRADED, shows=("image/png) of 33,333,336 bytes cut by the grader",)),
+        ),
+        Case(
+            "displays-one-gigantic-output",
+            lambda b: b.cell("answer_chain_gradients").__setitem__(
+                "source", b.cell("answer_chain_gradients").source + GIGANTIC_DISPLAY
+            ),
+            Expected(Status.GRADED, shows=("text/plain) of 80,000,000 bytes cut by the grader",)),
         ),
     )
 
