@@ -670,6 +670,29 @@ _display({"text/plain": "x" * 80_000_000}, raw=True)
 """
 
 
+# The kernel's half of the wire replaced: each reply is tuples whose two children are one node, 64 levels
+# deep, written through the descriptor of the reply file the answering function holds (2^64 nodes to walk).
+ENDLESS_REPLY = """
+import builtins as _builtins, io as _io, os as _os, torch as _torch
+
+_answer = _builtins.__kit_answer__
+_reply_handle = dict(zip(_answer.__code__.co_freevars, (c.cell_contents for c in _answer.__closure__)))["reply_handle"]
+
+
+def _endless_reply():
+    node = ("v", 1)
+    for _ in range(64):
+        node = ("tuple", (node, node))
+    buffer = _io.BytesIO()
+    tree = {"updates": [], "body": ("tuple", (("v", "returned"), node))}
+    _torch.save({"tree": tree, "storages": []}, buffer)
+    _os.pwrite(_reply_handle, buffer.getvalue(), 0)
+
+
+_builtins.__kit_answer__ = _endless_reply
+"""
+
+
 def case_list() -> tuple[Case, ...]:
     full = Expected(Status.GRADED)
     return (
@@ -1146,6 +1169,12 @@ def case_list() -> tuple[Case, ...]:
                 "InteractiveShell._showtraceback = lambda *args, **kwargs: None"
             ),
             Expected(Status.FLAGGED, {CHAIN_TEST}, ("InteractiveShell.showtraceback was replaced",)),
+        ),
+        # Every reply bounded while it is read
+        Case(
+            "writes-a-reply-that-never-finishes-decoding",
+            _in_010(WRONG_010, ENDLESS_REPLY),
+            Expected(Status.FLAGGED, ALL_OF_010, ("reply too large",), attacked="010_history"),
         ),
         # Every output bounded, of every MIME type
         Case(

@@ -27,6 +27,7 @@ import os
 import secrets
 import signal
 import stat
+import time
 from pathlib import Path
 from queue import Empty
 
@@ -320,6 +321,8 @@ class SafeExecute(WarmExecute):
         self._running = _cell_name(cell)
         # One time limit for the whole test cell, as when it runs in the kernel, however many calls it makes.
         self._clock = self._new_clock(self.timeout)
+        # Reading the kernel's replies happens here, in the grader: it stops at the cell's own limit too.
+        sealed.mirror.deadline = time.monotonic() + self.timeout if self.timeout else None
         try:
             outputs = await asyncio.to_thread(sealed.run_test, cell)
         except _GraderStop as overloaded:

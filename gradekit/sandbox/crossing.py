@@ -65,6 +65,7 @@ import importlib
 import io
 import itertools
 import keyword
+import time
 import types
 import zipfile
 
@@ -81,6 +82,17 @@ MAX_MESSAGE_STORAGES = 4096  # storages one message brings or changes (an honest
 MAX_MESSAGE_STORAGE_BYTES = 2**26  # bytes of the storages one message pairs anew or resizes
 MAX_PAIRED_STORAGE_BYTES = 2**28  # bytes of every storage the other side paired, over a whole notebook
 MAX_ARCHIVE_ENTRIES = MAX_MESSAGE_STORAGES + 16  # the storages, the pickle, and torch's few bookkeeping records
+# The message's structure (its pickle) is bounded apart from its tensors' bytes: each opcode of a
+# pickle can make an object, so 64 MB of them would be tens of millions. An honest reply's structure
+# is a few kilobytes (the largest, a list of a few thousand numbers, under 100 kB).
+MAX_STRUCTURE_BYTES = 2**22
+# Nodes the decoder may visit: a node reached twice (a shared subtree) counts twice, so a reply of
+# tuples sharing their children cannot ask for 2^64 visits. The reference answers of all eleven
+# notebooks, graded, read at most 87 nodes in one message and 945 over one notebook.
+MAX_MESSAGE_NODES = 100_000
+MAX_NOTEBOOK_NODES = 1_000_000
+MAX_DEPTH = 48  # of nested nodes; an honest reply nests a handful deep
+TOO_LARGE = "reply too large"  # how every budget's refusal begins, for the student and the TA
 PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None))
 PUBLIC_MODULE = "autograd_checks"  # the course's module shipped beside the notebooks
 MODULES_BY_NAME = ("torch", "numpy", "math", "functools", "operator", "itertools", "collections")
@@ -259,6 +271,8 @@ class Mirror:
         self.changeable = {}  # grader: id -> a tensor of the test's that the kernel may change in place
         self.refused = []  # grader: the kernel's changes to the grader's own tensors that were not applied
         self.paired_bytes = 0  # bytes of the storages the other side's messages paired or grew
+        self.decoded_nodes = 0  # nodes read from the other side's messages, over the whole notebook
+        self.deadline = None  # time.monotonic() past which reading a message stops (set per call by the grader)
 
     # ----- pairing -------------------------------------------------------------------------
 
@@ -454,6 +468,10 @@ def _check_archive(data):
             )
         if entry.file_size != entry.compress_size:
             raise CrossingError(f"the message's entry {entry.filename[:80]!r} declares two different sizes")
+        if entry.filename.endswith(".pkl") and entry.file_size > MAX_STRUCTURE_BYTES:
+            raise CrossingError(
+                f"{TOO_LARGE}: its structure declares {entry.file_size} bytes, more than the {MAX_STRUCTURE_BYTES} allowed"
+            )
         declared += entry.file_size
     if declared > MAX_MESSAGE_BYTES:
         raise CrossingError(f"the message declares {declared} bytes, more than the {MAX_MESSAGE_BYTES} allowed")
@@ -784,9 +802,41 @@ def _import_path(value):
     return None
 
 
+class _Walk:
+    """The decoder's budget: nodes visited (per message and over the notebook), depth, and the call's time.
+
+    Counted as the walk goes, so the first excess stops it; `mirror.deadline`
+    (a `time.monotonic()` value the grader sets per call) is looked at every
+    `TIME_EVERY` nodes, so decoding never runs past the call's own limit.
+    """
+
+    TIME_EVERY = 1024
+
+    def __init__(self, mirror):
+        self.mirror, self.nodes, self.depth = mirror, 0, 0
+
+    def enter(self):
+        self.nodes += 1
+        self.depth += 1
+        self.mirror.decoded_nodes += 1
+        if self.depth > MAX_DEPTH:
+            raise CrossingError(f"{TOO_LARGE}: its values nest more than {MAX_DEPTH} deep")
+        if self.nodes > MAX_MESSAGE_NODES:
+            raise CrossingError(f"{TOO_LARGE}: it asks for more than {MAX_MESSAGE_NODES} values to be read")
+        if self.mirror.decoded_nodes > MAX_NOTEBOOK_NODES:
+            raise CrossingError(f"{TOO_LARGE}: this notebook's replies passed {MAX_NOTEBOOK_NODES} values")
+        if self.nodes % self.TIME_EVERY == 0 and self.mirror.deadline is not None:
+            if time.monotonic() > self.mirror.deadline:
+                raise CrossingError(f"{TOO_LARGE}: reading it ran past the call's time limit")
+
+    def leave(self):
+        self.depth -= 1
+
+
 class _Decoder:
     def __init__(self, mirror, storages):
         self.mirror = mirror
+        self.walk = _Walk(mirror)
         self.storage_data = storages
         self.touched = set()  # handles this message created or changed
         self.touched_storages = set()
@@ -811,6 +861,13 @@ class _Decoder:
             )
 
     def decode(self, node):
+        self.walk.enter()
+        try:
+            return self._decode_node(node)
+        finally:
+            self.walk.leave()
+
+    def _decode_node(self, node):
         mirror = self.mirror
         if not isinstance(node, tuple) or not node or not isinstance(node[0], str):
             raise CrossingError("a node of the message is malformed")
@@ -938,8 +995,10 @@ class _Decoder:
         storage = self._storage(facts["storage"])
         self.touched.add(handle)
         dtype = _dtype(facts["dtype"])
+        if len(facts["size"]) > 16 or len(facts["stride"]) != len(facts["size"]):
+            raise CrossingError(f"a tensor of {len(facts['size'])} dimensions is not accepted")
         size, stride, offset = [int(n) for n in facts["size"]], [int(n) for n in facts["stride"]], int(facts["offset"])
-        if len(size) > 16 or len(stride) != len(size) or any(n < 0 for n in size) or _product(size) > MAX_ELEMENTS:
+        if any(n < 0 for n in size) or _product(size) > MAX_ELEMENTS:
             raise CrossingError(f"a tensor of shape {size[:16]} is not accepted")
         known = mirror.objects.get(handle)
         self._own(handle, known, torch.Tensor)
