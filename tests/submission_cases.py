@@ -21,6 +21,7 @@ from gradekit.core.course import REPO_ROOT, Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.status import Status
 from gradekit.grading.intake import stamp
+from gradekit.grading.warm_kernels import KERNEL_FILE_BYTES
 from gradekit.proof.subjects import answer_sources, fill_answers
 
 NOTEBOOKS = ("010_history", "020_leaves", "021_cotangents")
@@ -1190,6 +1191,76 @@ def case_list() -> tuple[Case, ...]:
                 "source", b.cell("answer_chain_gradients").source + GIGANTIC_DISPLAY
             ),
             Expected(Status.GRADED, shows=("text/plain) of 80,000,000 bytes cut by the grader",)),
+        ),
+        # The mailbox: a capped file system, read-only by two layers.
+        *mailbox_cases(),
+    )
+
+
+# The kernel's folder on the grader's disk: capped in size, read-only by the mounts as well as Landlock.
+RESERVES_DISK_PAST_ITS_GUARD_LOG = (
+    GUARD_LOG_DESCRIPTORS
+    + f"""
+_log = _guard_logs()[0]
+_kept = os.dup(_log)
+try:
+    os.posix_fallocate(_kept, os.fstat(_kept).st_size, 2 * 2**30)
+    _reserved = 'reserved'
+except OSError:
+    _reserved = 'refused'
+_chunk = (' ' * 2**20 + '\\n').encode()
+_written = 0
+try:
+    while _written < 2 * {KERNEL_FILE_BYTES}:
+        _written += os.write(_kept, _chunk)
+except OSError:
+    pass
+_held = max(os.fstat(_kept).st_size, os.fstat(_kept).st_blocks * 512)
+print('fallocate', _reserved, '; the guard log holds', 'under the cap' if _held <= {KERNEL_FILE_BYTES} else 'too much')
+"""
+)
+WRITES_THROUGH_THE_HANDOFF_FOLDER = """
+import os
+
+_done = []
+for _name, _try in (
+    ('write', lambda: open('/kit/mailbox/reply', 'w').write('an answer of my own')),
+    ('create', lambda: open('/kit/mailbox/extra', 'w')),
+    ('create-top', lambda: open('/kit/extra', 'w')),
+    ('rename', lambda: os.rename('/kit/mailbox/reply', '/kit/mailbox/old')),
+    ('remove', lambda: os.unlink('/kit/mailbox/guard.jsonl')),
+    ('fifo', lambda: os.mkfifo('/kit/mailbox/pipe')),
+    ('folder', lambda: os.mkdir('/kit/more')),
+):
+    try:
+        _try()
+        _done.append(_name)
+    except OSError:
+        pass
+print('through the handoff folder:', ' '.join(_done) or 'nothing done')
+"""
+
+
+def mailbox_cases() -> tuple[Case, ...]:
+    return (
+        Case(
+            "reserves-disk-past-its-guard-log",
+            lambda b: b.cell("answer_chain_gradients").__setitem__(
+                "source", b.cell("answer_chain_gradients").source + "\n\n" + RESERVES_DISK_PAST_ITS_GUARD_LOG
+            ),
+            Expected(
+                Status.FLAGGED,
+                frozenset(),  # the reference answers, withheld for a TA: the guard noticed its log grown
+                ("the guard's log is larger than 16 MiB (read that far)",),
+                shows=("fallocate refused ; the guard log holds under the cap",),
+            ),
+        ),
+        Case(
+            "writes-through-the-handoff-folder",
+            lambda b: b.cell("answer_chain_gradients").__setitem__(
+                "source", b.cell("answer_chain_gradients").source + "\n\n" + WRITES_THROUGH_THE_HANDOFF_FOLDER
+            ),
+            Expected(Status.GRADED, shows=("through the handoff folder: nothing done",)),
         ),
     )
 

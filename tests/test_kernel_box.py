@@ -33,6 +33,8 @@ def attempt(action):
 folder = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
 mailbox = os.path.join(folder, "mailbox")
 reply = os.path.join(mailbox, "reply")
+log = os.path.join(mailbox, "guard.jsonl")
+sockets = os.path.join(folder, "sockets")
 libc = ctypes.CDLL(None, use_errno=True)
 facts = {
     "uid": os.getuid(),
@@ -48,6 +50,17 @@ facts = {
     "remove_reply": attempt(lambda: os.unlink(reply)),
     "fifo_in_mailbox": attempt(lambda: os.mkfifo(os.path.join(mailbox, "pipe"))),
     "write_reply": attempt(lambda: open(reply, "r+b").write(b"an answer")),
+    "link_reply": attempt(lambda: os.link(reply, os.path.join(mailbox, "twin"))),
+    "remove_request": attempt(lambda: os.unlink(os.path.join(mailbox, "request"))),
+    "handoff": sorted(os.listdir("/kit")),
+    "create_in_handoff": attempt(lambda: open("/kit/extra", "w")),
+    "fifo_in_handoff": attempt(lambda: os.mkfifo("/kit/pipe")),
+    "folder_in_handoff": attempt(lambda: os.mkdir("/kit/more")),
+    "grow_reply": attempt(lambda: os.pwrite(os.open(reply, os.O_WRONLY), b"x", int(os.environ["PROBE_CAP"]))),
+    "grow_log": attempt(lambda: os.pwrite(os.open(log, os.O_WRONLY), b"x", int(os.environ["PROBE_CAP"]))),
+    "fill_socket_folder": attempt(lambda: os.pwrite(os.open(sockets + "/file", os.O_WRONLY | os.O_CREAT), b"x",
+                                                  int(os.environ["PROBE_CAP"]))),
+    "reply_bytes": os.stat(reply).st_size,
     "connect": attempt(lambda: socket.create_connection(("127.0.0.1", int(os.environ["PROBE_PORT"])), timeout=2)),
     "unmount_mailbox": libc.umount2(mailbox.encode(), 2) == 0,
     "unmount_tmp": libc.umount2(b"/tmp", 2) == 0,
@@ -81,7 +94,7 @@ def _run_probe(folder: Path, env: dict) -> dict:
 def test_a_kernel_sees_only_its_own_box(tmp_path, listener):
     course = tmp_path / "course-with-hidden-tests"
     course.mkdir()
-    env = dict(grading_environment(), PROBE_COURSE=str(course), PROBE_PORT=str(listener))
+    env = dict(_probe_env(tmp_path, listener), PROBE_COURSE=str(course))
     seen = _run_probe(tmp_path, env)
     assert seen["uid"] == 65534
     assert seen["processes"] == sorted({1, seen["pid"]})  # its zygote and itself: no worker, no other kernel
@@ -95,16 +108,41 @@ def test_a_kernel_sees_only_its_own_box(tmp_path, listener):
     assert not seen["unmount_mailbox"] and not seen["unmount_tmp"]
 
 
+def _probe_env(tmp_path, listener):
+    return dict(
+        grading_environment(),
+        PROBE_COURSE=str(tmp_path),
+        PROBE_PORT=str(listener),
+        PROBE_CAP=str(warm_kernels.KERNEL_FILE_BYTES),
+    )
+
+
 def test_a_kernel_writes_only_its_reply_in_its_mailbox(tmp_path, listener):
-    env = dict(grading_environment(), PROBE_COURSE=str(tmp_path), PROBE_PORT=str(listener))
-    seen = _run_probe(tmp_path, env)
-    for action in ("create_in_mailbox", "rename_reply", "remove_reply", "fifo_in_mailbox"):
+    # The probe's kernel is unguarded: no Landlock, no seccomp. The mounts alone refuse these.
+    seen = _run_probe(tmp_path, _probe_env(tmp_path, listener))
+    for action in ("create_in_mailbox", "rename_reply", "remove_reply", "fifo_in_mailbox", "link_reply"):
         assert seen[action] == "EROFS", action
+    assert seen["remove_request"] == "EROFS"
     assert seen["write_reply"] == "done"
 
 
+def test_the_handoff_folder_is_no_second_view_of_the_kernels_folder(tmp_path, listener):
+    seen = _run_probe(tmp_path, _probe_env(tmp_path, listener))
+    assert seen["handoff"] == []
+    for action in ("create_in_handoff", "fifo_in_handoff", "folder_in_handoff"):
+        assert seen[action] == "EROFS", action
+
+
+def test_no_file_a_kernel_writes_on_the_graders_disk_grows_past_the_cap(tmp_path, listener):
+    # Without Landlock: the file-size limit alone. The byte at the cap is refused (EFBIG), the kernel lives on.
+    seen = _run_probe(tmp_path, _probe_env(tmp_path, listener))
+    for action in ("grow_reply", "grow_log", "fill_socket_folder"):
+        assert seen[action] == "EFBIG", action
+    assert seen["reply_bytes"] == len(b"an answer")
+
+
 def test_what_a_kernel_writes_in_its_tmp_stays_in_its_box(tmp_path, listener):
-    env = dict(grading_environment(), PROBE_COURSE=str(tmp_path), PROBE_PORT=str(listener))
+    env = _probe_env(tmp_path, listener)
     first = _run_probe(tmp_path, env)
     second = _run_probe(tmp_path, env)
     assert first["write_tmp"] == "done"
@@ -112,7 +150,7 @@ def test_what_a_kernel_writes_in_its_tmp_stays_in_its_box(tmp_path, listener):
 
 
 def test_the_worker_keeps_its_kernels_folders_in_one_place_it_removes(tmp_path, listener):
-    env = dict(grading_environment(), PROBE_COURSE=str(tmp_path), PROBE_PORT=str(listener))
+    env = _probe_env(tmp_path, listener)
     _run_probe(tmp_path, env)
     root = warm_kernels.zygote().kernels_root
     assert list(root.iterdir()) == []  # each kernel's folder went with it

@@ -284,3 +284,27 @@ def test_an_armed_kernel_adds_no_audit_hook_of_its_own(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["kit.before"]
     assert _log(tmp_path)[1:] == [{"refused": "sys.addaudithook", "reason": "added an audit hook"}]
+
+
+@pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
+def test_an_armed_kernel_reserves_no_disk_past_a_file_it_holds(tmp_path, filtered):
+    """fallocate (KEEP_SIZE, which the file-size limit does not count) is refused once the filter is on."""
+    held = tmp_path / "guard.jsonl"
+    held.touch()
+    program = textwrap.dedent(f"""
+        import ctypes, os, runpy
+        descriptor = os.open({str(held)!r}, os.O_WRONLY | os.O_APPEND)
+        if {filtered!r}:
+            assert runpy.run_path({str(GUARD_FILE)!r})["forbid_new_programs"]()
+        libc = ctypes.CDLL(None, use_errno=True)
+        keep_size = 1
+        result = libc.fallocate(descriptor, keep_size, ctypes.c_long(0), ctypes.c_long(2**20))
+        print(result, ctypes.get_errno() if result else 0, os.fstat(descriptor).st_blocks * 512)
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    status, error, reserved = result.stdout.split()
+    if filtered:
+        assert (status, error, reserved) == ("-1", "1", "0")  # EPERM, and not a block reserved
+    else:
+        assert status == "0" and int(reserved) >= 2**20  # the file system does reserve it unfiltered

@@ -38,6 +38,7 @@ from gradekit.grading import worker_box
 from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.prompt_client import PromptKernelClient
+from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES
 from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, SOCKETS_VARIABLE, TMP_VARIABLE
 
 IN_KERNEL_DIR = Path(__file__).resolve().parent.parent / "sandbox"
@@ -46,6 +47,8 @@ GUARD_FILE = IN_KERNEL_DIR / "kernel_guard.py"
 ANSWER_SERVER_FILE = IN_KERNEL_DIR / "answer_server.py"
 BOX_FILE = IN_KERNEL_DIR / "kernel_box.py"
 KERNEL_TMP_BYTES = 256 * 2**20  # a boxed kernel's /tmp: a tmpfs, so its pages are memory
+# The largest file a boxed kernel may write, its reply on the grader's disk included: what the grader reads of a reply.
+KERNEL_FILE_BYTES = MAX_MESSAGE_BYTES + 2**20
 # Settings of the grader that a guarded kernel has no business reading.
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL", "KIT_EXCHANGE_ROOT")
 SHUTDOWN_POLL_SECONDS = 0.01
@@ -81,6 +84,7 @@ class Zygote:
         request: dict = {"argv": argv, "cwd": cwd, "env": env}
         if folder is not None and folder.boxed:
             request.update(box=str(BOX_FILE), kernel_dir=str(folder.path), tmp_bytes=KERNEL_TMP_BYTES)
+            request.update(file_bytes=KERNEL_FILE_BYTES)
             request.update(keep=worker_box.read_only_views())
         if folder is not None and guarded:
             request.update(guard=str(GUARD_FILE), answer_server=str(ANSWER_SERVER_FILE))

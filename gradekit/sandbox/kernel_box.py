@@ -13,7 +13,12 @@ its own, so that nothing one kernel does reaches the next:
 - of the worker's kernel folders, only its own (`kernel_dir`), read-only except
   the files it must write (its reply, its guard log) and its socket folder. It
   cannot create, replace or link an entry of its mailbox, only write into the
-  reply file the grader made;
+  reply file the grader made; the handoff folder it was bound through is then
+  covered by an empty read-only tmpfs, so no second, writable view of the folder stays;
+- a hard limit on the size of any file it writes (`file_bytes`), with SIGXFSZ
+  ignored so a write past it fails with EFBIG instead of killing the kernel:
+  its reply and guard log, which lie on the grader's disk, stay that small
+  (the guard's seccomp filter refuses fallocate, which the limit does not stop);
 - finally a second user namespace, whose root owns none of those mounts: the
   kernel cannot unmount or remount anything to see what lies below.
 
@@ -22,10 +27,13 @@ Standard library only: the zygote loads this file by path.
 
 import ctypes
 import os
+import resource
+import signal
 
 NEW_NAMESPACES = 0x10000000 | 0x00020000 | 0x08000000 | 0x40000000 | 0x04000000  # user, mount, IPC, net, UTS
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
 # statvfs flag -> the mount flag a remount must repeat (a less privileged namespace may not drop it).
 KEPT_FLAGS = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, 1 << 10), (2048, 1 << 11), (4096, 1 << 21))
 
@@ -46,14 +54,15 @@ class BoxError(OSError):
     pass
 
 
-def enter(kernel_dir, tmp_bytes, notebook_dir, keep=()):
+def enter(kernel_dir, tmp_bytes, notebook_dir, keep=(), file_bytes=None):
     """Box this process (single-threaded, just forked) around `kernel_dir`; returns the folder to work in.
 
     That is the notebook's own path where it can be made inside the box,
     holding (read-only) the copies of its support files, so the kernel looks
     as if started beside its notebook; else the work folder itself. `keep` are
     read-only views (Python, the kit's kernel side) that stay visible where
-    they lie below the fresh /tmp.
+    they lie below the fresh /tmp. `file_bytes` caps every file the kernel
+    writes (by default, its /tmp's size).
     """
     kernel_dir = os.path.realpath(kernel_dir)
     _own_user_namespace(extra=NEW_NAMESPACES)
@@ -74,8 +83,23 @@ def enter(kernel_dir, tmp_bytes, notebook_dir, keep=()):
         _mount(path, path, None, MS_BIND)
         _remount(path, read_only=False)
     workdir = _work_where_the_notebook_was(os.path.join(kernel_dir, WORK), notebook_dir)
+    _close_the_handoff()
+    _cap_file_sizes(int(file_bytes or tmp_bytes))
     _own_user_namespace(extra=0)  # gives up every power over the mounts above
     return workdir
+
+
+def _close_the_handoff():
+    """Unmount the writable view of the kernel's folder, and cover its mount point (writable in the worker's box)."""
+    if _libc.umount2(HANDOFF.encode(), MNT_DETACH) != 0:
+        _fail(f"umount {HANDOFF}")
+    _mount("tmpfs", HANDOFF, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=555")
+
+
+def _cap_file_sizes(limit):
+    """A hard limit: the kernel's user namespace gives it no power to raise it again."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG for the write, not death for the kernel
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
 
 def _held_below(paths, roots):

@@ -408,7 +408,9 @@ def _other_process(path, reading):
 # before the filter is installed. Refused too: process file descriptors (a pidfd signals any
 # process, the grading worker included, past the audit hook), reading or writing another
 # process's memory, and every way to change namespaces or mounts (they could undo a box the
-# operating system put the kernel in).
+# operating system put the kernel in). And fallocate: it reserves disk past a file's end
+# (FALLOC_FL_KEEP_SIZE) that the box's file-size limit does not count, on the guard log the
+# kernel holds open on the grader's disk among others.
 # Per architecture: (audit arch, the seccomp call, {refused call: its number}, socket).
 SECCOMP_ARCHES = {
     "x86_64": (
@@ -438,6 +440,7 @@ SECCOMP_ARCHES = {
             "fsmount": 432,
             "fspick": 433,
             "mount_setattr": 442,
+            "fallocate": 285,
         },
         41,
     ),
@@ -468,6 +471,7 @@ SECCOMP_ARCHES = {
             "fsmount": 432,
             "fspick": 433,
             "mount_setattr": 442,
+            "fallocate": 47,
         },
         198,
     ),

@@ -111,7 +111,8 @@ def become_kernel(request):
     if request.get("box"):
         try:
             enter = runpy.run_path(request["box"], run_name="kit_kernel_box")["enter"]
-            cwd = enter(request["kernel_dir"], request["tmp_bytes"], cwd, request.get("keep", ()))
+            keep = request.get("keep", ())
+            cwd = enter(request["kernel_dir"], request["tmp_bytes"], cwd, keep, request.get("file_bytes"))
         except Exception:
             os._exit(BOX_FAILED)
     limit = request["env"].get(MEMORY_LIMIT_VARIABLE)
