@@ -118,6 +118,11 @@ c.ExchangeFactory.collect = _kit_module("gradekit.grading.link_keeping_collect")
 _formgrader_page = _kit_module("gradekit.grading.formgrader_page")
 c.HTMLExporter.extra_template_basedirs = _formgrader_page.TEMPLATE_BASEDIRS
 c.HTMLExporter.extra_template_paths = _formgrader_page.TEMPLATE_PATHS
+# The notebook it shows is the student's: their markdown and their outputs' HTML, SVG and markdown
+# are sanitized, and their JavaScript outputs dropped, before the TA's browser sees them.
+from nbconvert.preprocessors.sanitize import SanitizeHTML  # noqa: E402
+
+c.HTMLExporter.preprocessors = [SanitizeHTML]
 
 # nbgrader's own autograde steps, in its order, with the character limit after its line limit;
 # a question's 0-point mark scheme is recorded as graded, so only real answers wait for a TA.

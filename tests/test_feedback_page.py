@@ -9,7 +9,14 @@ import pytest
 from traitlets.config import Config
 
 from gradekit.grading.feedback_mathjax import FOLDER, STAMP, bundle_mathjax, mathjax_source
-from gradekit.grading.feedback_page import STDERR_FINDING, FeedbackPage, diagnosis_line
+from gradekit.grading.feedback_page import (
+    INLINE_SCRIPT,
+    STDERR_FINDING,
+    FeedbackPage,
+    diagnosis_line,
+    script_hash,
+    with_policy,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -132,3 +139,72 @@ def test_the_course_configuration_makes_it_nbgraders_feedback_exporter():
 
     config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     assert config.GenerateFeedback.exporter_class.__name__ == FeedbackPage.__name__
+
+
+def _display(data):
+    return nbformat.v4.new_output("display_data", data=data)
+
+
+# Each payload, if it ran, would set the page's title or window.__pwned (the browser test looks).
+ATTACK_OUTPUTS = (
+    _display({"text/html": "<script>document.title = 'pwned'</script><img src=x onerror=\"window.__pwned = 1\">"}),
+    _display({"image/svg+xml": "<svg xmlns='http://www.w3.org/2000/svg' onload='window.__pwned = 2'></svg>"}),
+    _display({"application/javascript": "window.__pwned = 3", "text/plain": "<js>"}),
+    _display({"text/markdown": "<script>window.__pwned = 4</script>"}),
+)
+ATTACK_MARKDOWN = "My answer: $x = (1, 2, 3)$ <script>window.__pwned = 5</script><b onmouseover='x()'>bold</b>"
+
+
+def attack_page():
+    """A feedback page whose graded cell lost points and displays every attack, after a hostile written answer."""
+    failed = _test_cell(
+        _error("Diagnosis", "[misconception: grad-by-formula] x.grad was written by hand"), *ATTACK_OUTPUTS
+    )
+    return _page([nbformat.v4.new_markdown_cell(ATTACK_MARKDOWN), failed])
+
+
+ACTIVE_ATTRIBUTE = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.IGNORECASE)  # an event handler inside a real tag
+
+
+def _body(html):
+    return html[html.index("<body") :]
+
+
+def test_the_students_markup_reaches_the_page_inert_and_their_javascript_not_at_all():
+    body = _body(attack_page())
+    notebook = body[body.index('id="notebook-container"') :]
+    assert "<script" not in notebook and "<svg" not in notebook
+    assert not ACTIVE_ATTRIBUTE.search(notebook)
+    assert "&lt;script&gt;document.title = 'pwned'&lt;/script&gt;" in body
+    assert "&lt;script&gt;window.__pwned = 5&lt;/script&gt;" in body
+    assert "<svg" not in body and "window.__pwned = 2" not in body and "window.__pwned = 3" not in body
+    assert "onmouseover" not in body
+    # What the student should read is still there: the diagnosis, their math as TeX for MathJax.
+    assert "x.grad was written by hand" in body
+    assert "$x = (1, 2, 3)$" in body
+
+
+def test_the_page_carries_a_policy_that_trusts_only_its_own_scripts():
+    html = attack_page()
+    head = html[: html.index("</head>")]
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)"/>', head).group(1)
+    assert "default-src 'none'" in policy and "object-src 'none'" in policy and "base-uri 'none'" in policy
+    assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    own_scripts = INLINE_SCRIPT.findall(_page([]))
+    assert own_scripts and sorted(script_hash(s) for s in own_scripts) == re.findall(r"'sha256-[^']+'", policy)
+    assert html.index("Content-Security-Policy") < html.index("<script")
+
+
+def test_a_page_without_a_head_is_refused_rather_than_left_without_its_policy():
+    with pytest.raises(ValueError, match="Content-Security-Policy"):
+        with_policy("<html><body></body></html>", "default-src 'none'")
+
+
+def test_the_course_configuration_sanitizes_the_notebook_formgrader_shows():
+    from nbconvert.preprocessors.sanitize import SanitizeHTML
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from gradekit.core.course import CONFIG_FILE
+
+    config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
+    assert [p.__name__ for p in config.HTMLExporter.preprocessors] == [SanitizeHTML.__name__]

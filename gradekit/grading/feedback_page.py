@@ -1,15 +1,22 @@
 """The feedback page a student reads: nbgrader's page, with diagnoses that wrap, a summary line
 per graded cell naming what its check found, and math typeset without the network.
 
+Nothing a student wrote is active in it: their markdown and their outputs' HTML, SVG and
+markdown are sanitized (scripts and event handlers made inert, JavaScript outputs dropped),
+and a Content-Security-Policy lets only the page's own scripts run, named by their hashes.
+
 nbgrader_config.py makes this nbgrader's feedback exporter. Like preprocessors.py, the module
 imports nothing of the kit: the configuration loads it by its path.
 """
 
+import base64
+import hashlib
 import os
 import re
 
 import nbgrader
 from nbconvert.exporters import HTMLExporter
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATES = os.path.join(HERE, "feedback_templates")
@@ -19,6 +26,16 @@ NBGRADER_TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_ex
 # How our checks open a diagnosis: "[misconception: <id>] <what went wrong>".
 MISCONCEPTION_TAG = re.compile(r"\A\[misconception: ([^\]]+)\]\s*")
 STDERR_FINDING = "wrote to stderr, which nbgrader scores as a failed test"
+
+INLINE_SCRIPT = re.compile(r"<script(?: type=\"text/javascript\")?>(.*?)</script>", re.DOTALL)
+HEAD = "<head>"
+# MathJax 2 runs its configuration block with eval and sets inline styles; the page inlines its CSS.
+# Scripts come from files beside the page or the server, or are the template's own, by hash.
+POLICY = (
+    "default-src 'none'; script-src 'self' file: 'unsafe-eval' {hashes}; style-src 'self' file: 'unsafe-inline'; "
+    "img-src 'self' file: data:; font-src 'self' file: data:; connect-src 'self' file:; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'"
+)
 
 
 def diagnosis_line(cell) -> str:
@@ -42,6 +59,26 @@ def _error_finding(error) -> str:
     return f"{error.get('ename', 'Error')}: {message}"
 
 
+def script_hash(script: str) -> str:
+    digest = hashlib.sha256(script.encode()).digest()
+    return "'sha256-" + base64.b64encode(digest).decode() + "'"
+
+
+def security_policy(own_page: str) -> str:
+    """The page's Content-Security-Policy: inline scripts run only if `own_page` (the page drawn
+    from no student content) holds them too."""
+    hashes = sorted({script_hash(script) for script in INLINE_SCRIPT.findall(own_page)})
+    return POLICY.format(hashes=" ".join(hashes))
+
+
+def with_policy(html: str, policy: str) -> str:
+    """`html` with its policy as the first element of its head, before any content could run."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}"/>'
+    if HEAD not in html:
+        raise ValueError("the feedback page has no <head> to carry its Content-Security-Policy")
+    return html.replace(HEAD, HEAD + "\n" + meta, 1)
+
+
 class FeedbackPage(HTMLExporter):
     """nbgrader's feedback page drawn by the course's template (gradekit/grading/feedback_templates)."""
 
@@ -59,9 +96,18 @@ class FeedbackPage(HTMLExporter):
         yield from super().default_filters()
         yield ("diagnosis_line", diagnosis_line)
 
+    def from_notebook_node(self, nb, resources=None, **kw):
+        """The page, carrying a policy that trusts only the scripts of a page drawn without `nb`'s cells."""
+        html, resources = super().from_notebook_node(nb, resources, **kw)
+        empty = nb.copy()
+        empty.cells = []
+        own_page, _ = super().from_notebook_node(empty, dict(resources), **kw)
+        return with_policy(html, security_policy(own_page)), resources
+
     def _preprocess(self, nb, resources):
-        """After nbgrader's steps, add the page's own styles to those its template inlines."""
+        """After nbgrader's steps, make the student's markup inert and add the page's own styles."""
         nb, resources = super()._preprocess(nb, resources)
+        nb, resources = SanitizeHTML(parent=self, enabled=True)(nb, resources)
         with open(PAGE_STYLE) as style:
             resources.setdefault("inlining", {}).setdefault("css", []).append(style.read())
         return nb, resources

@@ -39,6 +39,7 @@ def test_feedback_wraps_the_diagnosis_names_the_failure_and_typesets_math(histor
     run_nbgrader(scratch, "generate_feedback", scratch.assignment_id, "--force")
     feedback = scratch.feedback_dir / student / scratch.assignment_id / f"{NOTEBOOK}.html"
     assert "cdnjs" not in feedback.read_text()
+    assert "Content-Security-Policy" in feedback.read_text()  # and math is still typeset below
 
     server = lab_for(scratch.root, exchange.instructor_environment(scratch, tmp_path / "exchange"))
     requested: list[str] = []

@@ -1,0 +1,68 @@
+"""A feedback page built from a hostile notebook, opened from disk in Chromium as the TA opens it.
+
+The notebook's answer cell displays a script, an image whose onerror runs code, an SVG with
+onload, a JavaScript output and a markdown output with a script; the student's written answer
+holds a script too. Each would set the page's title or window.__pwned if it ran.
+"""
+
+from pathlib import Path
+
+import pytest
+from test_feedback_page import attack_page
+
+from gradekit.grading.feedback_mathjax import bundle_mathjax
+from journeys.conftest import CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def file_browser():
+    """A headless Chromium that opens pages from disk (the journeys' browser lets only loopback through)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"this test needs Chromium at {CHROMIUM}")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def test_no_payload_of_the_student_runs_while_the_diagnosis_and_the_math_are_shown(file_browser, tmp_path):
+    feedback = tmp_path / "feedback"
+    page_file = feedback / "student" / "autograd" / "010_history.html"
+    page_file.parent.mkdir(parents=True)
+    page_file.write_text(attack_page())
+    bundle_mathjax(feedback)
+
+    tab = file_browser.new_page()
+    try:
+        tab.goto(page_file.as_uri())
+        # MathJax still runs under the page's policy: the student's math is typeset.
+        tab.wait_for_selector("#notebook .MathJax", state="attached")
+        assert tab.evaluate("window.__pwned") is None
+        assert tab.title() == "010_history"
+        assert "x.grad was written by hand" in tab.locator("#toc li.failed").inner_text()
+        assert "<script>window.__pwned = 5</script>" in tab.locator("#notebook").first.inner_text()
+    finally:
+        tab.close()
+
+
+def test_the_pages_policy_alone_stops_a_script_the_sanitizer_would_have_missed(file_browser, tmp_path):
+    feedback = tmp_path / "feedback"
+    page_file = feedback / "student" / "autograd" / "010_history.html"
+    page_file.parent.mkdir(parents=True)
+    missed = '<script>window.__pwned = 6</script><img src=x onerror="window.__pwned = 7">'
+    page_file.write_text(attack_page().replace('<div id="toc">', missed + '<div id="toc">', 1))
+    bundle_mathjax(feedback)
+
+    tab = file_browser.new_page()
+    try:
+        tab.goto(page_file.as_uri())
+        tab.wait_for_selector("#notebook .MathJax", state="attached")
+        assert tab.evaluate("window.__pwned") is None
+    finally:
+        tab.close()
