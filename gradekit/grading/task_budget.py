@@ -36,6 +36,8 @@ CELL_LIMITS_PER_NOTEBOOK = 2
 # Seconds past the wall-clock backstop after which the operating system's timer ends the worker
 # when the watchdog could not (a task that never lets the watchdog's thread run).
 LAST_RESORT_SECONDS = 10
+# How the row of a submission its budget ended begins, for those who answer the student in fixed words.
+PAST_BUDGET = "grading ran past its time budget"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +65,7 @@ class OverBudget:
 
     @property
     def students_fault(self) -> bool:
+        """Only a worker held back by a loaded machine is the grader's failure."""
         return self.verdict is not Verdict.OVERLOADED
 
     def row(self, student_id: str, attempts: int = 1) -> GradedSubmission:
@@ -70,7 +73,7 @@ class OverBudget:
         if not self.students_fault:
             failure = GraderFailure(GraderCause.OVERLOADED, f"grading this submission {self.description}")
             return grader_error(student_id, failure, attempts)
-        message = f"grading ran past its time budget and was stopped: it {self.verdict.value} ({self.description})"
+        message = f"{PAST_BUDGET} and was stopped: it {self.verdict.value} ({self.description})"
         return GradedSubmission(student_id, Status.FAILED, message, None, (), 0.0, attempts=attempts)
 
 
