@@ -213,8 +213,6 @@ class DaskExecutor:
         times the rounds the cluster needs for the whole cohort is a grader-error row (the cluster cannot say
         whether the submission or a loaded worker was slow), and the run goes on without it.
         """
-        from distributed import wait
-
         tasks = list(tasks)
         attempts, first_wait = retry_policy(template_root)
         rounds = -(-len(tasks) // self.workers)
@@ -222,8 +220,7 @@ class DaskExecutor:
         deadline = time.monotonic() + patience
         futures = {self._submit(template_root, task, 1): (task, 1) for task in tasks}
         while futures:
-            left = deadline - time.monotonic()
-            done = wait(list(futures), timeout=max(left, 0), return_when="FIRST_COMPLETED").done if left > 0 else ()
+            done = self._first_done(list(futures), deadline - time.monotonic())
             if not done:
                 yield from self._overdue(futures, patience)
                 return
@@ -239,6 +236,18 @@ class DaskExecutor:
                     futures[self._submit(template_root, task, attempt + 1)] = (task, attempt + 1)
         # Workers outlive the run: nothing of it (hidden tests, gradebook copies) may stay on them.
         self.client.run(forget_template, str(template_root))
+
+    @staticmethod
+    def _first_done(futures: list, seconds: float) -> set:
+        """The futures done once one is, or none when `seconds` pass first."""
+        from distributed import wait
+
+        if seconds <= 0:
+            return set()
+        try:
+            return set(wait(futures, timeout=seconds, return_when="FIRST_COMPLETED").done)
+        except TimeoutError:
+            return set()
 
     def _overdue(self, futures: dict, patience: float) -> Iterator[GradedSubmission]:
         for future, (task, attempt) in futures.items():
