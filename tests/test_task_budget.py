@@ -65,3 +65,19 @@ def test_the_budget_is_derived_from_the_cells_time_limit():
     budget = TaskBudget.for_cells(60, notebooks=3)
     assert budget.cpu_seconds == 2 * 60 * 3 and budget.wall_seconds == 3 * budget.cpu_seconds
     assert TaskBudget.for_cells(60, notebooks=0) == TaskBudget.for_cells(60)
+
+
+def test_the_operating_systems_timer_ends_a_worker_whose_watchdog_cannot_run(tmp_path, monkeypatch):
+    from gradekit.grading import task_budget
+
+    monkeypatch.setattr(task_budget, "_watch", lambda *_: None)  # as if the task never let the thread run
+    budget = TaskBudget(1.0)
+    started = time.monotonic()
+    with pytest.raises(concurrent.futures.process.BrokenProcessPool):
+        _in_a_worker(budget, tmp_path / "verdict.json", sleep_long)
+    seconds = time.monotonic() - started
+    assert over_budget(tmp_path / "verdict.json") is None
+    assert seconds < 60
+    ended = task_budget.ended_by_timer(seconds, budget)
+    assert ended is not None and ended.students_fault
+    assert task_budget.ended_by_timer(budget.wall_seconds / 2, budget) is None

@@ -29,7 +29,14 @@ from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.internal_errors import crashed
 from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader, read_settings, retry_policy
-from gradekit.grading.task_budget import LAST_RESORT_SECONDS, OverBudget, TaskBudget, over_budget, within_budget
+from gradekit.grading.task_budget import (
+    LAST_RESORT_SECONDS,
+    OverBudget,
+    TaskBudget,
+    ended_by_timer,
+    over_budget,
+    within_budget,
+)
 from gradekit.grading.warm_kernels import (
     SHORT_TEMPORARY_FOLDER,
     discard_zygote,
@@ -150,7 +157,10 @@ class LocalExecutor:
         outcome: object = None
         for attempt in range(2, attempts + 1):
             time.sleep(backoff_seconds(attempt, first_wait))
+            started = time.monotonic()
             ((_, outcome),) = self._run(template_root, [task], 1, budget)
+            if isinstance(outcome, concurrent.futures.process.BrokenProcessPool):
+                outcome = ended_by_timer(time.monotonic() - started, budget) or outcome
             if isinstance(outcome, OverBudget) and outcome.students_fault:
                 return outcome.row(task[1], attempt)
             if isinstance(outcome, GradedSubmission):

@@ -86,6 +86,13 @@ def over_budget(verdict_file: Path) -> OverBudget | None:
         return None
 
 
+def ended_by_timer(seconds: float, budget: TaskBudget) -> OverBudget | None:
+    """A worker lost after `seconds`, with no verdict left: the operating system's timer ended it, if that long."""
+    if seconds < budget.wall_seconds + LAST_RESORT_SECONDS:
+        return None
+    return OverBudget(Verdict.SAT_IDLE, f"the watchdog could not run, and the timer ended it after {seconds:.0f} s")
+
+
 def within_budget(budget: TaskBudget, verdict_file: str, task: Callable, *args):
     """Run `task(*args)` in this worker; past `budget`, the worker is killed and the verdict left in `verdict_file`."""
     clock = CellClock(os.getpid(), budget.cpu_seconds)

@@ -27,6 +27,7 @@ import secrets
 import shutil
 import signal
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -36,7 +37,7 @@ from gradekit.core.course import Course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.executors import grade_task
 from gradekit.grading.submission_grader import GradedSubmission, grader_error, write_settings
-from gradekit.grading.task_budget import TaskBudget, over_budget, within_budget
+from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
 from gradekit.grading.warm_kernels import kernels_prefix, name_kernel_folders_after
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,7 @@ class SealedEngine:
     async def _graded_once(self, student: str, notebook: str, folder: Path) -> GradedSubmission | None:
         """The check's outcome, or None when its grading process was lost for no reason of the budget's."""
         verdict = folder.parent / "over-budget.json"
-        pool = self._pool
+        pool, started = self._pool, time.monotonic()
         arguments = (self.budget, str(verdict), grade_task, str(self.template.root), str(folder), student)
         try:
             return await asyncio.get_running_loop().run_in_executor(pool, within_budget, *arguments)
@@ -143,7 +144,7 @@ class SealedEngine:
                 log.warning("a grading process died while grading %s's %s; starting fresh ones", student, notebook)
                 pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._new_pool()
-            ended = over_budget(verdict)
+            ended = over_budget(verdict) or ended_by_timer(time.monotonic() - started, self.budget)
             if ended is not None:
                 log.warning("%s's check of %s passed its budget: %s", student, notebook, ended.description)
             return None if ended is None else ended.row(student)
