@@ -65,6 +65,7 @@ def test_the_budget_is_derived_from_the_cells_time_limit():
     budget = TaskBudget.for_cells(60, notebooks=3)
     assert budget.cpu_seconds == 2 * 60 * 3 and budget.wall_seconds == 3 * budget.cpu_seconds
     assert TaskBudget.for_cells(60, notebooks=0) == TaskBudget.for_cells(60)
+    assert TaskBudget.for_cells(60, attempts=3).cpu_seconds == 3 * TaskBudget.for_cells(60).cpu_seconds
 
 
 def test_the_operating_systems_timer_ends_a_worker_whose_watchdog_cannot_run(tmp_path, monkeypatch):

@@ -143,7 +143,8 @@ class Precheck(Configurable):
             "CPU seconds one pre-check may use in all (its grading process and the kernels it starts); past them, "
             "or past three times as many seconds of wall clock, its grading process is killed and replaced and the "
             "check ends as the student's timeout (the grader's failure, not counted, when a loaded machine held it "
-            "back). 0 derives it from the cells' time limit (Execute.timeout): two cells run to their limit."
+            "back). 0 derives it from the cells' time limit (Execute.timeout): two cells run to their limit, for each "
+            "of the grader's tries (CourseKit.grader_attempts)."
         ),
     ).tag(config=True)
 

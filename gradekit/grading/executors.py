@@ -87,7 +87,7 @@ def submission_budget(template_root: Path) -> TaskBudget:
     """The budget of one submission of the run that wrote `template_root`: from its cells' limit and notebooks."""
     cell_timeout = read_settings(template_root).get("cell_timeout", 60)
     notebooks = len(list(Path(template_root).glob("source/*/*.ipynb")))
-    return TaskBudget.for_cells(cell_timeout, notebooks)
+    return TaskBudget.for_cells(cell_timeout, notebooks, retry_policy(template_root)[0])
 
 
 def forget_template(template_root: str) -> None:

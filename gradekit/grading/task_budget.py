@@ -51,9 +51,13 @@ class TaskBudget:
         return BACKSTOP_FACTOR * self.cpu_seconds
 
     @classmethod
-    def for_cells(cls, cell_timeout: float, notebooks: int = 1) -> TaskBudget:
-        """The budget of a submission of `notebooks` notebooks whose cells each have `cell_timeout` seconds."""
-        return cls(CELL_LIMITS_PER_NOTEBOOK * float(cell_timeout) * max(notebooks, 1))
+    def for_cells(cls, cell_timeout: float, notebooks: int = 1, attempts: int = 1) -> TaskBudget:
+        """The budget of a submission of `notebooks` notebooks whose cells each have `cell_timeout` seconds.
+
+        A task retries the grader's own failures inside itself (a fresh kernel): each try gets the whole budget,
+        so that a grader slow to recover never turns into the student's timeout.
+        """
+        return cls(CELL_LIMITS_PER_NOTEBOOK * float(cell_timeout) * max(notebooks, 1) * max(attempts, 1))
 
 
 @dataclasses.dataclass(frozen=True)

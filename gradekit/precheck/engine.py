@@ -66,7 +66,7 @@ def check_budget(course: Course) -> TaskBudget:
     """One check's budget: `Precheck.check_seconds`, or derived from the cells' time limit when that is 0."""
     if course.precheck.check_seconds > 0:
         return TaskBudget(course.precheck.check_seconds)
-    return TaskBudget.for_cells(course.cell_timeout)
+    return TaskBudget.for_cells(course.cell_timeout, attempts=course.grader_attempts)
 
 
 def _our_child(pid: int) -> bool:
