@@ -7,6 +7,7 @@ import concurrent.futures
 import dataclasses
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -83,3 +84,43 @@ def test_a_worker_lost_mid_grade_is_replaced_and_its_submission_graded_again(sma
     assert len(result.rows) == 5 and all(row.status is Status.GRADED for row in result.rows)
     for row in result.rows:
         assert read_record(shared, row.student_id) == read_record(local, row.student_id), row.student_id
+
+
+RELEASE_THE_STUCK = threading.Event()
+
+
+def stuck_on_one(template_root, folder, student):
+    """Stands in for the grading task on the cluster: one submission keeps its worker until it is released."""
+    from gradekit.grading.submission_grader import GradedSubmission
+
+    if student == "stuck":
+        RELEASE_THE_STUCK.wait()
+    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, "cluster")
+
+
+def test_a_cluster_run_stops_waiting_for_a_submission_past_its_budget_and_reports_its_row(tmp_path, monkeypatch):
+    import json
+
+    from distributed import LocalCluster
+
+    from gradekit.core.failures import GraderCause
+    from gradekit.grading import executors
+    from gradekit.grading.submission_grader import SETTINGS_FILE
+
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps({"cell_timeout": 1}))  # a budget of seconds
+    monkeypatch.setattr(executors, "grade_task", stuck_on_one)
+    students = ("amy", "stuck", "ben")
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        executor = DaskExecutor(cluster.scheduler_address)
+        try:
+            started = time.monotonic()
+            outcomes = {g.student_id: g for g in executor.grade_all(tmp_path, [(tmp_path, s) for s in students])}
+            waited = time.monotonic() - started
+        finally:
+            RELEASE_THE_STUCK.set()
+            executor.close()
+    assert waited < 120  # the budget's backstop and a margin, not for ever
+    assert outcomes["amy"].status is outcomes["ben"].status is Status.GRADED
+    stuck = outcomes["stuck"]
+    assert stuck.status is Status.GRADER_ERROR and stuck.cause is GraderCause.STALLED
+    assert "did not return it within" in stuck.message

@@ -9,6 +9,7 @@ from gradekit.core.failures import GraderCause
 from gradekit.core.status import Status
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.submission_grader import GradedSubmission
+from gradekit.grading.task_budget import TaskBudget
 
 pytestmark = pytest.mark.unit
 
@@ -69,3 +70,32 @@ def test_nothing_a_worker_left_in_the_temporary_folder_outlives_the_run(tmp_path
     outcomes = _grade(tmp_path, leave_temporary_files, ("amy", "ben", "cleo"))
     assert {g.status for g in outcomes.values()} == {Status.GRADED}
     assert list(temporary.iterdir()) == []
+
+
+def hang_on_one(template_root, folder, student):
+    """Stands in for real grading: one submission keeps its worker for ever, spinning or blocked."""
+    import time
+
+    if student == "spins":
+        while True:
+            pass
+    if student == "blocks":
+        time.sleep(3600)
+    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+
+
+def test_a_worker_past_its_budget_is_replaced_its_row_is_the_students_timeout_and_the_rest_are_graded(tmp_path):
+    import time
+
+    students = ("amy", "spins", "ben", "blocks", "cleo")
+    tasks = [(Path(tmp_path), name) for name in students]
+    started = time.monotonic()
+    outcomes = {g.student_id: g for g in LocalExecutor(2, hang_on_one, TaskBudget(1.0)).grade_all(tmp_path, tasks)}
+    assert time.monotonic() - started < 120  # the run ends; without the budget it never would
+    assert set(outcomes) == set(students)
+    assert all(outcomes[name].status is Status.GRADED for name in ("amy", "ben", "cleo"))
+    for name in ("spins", "blocks"):
+        assert outcomes[name].status is Status.FAILED and outcomes[name].cause is None
+        assert "ran past its time budget" in outcomes[name].message
+    assert "more CPU time" in outcomes["spins"].message
+    assert "sat past the wall-clock backstop" in outcomes["blocks"].message

@@ -1,6 +1,9 @@
 """The pre-check on the real sealed engine: a wrong answer's diagnosis comes back, the tests themselves never do."""
 
+import asyncio
+import dataclasses
 import json
+import os
 import secrets
 import time
 import types
@@ -18,7 +21,7 @@ from gradekit.precheck.run import DEFAULT_PREFIX, running_service
 from gradekit.proof.subjects import answer_sources, fill_answers, mixed_answer_sources
 
 NOTEBOOK = "010_history"
-TOKENS = {"token-of-ana": "ana", "token-of-ben": "ben"}
+TOKENS = {"token-of-ana": "ana", "token-of-ben": "ben", "token-of-mallory": "mallory", "token-of-eve": "eve"}
 
 
 def identify(handler):
@@ -131,3 +134,114 @@ def test_an_error_carrying_a_hidden_line_gets_the_same_reply_as_one_carrying_any
     failed = [cell for cell in guessed["result"]["cells"] if not cell["passed"]]
     assert failed and all("ValueError; its message is what your own run" in cell["diagnosis"] for cell in failed)
     assert hidden not in json.dumps(guessed) and CUT_NOTICE not in json.dumps(guessed)
+
+
+# One check that never ends beside an honest one, on one grading process -------------------------------------
+
+CHECK_SECONDS = 20.0  # CPU seconds per check; its wall-clock backstop is three times as long
+# Generous: the hostile check's whole wall-clock backstop, then the honest check graded on a fresh process.
+HONEST_CHECK_WITHIN = 3 * CHECK_SECONDS + 120
+CLOSED_WITHIN = 30  # closing kills a grading process stuck on a check instead of waiting for it
+# An answer that makes the kernel's reply a tuple of tuples sharing their children, 64 levels deep:
+# a decoder that walks every node it reaches would never finish.
+ENDLESS_REPLY = """
+import builtins, io, torch
+_node = ('tuple', [])
+for _ in range(64):
+    _node = ('tuple', [_node, _node])
+_buffer = io.BytesIO()
+torch.save({'tree': {'updates': [], 'body': _node}, 'storages': []}, _buffer)
+builtins.__kit_answer__.__globals__['respond'] = lambda *_: _buffer.getvalue()
+"""
+STUCK = ("mallory", "eve")
+
+
+def grade_or_hang(template_root, folder, student):
+    """Stands in for the grading task: the grading process itself spins for ever on a stuck student's check."""
+    from gradekit.grading.executors import grade_task
+
+    while student in STUCK:
+        pass
+    return grade_task(template_root, folder, student)
+
+
+def _on_a_budget(course):
+    settings = dataclasses.replace(course.precheck, workers=1, check_seconds=CHECK_SECONDS)
+    return dataclasses.replace(course, precheck=settings)
+
+
+async def _timed(port, token, content):
+    started = time.monotonic()
+    reply = await _checked(port, token, content)
+    return reply, time.monotonic() - started
+
+
+async def _grading(port, token, content) -> None:
+    """Send a check and return once it is being graded."""
+    body = {"notebook": f"{NOTEBOOK}.ipynb", "content": content, "nonce": secrets.token_hex(16), "sent": time.time()}
+    status, taken = await _call(port, "api/checks", token, body)
+    assert status == 202, taken
+    while taken.get("state") == "queued":
+        await asyncio.sleep(0.2)
+        status, taken = await _call(port, f"api/checks/{taken['id']}", token)
+    assert taken["state"] == "running", taken
+
+
+def _hostile_beside_honest(course, tmp_path, hostile, honest, stuck_at_close=None):
+    """Mallory's check and Ben's sent at once to one grading process, then, if given, one left stuck at closing.
+
+    Returns mallory's reply, Ben's reply, Ben's seconds and the seconds closing took.
+    """
+
+    async def scenario():
+        async with running_service(course, tmp_path / "state", "127.0.0.1", 0, DEFAULT_PREFIX, identify) as running:
+            mallory = asyncio.ensure_future(_timed(running.port, "token-of-mallory", hostile))
+            await asyncio.sleep(0.5)  # mallory's check is taken first and holds the one grading process
+            ben = await _timed(running.port, "token-of-ben", honest)
+            theirs, _ = await mallory
+            if stuck_at_close is not None:
+                await _grading(running.port, "token-of-eve", stuck_at_close)
+            closing = time.monotonic()
+        return theirs, ben, time.monotonic() - closing
+
+    theirs, (his, his_seconds), closing_seconds = run_apart(scenario())
+    return theirs, his, his_seconds, closing_seconds
+
+
+def _grading_processes_left(state_dir) -> list[int]:
+    folders = list(state_dir.glob("gradekit-precheck-*/processes"))
+    return [int(p.name) for folder in folders for p in folder.iterdir() if os.path.exists(f"/proc/{p.name}")]
+
+
+@pytest.mark.nbgrader
+def test_a_grading_process_that_hangs_is_replaced_and_the_next_students_check_is_graded(
+    course, manifest, tmp_path, monkeypatch
+):
+    """The grading process itself hangs (an injected fault): the limit holds whatever makes it hang."""
+    import gradekit.precheck.engine as engine
+
+    monkeypatch.setattr(engine, "grade_task", grade_or_hang)
+    right = _notebook(course, manifest)
+    theirs, his, his_seconds, closing_seconds = _hostile_beside_honest(
+        _on_a_budget(course), tmp_path, right, right, stuck_at_close=right
+    )
+    assert theirs["result"]["status"] == "not graded"
+    assert "time limit" in theirs["result"]["message"]
+    assert his["result"]["score"] == his["result"]["max_score"] > 0
+    assert his_seconds < HONEST_CHECK_WITHIN
+    assert closing_seconds < CLOSED_WITHIN
+    assert _grading_processes_left(tmp_path / "state") == []
+
+
+@pytest.mark.nbgrader
+def test_an_upload_whose_reply_never_finishes_decoding_holds_up_no_classmate(course, manifest, tmp_path):
+    endless = types.SimpleNamespace(notebook=NOTEBOOK, function="float64_leaf", source=ENDLESS_REPLY)
+    sources = mixed_answer_sources(manifest, NOTEBOOK, (endless,))
+    hostile = json.loads(nbformat.writes(fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", sources)))
+    theirs, his, his_seconds, _ = _hostile_beside_honest(
+        _on_a_budget(course), tmp_path, hostile, _notebook(course, manifest)
+    )
+    # Today the budget stops it; a decoder with a node budget of its own refuses the reply sooner.
+    assert theirs["result"]["status"] in {"not graded", "held for a TA"}
+    assert his["result"]["score"] == his["result"]["max_score"] > 0
+    assert his_seconds < HONEST_CHECK_WITHIN

@@ -137,7 +137,18 @@ class Precheck(Configurable):
         ),
     ).tag(config=True)
 
-    @validate("cooldown_seconds", "request_window_seconds")
+    check_seconds = Float(
+        0.0,
+        help=(
+            "CPU seconds one pre-check may use in all (its grading process and the kernels it starts); past them, "
+            "or past three times as many seconds of wall clock, its grading process is killed and replaced and the "
+            "check ends as the student's timeout (the grader's failure, not counted, when a loaded machine held it "
+            "back). 0 derives it from the cells' time limit (Execute.timeout): two cells run to their limit, for each "
+            "of the grader's tries (CourseKit.grader_attempts)."
+        ),
+    ).tag(config=True)
+
+    @validate("cooldown_seconds", "request_window_seconds", "check_seconds")
     def _not_negative(self, proposal):
         value = proposal["value"]
         if value < 0:
@@ -174,6 +185,7 @@ class PrecheckSettings:
     daily_quota: int = 12
     workers: int = 1
     request_window_seconds: float = 300.0
+    check_seconds: float = 0.0  # 0: derived from the cells' time limit by the engine
 
     @classmethod
     def from_traits(cls, traits: Precheck) -> "PrecheckSettings":
@@ -187,6 +199,7 @@ class PrecheckSettings:
             daily_quota=traits.daily_quota,
             workers=traits.workers,
             request_window_seconds=traits.request_window_seconds,
+            check_seconds=traits.check_seconds,
         )
 
     def due_date(self, assignment: str) -> datetime.datetime | None:

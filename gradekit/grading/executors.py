@@ -4,7 +4,10 @@ Both run the same `ScratchGrader` and yield `GradedSubmission`s as they finish;
 a worker keeps its grader (and so its loaded nbgrader) for all its tasks. A
 worker lost while grading is the grader's failure: its submissions are graded
 again on a fresh worker, a bounded number of times (the run's settings), and
-one still lost after that is a grader-error row, never a score.
+one still lost after that is a grader-error row, never a score. On this
+machine every submission is graded under a budget (task_budget.py): a worker
+that passes it is killed and replaced, the row is the student's timeout (or the
+grader's failure on a loaded machine, tried again), and the rest are graded.
 """
 
 from __future__ import annotations
@@ -25,7 +28,15 @@ from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.internal_errors import crashed
-from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader, retry_policy
+from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader, read_settings, retry_policy
+from gradekit.grading.task_budget import (
+    LAST_RESORT_SECONDS,
+    OverBudget,
+    TaskBudget,
+    ended_by_timer,
+    over_budget,
+    within_budget,
+)
 from gradekit.grading.warm_kernels import (
     SHORT_TEMPORARY_FOLDER,
     discard_zygote,
@@ -72,6 +83,13 @@ def _remove_kernel_folders(run_root: str) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def submission_budget(template_root: Path) -> TaskBudget:
+    """The budget of one submission of the run that wrote `template_root`: from its cells' limit and notebooks."""
+    cell_timeout = read_settings(template_root).get("cell_timeout", 60)
+    notebooks = len(list(Path(template_root).glob("source/*/*.ipynb")))
+    return TaskBudget.for_cells(cell_timeout, notebooks, retry_policy(template_root)[0])
+
+
 def forget_template(template_root: str) -> None:
     """Remove this process's scratch course for a template and end its zygote (a cluster worker, after a run)."""
     grader = _graders.pop(template_root, None)
@@ -103,40 +121,56 @@ def _worker_lost(error: BaseException) -> bool:
 
 
 class LocalExecutor:
-    """`jobs` worker processes on this machine, each grading whole submissions.
+    """`jobs` worker processes on this machine, each grading whole submissions, each under its budget.
 
     If a worker process dies, the pool cannot tell which submission it was
     grading: every submission caught in that pool is graded again, each in a
     fresh pool of its own, with backoff, until it is graded or its tries run out.
+    A worker that its budget ended says so: that submission's row is the
+    student's timeout at once, unless the machine held the worker back.
     """
 
-    def __init__(self, jobs: int, task=grade_task):
+    def __init__(self, jobs: int, task=grade_task, budget: TaskBudget | None = None):
         self.jobs = jobs
         self.workers = jobs
         self.task = task  # a module-level function (template, folder, student) -> GradedSubmission
+        self.budget = budget  # None: derived from the run's cell limit (`submission_budget`)
 
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
+        budget = self.budget or submission_budget(template_root)
         suspects: list[Task] = []
-        for task, outcome in self._run(template_root, list(tasks), self.jobs):
-            if isinstance(outcome, concurrent.futures.process.BrokenProcessPool):
+        for task, outcome in self._run(template_root, list(tasks), self.jobs, budget):
+            if isinstance(outcome, OverBudget) and outcome.students_fault:
+                yield outcome.row(task[1])
+            elif isinstance(outcome, (OverBudget, concurrent.futures.process.BrokenProcessPool)):
                 suspects.append(task)
             else:
                 yield outcome
         attempts, first_wait = retry_policy(template_root)
         for task in suspects:
-            yield self._alone(template_root, task, attempts, first_wait)
+            yield self._alone(template_root, task, attempts, first_wait, budget)
 
-    def _alone(self, template_root: Path, task: Task, attempts: int, first_wait: float) -> GradedSubmission:
+    def _alone(
+        self, template_root: Path, task: Task, attempts: int, first_wait: float, budget: TaskBudget
+    ) -> GradedSubmission:
         """`task` in fresh pools of one worker, the first try having been the shared pool's."""
+        outcome: object = None
         for attempt in range(2, attempts + 1):
             time.sleep(backoff_seconds(attempt, first_wait))
-            ((_, outcome),) = self._run(template_root, [task], 1)
-            if not isinstance(outcome, BaseException):
+            started = time.monotonic()
+            ((_, outcome),) = self._run(template_root, [task], 1, budget)
+            if isinstance(outcome, concurrent.futures.process.BrokenProcessPool):
+                outcome = ended_by_timer(time.monotonic() - started, budget) or outcome
+            if isinstance(outcome, OverBudget) and outcome.students_fault:
+                return outcome.row(task[1], attempt)
+            if isinstance(outcome, GradedSubmission):
                 return dataclasses.replace(outcome, attempts=outcome.attempts + attempt - 1)
+        if isinstance(outcome, OverBudget):
+            return outcome.row(task[1], attempts)
         return _crashed(task[1], concurrent.futures.process.BrokenProcessPool("the worker died"), attempts)
 
-    def _run(self, template_root: Path, tasks: list[Task], jobs: int):
-        """(task, GradedSubmission or the exception its worker died with), as they finish."""
+    def _run(self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget):
+        """(task, GradedSubmission, the OverBudget that ended its worker or the exception it died with), as they finish."""
         # Forked workers start with what this process has imported (nbgrader above all).
         context = multiprocessing.get_context("fork")
         # A pool's workers exit without running their exit handlers: every temporary file of
@@ -148,18 +182,23 @@ class LocalExecutor:
                 jobs, mp_context=context, initializer=_temporary_files_under, initargs=(run_root,)
             ) as pool,
         ):
+            verdicts = [Path(run_root) / f"over-budget-{n}.json" for n in range(len(tasks))]
             futures = {
-                pool.submit(self.task, str(template_root), str(folder), student): (folder, student)
-                for folder, student in tasks
+                pool.submit(within_budget, budget, str(verdict), self.task, str(template_root), str(folder), student): (
+                    (folder, student),
+                    verdict,
+                )
+                for (folder, student), verdict in zip(tasks, verdicts)
             }
             try:
                 for future in concurrent.futures.as_completed(futures):
+                    task, verdict = futures[future]
                     try:
-                        yield futures[future], future.result()
+                        yield task, future.result()
                     except concurrent.futures.process.BrokenProcessPool as error:
-                        yield futures[future], error
+                        yield task, over_budget(verdict) or error
                     except Exception as error:
-                        yield futures[future], _crashed(futures[future][1], error)
+                        yield task, _crashed(task[1], error)
             finally:
                 pool.shutdown(wait=True)
                 _remove_kernel_folders(run_root)
@@ -178,26 +217,53 @@ class DaskExecutor:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
-        """Dask moves the task of a worker that leaves to another; one lost more often than Dask allows is sent again."""
-        from distributed import as_completed
+        """Dask moves the task of a worker that leaves to another; one lost more often than Dask allows is sent again.
 
+        The coordinator never waits for ever: a submission not back within its budget's wall-clock backstop
+        times the rounds the cluster needs for the whole cohort is a grader-error row (the cluster cannot say
+        whether the submission or a loaded worker was slow), and the run goes on without it.
+        """
+        tasks = list(tasks)
         attempts, first_wait = retry_policy(template_root)
+        rounds = -(-len(tasks) // self.workers)
+        patience = submission_budget(template_root).wall_seconds * max(rounds, 1) + LAST_RESORT_SECONDS
+        deadline = time.monotonic() + patience
         futures = {self._submit(template_root, task, 1): (task, 1) for task in tasks}
-        finished = as_completed(list(futures))
-        for future in finished:
-            task, attempt = futures.pop(future)
-            try:
-                yield future.result()
-            except Exception as error:
-                if not (_worker_lost(error) and attempt < attempts):
-                    yield _crashed(task[1], error, attempt)
-                    continue
-                time.sleep(backoff_seconds(attempt + 1, first_wait))
-                again = self._submit(template_root, task, attempt + 1)
-                futures[again] = (task, attempt + 1)
-                finished.add(again)
+        while futures:
+            done = self._first_done(list(futures), deadline - time.monotonic())
+            if not done:
+                yield from self._overdue(futures, patience)
+                return
+            for future in done:
+                task, attempt = futures.pop(future)
+                try:
+                    yield future.result()
+                except Exception as error:
+                    if not (_worker_lost(error) and attempt < attempts):
+                        yield _crashed(task[1], error, attempt)
+                        continue
+                    time.sleep(backoff_seconds(attempt + 1, first_wait))
+                    futures[self._submit(template_root, task, attempt + 1)] = (task, attempt + 1)
         # Workers outlive the run: nothing of it (hidden tests, gradebook copies) may stay on them.
         self.client.run(forget_template, str(template_root))
+
+    @staticmethod
+    def _first_done(futures: list, seconds: float) -> set:
+        """The futures done once one is, or none when `seconds` pass first."""
+        from distributed import wait
+
+        if seconds <= 0:
+            return set()
+        try:
+            return set(wait(futures, timeout=seconds, return_when="FIRST_COMPLETED").done)
+        except TimeoutError:
+            return set()
+
+    def _overdue(self, futures: dict, patience: float) -> Iterator[GradedSubmission]:
+        for future, (task, attempt) in futures.items():
+            future.cancel()
+            stalled = GraderFailure(GraderCause.STALLED, f"the cluster did not return it within {patience:.0f} s")
+            yield _crashed(task[1], stalled, attempt)
 
     def _submit(self, template_root: Path, task: Task, attempt: int):
         folder, student = task

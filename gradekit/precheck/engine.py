@@ -7,6 +7,12 @@ so a pre-check gives the grade the TA's run would give. The grading template
 once, at start, in the service's own folder. Processes start without the
 service's hub credentials in their environment, and every uploaded notebook
 is written to a private folder that is removed once it is graded.
+
+Every check is graded under a budget (`Precheck.check_seconds`, task_budget.py):
+a grading process that passes it is killed, a fresh pool takes its place at
+once, and the check ends as the student's timeout, or as the grader's failure
+when a loaded machine held it back. Closing the engine kills its grading
+processes rather than waiting for them.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ import multiprocessing
 import os
 import secrets
 import shutil
+import signal
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -29,12 +37,15 @@ from gradekit.core.course import Course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.executors import grade_task
 from gradekit.grading.submission_grader import GradedSubmission, grader_error, write_settings
+from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
 from gradekit.grading.warm_kernels import kernels_prefix, name_kernel_folders_after
 
 log = logging.getLogger(__name__)
 
 # The service's own credentials for the hub: no grading process (nor kernel) may hold them.
 HUB_VARIABLES = ("JUPYTERHUB_", "JPY_")
+# Under the run's folder: one empty file per grading process, named by its pid, so that closing can end them.
+PROCESSES_FOLDER = "processes"
 
 
 def without_hub_credentials(environment: dict[str, str]) -> dict[str, str]:
@@ -48,6 +59,23 @@ def _start_grading_process(run_root: str) -> None:
     os.environ.update(kept)
     tempfile.tempdir = run_root
     name_kernel_folders_after(Path(run_root).name)
+    (Path(run_root) / PROCESSES_FOLDER / str(os.getpid())).touch()
+
+
+def check_budget(course: Course) -> TaskBudget:
+    """One check's budget: `Precheck.check_seconds`, or derived from the cells' time limit when that is 0."""
+    if course.precheck.check_seconds > 0:
+        return TaskBudget(course.precheck.check_seconds)
+    return TaskBudget.for_cells(course.cell_timeout, attempts=course.grader_attempts)
+
+
+def _our_child(pid: int) -> bool:
+    """`pid` is still a process this one started (a pid file outlives its process; the number may be reused)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid()
 
 
 class SealedEngine:
@@ -67,6 +95,8 @@ class SealedEngine:
         shutil.rmtree(self.incoming, ignore_errors=True)
         self.incoming.mkdir(mode=0o700)
         self._run_root = Path(tempfile.mkdtemp(prefix="gradekit-precheck-", dir=self.state_dir))
+        (self._run_root / PROCESSES_FOLDER).mkdir()
+        self.budget = check_budget(course)
         self._pool = self._new_pool()
 
     def source_notebooks(self) -> dict:
@@ -84,21 +114,40 @@ class SealedEngine:
         )
 
     async def grade(self, student: str, notebook: str, content: bytes) -> GradedSubmission:
-        """Grade one uploaded notebook of `student` in a grading process; a lost process is the grader's failure."""
+        """Grade one uploaded notebook of `student` in a grading process, under the check's budget.
+
+        A process lost for another reason is the grader's failure: the check is tried again in a fresh
+        pool, as a cohort's submission is, and reported as the grader's when every try was lost.
+        """
         folder = self.incoming / secrets.token_hex(8) / self.course.assignment_id
         folder.mkdir(parents=True, mode=0o700)
         (folder / f"{notebook}.ipynb").write_bytes(content)
-        loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._pool, grade_task, str(self.template.root), str(folder), student)
-        except concurrent.futures.process.BrokenProcessPool:
-            log.warning("a grading process died while grading %s's %s; starting fresh ones", student, notebook)
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = self._new_pool()
+            for _ in range(self.course.grader_attempts):
+                graded = await self._graded_once(student, notebook, folder)
+                if graded is not None:
+                    return graded
             lost = GraderFailure(GraderCause.WORKER_LOST, "the grading process died while grading this notebook")
-            return grader_error(student, lost, 1)
+            return grader_error(student, lost, self.course.grader_attempts)
         finally:
             shutil.rmtree(folder.parent, ignore_errors=True)
+
+    async def _graded_once(self, student: str, notebook: str, folder: Path) -> GradedSubmission | None:
+        """The check's outcome, or None when its grading process was lost for no reason of the budget's."""
+        verdict = folder.parent / "over-budget.json"
+        pool, started = self._pool, time.monotonic()
+        arguments = (self.budget, str(verdict), grade_task, str(self.template.root), str(folder), student)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, within_budget, *arguments)
+        except concurrent.futures.process.BrokenProcessPool:
+            if self._pool is pool:  # the first check to hear of it replaces the pool; the others use the new one
+                log.warning("a grading process died while grading %s's %s; starting fresh ones", student, notebook)
+                pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            ended = over_budget(verdict) or ended_by_timer(time.monotonic() - started, self.budget)
+            if ended is not None:
+                log.warning("%s's check of %s passed its budget: %s", student, notebook, ended.description)
+            return None if ended is None else ended.row(student)
 
     async def warm(self) -> None:
         """Grade a blank notebook once in every grading process, so the first student's check finds them warm."""
@@ -107,6 +156,10 @@ class SealedEngine:
         await asyncio.gather(*(self.grade(f"warm-up-{n}", release.stem, content) for n in range(self.workers)))
 
     def close(self) -> None:
+        """End the grading processes now (one may be stuck on a check) and remove every file of theirs."""
+        for pid_file in (self._run_root / PROCESSES_FOLDER).iterdir():
+            if _our_child(int(pid_file.name)):
+                os.kill(int(pid_file.name), signal.SIGKILL)
         self._pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(self._run_root, ignore_errors=True)
         for base in {tempfile.gettempdir(), "/tmp"}:

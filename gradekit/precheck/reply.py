@@ -30,6 +30,7 @@ from gradekit.core.notes import FindingKind
 from gradekit.core.status import Status
 from gradekit.grading.safe_execute import CUT_NOTICE, SHORTEST_SECRET, hidden_test_lines
 from gradekit.grading.submission_grader import GradedSubmission
+from gradekit.grading.task_budget import PAST_BUDGET
 from gradekit.sandbox.crossing import REFUSAL_TYPE
 
 # Errors raised in the kit's own words: a check's verdict (autograd_checks.py), a cell past its time limit (the
@@ -89,6 +90,13 @@ def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secr
     """The reply for one graded notebook; `source_notebook` is the trusted copy with its points and hidden tests."""
     if graded.status is Status.GRADER_ERROR:
         return grader_error_reply()
+    if graded.status is Status.FAILED and graded.message.startswith(PAST_BUDGET):
+        return {
+            "status": "not graded",
+            "message": "Grading this notebook ran past the pre-check's time limit and was stopped, so it would "
+            "score nothing. Look for code that runs for a long time or never ends, then pre-check again.",
+            "cells": [],
+        }
     if graded.status is Status.FAILED or graded.record is None:
         # The grader's message can quote what nbgrader met in the notebook: only fixed words go back.
         return {

@@ -1,0 +1,84 @@
+"""A task past its budget ends its worker and leaves a verdict saying whose failure it is."""
+
+import concurrent.futures
+import concurrent.futures.process
+import multiprocessing
+import time
+
+import pytest
+
+from gradekit.core.failures import GraderCause
+from gradekit.core.status import Status
+from gradekit.grading.cpu_clock import Verdict
+from gradekit.grading.task_budget import OverBudget, TaskBudget, over_budget, within_budget
+
+pytestmark = pytest.mark.unit
+
+
+def spin():
+    while True:
+        pass
+
+
+def sleep_long():
+    time.sleep(3600)
+
+
+def answer():
+    return 42
+
+
+def _in_a_worker(budget, verdict_file, task):
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        return pool.submit(within_budget, budget, str(verdict_file), task).result()
+
+
+def test_a_task_within_its_budget_returns_and_leaves_no_verdict(tmp_path):
+    assert _in_a_worker(TaskBudget(5.0), tmp_path / "verdict.json", answer) == 42
+    assert over_budget(tmp_path / "verdict.json") is None
+
+
+def test_a_task_that_spins_past_its_budget_ends_its_worker_as_the_students_timeout(tmp_path):
+    with pytest.raises(concurrent.futures.process.BrokenProcessPool):
+        _in_a_worker(TaskBudget(1.0), tmp_path / "verdict.json", spin)
+    ended = over_budget(tmp_path / "verdict.json")
+    assert ended is not None and ended.verdict is Verdict.OVER_LIMIT and ended.students_fault
+    row = ended.row("amy")
+    assert row.status is Status.FAILED and row.cause is None and "time budget" in row.message
+
+
+def test_a_task_that_blocks_is_ended_at_the_wall_clock_backstop(tmp_path):
+    started = time.monotonic()
+    with pytest.raises(concurrent.futures.process.BrokenProcessPool):
+        _in_a_worker(TaskBudget(1.0), tmp_path / "verdict.json", sleep_long)
+    assert time.monotonic() - started < 60
+    ended = over_budget(tmp_path / "verdict.json")
+    assert ended is not None and ended.verdict is Verdict.SAT_IDLE and ended.students_fault
+
+
+def test_a_worker_a_loaded_machine_held_back_is_the_graders_failure_not_a_zero():
+    row = OverBudget(Verdict.OVERLOADED, "waited 9 s for a CPU").row("amy", attempts=3)
+    assert row.status is Status.GRADER_ERROR and row.cause is GraderCause.OVERLOADED and "tried 3 times" in row.message
+
+
+def test_the_budget_is_derived_from_the_cells_time_limit():
+    budget = TaskBudget.for_cells(60, notebooks=3)
+    assert budget.cpu_seconds == 2 * 60 * 3 and budget.wall_seconds == 3 * budget.cpu_seconds
+    assert TaskBudget.for_cells(60, notebooks=0) == TaskBudget.for_cells(60)
+    assert TaskBudget.for_cells(60, attempts=3).cpu_seconds == 3 * TaskBudget.for_cells(60).cpu_seconds
+
+
+def test_the_operating_systems_timer_ends_a_worker_whose_watchdog_cannot_run(tmp_path, monkeypatch):
+    from gradekit.grading import task_budget
+
+    monkeypatch.setattr(task_budget, "_watch", lambda *_: None)  # as if the task never let the thread run
+    budget = TaskBudget(1.0)
+    started = time.monotonic()
+    with pytest.raises(concurrent.futures.process.BrokenProcessPool):
+        _in_a_worker(budget, tmp_path / "verdict.json", sleep_long)
+    seconds = time.monotonic() - started
+    assert over_budget(tmp_path / "verdict.json") is None
+    assert seconds < 60
+    ended = task_budget.ended_by_timer(seconds, budget)
+    assert ended is not None and ended.students_fault
+    assert task_budget.ended_by_timer(budget.wall_seconds / 2, budget) is None
