@@ -48,6 +48,14 @@ class OutputBudget:
     def __init__(self, per_output: int, per_notebook: int):
         self.per_output, self.per_notebook = per_output, per_notebook
         self.kept = 0  # bytes of the outputs admitted so far
+        self._last_cut: dict | None = None  # the note this budget made last, so a run of cuts leaves one
+
+    def take(self, size: int) -> bool:
+        """Count `size` bytes against the budget if they fit, else count nothing; whether they fit."""
+        if size > min(self.per_output, self.per_notebook - self.kept):
+            return False
+        self.kept += size
+        return True
 
     def admit(self, outputs: list, output: dict) -> None:
         """Append `output` to `outputs` when it fits; otherwise what is kept of it, with a note saying what was cut.
@@ -58,15 +66,16 @@ class OutputBudget:
         by whether it has one, and by whether it wrote to stderr.
         """
         size = output_bytes(output)
-        room = min(self.per_output, self.per_notebook - self.kept)
-        if size <= room:
-            self.kept += size
+        if self.take(size):
             outputs.append(output)
             return
-        cut = _cut(output, size, max(room, 0), self._why(size))
-        if outputs and _same_cut(outputs[-1], cut):
+        room = max(min(self.per_output, self.per_notebook - self.kept), 0)
+        cut = _cut(output, size, room, self._why(size))
+        last = self._last_cut
+        if last is not None and outputs and outputs[-1] is last and _same_kind(last, cut):
             return
         self.kept += output_bytes(cut)
+        self._last_cut = cut
         outputs.append(cut)
 
     def _why(self, size: int) -> str:
@@ -83,9 +92,7 @@ def admitted(budget: OutputBudget, outputs: list) -> list:
     return kept
 
 
-def _same_cut(last: dict, cut: dict) -> bool:
-    if CUT_BY_THE_GRADER not in json.dumps(last, default=str):
-        return False
+def _same_kind(last: dict, cut: dict) -> bool:
     return (last.get("output_type"), last.get("name")) == (cut.get("output_type"), cut.get("name"))
 
 

@@ -204,11 +204,9 @@ class SafeExecute(WarmExecute):
         """An update replaces an output's data: it is held to the same budget first."""
         content = msg.get("content", {})
         size = output_bytes(content)
-        if size > min(self._outputs.per_output, self._outputs.per_notebook - self._outputs.kept):
+        if not self._outputs.take(size):
             note = f"[an updated output of {size:,} bytes {CUT_BY_THE_GRADER}: past the output budget]"
             msg["content"] = {**content, "data": {"text/plain": note}, "metadata": {}}
-        else:
-            self._outputs.kept += size
         super()._update_display_id(display_id, msg)
 
     async def _after(self, cell) -> None:
