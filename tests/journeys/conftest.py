@@ -57,34 +57,40 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory):
-    """One headless Chromium for the session, with a fresh profile."""
+def playwright():
+    """Playwright for the session: its synchronous driver runs once per process, so every browser comes from it."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.fail("the journey tests need Playwright: pip install playwright (no `playwright install`)")
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"the journey tests need Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright, tmp_path_factory):
+    """One headless Chromium for the session, with a fresh profile."""
     profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport=VIEWPORT,
-        )
-        context.set_default_timeout(30_000)
-        # A regular expression is matched inside the browser; a Python predicate would hold every
-        # request until the test's thread next talks to Playwright.
-        context.off_machine_requests = []
-        context.route(
-            re.compile(rf"^(?!http://{re.escape(LOOPBACK)}:)"), functools.partial(_refuse, context.off_machine_requests)
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    context = playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=CHROMIUM,
+        args=CHROMIUM_ARGS,
+        headless=True,
+        viewport=VIEWPORT,
+    )
+    context.set_default_timeout(30_000)
+    # A regular expression is matched inside the browser; a Python predicate would hold every
+    # request until the test's thread next talks to Playwright.
+    context.off_machine_requests = []
+    context.route(
+        re.compile(rf"^(?!http://{re.escape(LOOPBACK)}:)"), functools.partial(_refuse, context.off_machine_requests)
+    )
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def _refuse(refused: list[str], route) -> None:

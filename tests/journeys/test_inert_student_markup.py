@@ -18,18 +18,13 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def file_browser():
+def file_browser(playwright):
     """A headless Chromium that opens pages from disk (the journeys' browser lets only loopback through)."""
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"this test needs Chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    try:
+        yield chromium
+    finally:
+        chromium.close()
 
 
 @contextlib.contextmanager
