@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 
 from gradekit.core.course import REPO_ROOT
 from gradekit.core.nbgrader_cli import grading_environment
-from gradekit.grading import warm_kernels
+from gradekit.grading import warm_kernels, worker_box
 from gradekit.grading.warm_kernels import WarmKernelManager
 
 pytestmark = pytest.mark.notebook
@@ -98,8 +98,14 @@ def test_a_kernel_sees_only_its_own_box(tmp_path, listener):
     seen = _run_probe(tmp_path, env)
     assert seen["uid"] == 65534
     assert seen["processes"] == sorted({1, seen["pid"]})  # its zygote and itself: no worker, no other kernel
-    # A tmpfs of its own: IPython's folder, and the paths of its own folder and its notebook's, made in it.
-    made_here = {"ipython", warm_kernels.zygote().kernels_root.parts[2], tmp_path.parts[2]}
+    # A tmpfs of its own: IPython's folder, and the paths of its own folder and its notebook's, made in it,
+    # and the read-only views of the kit and Python put back where they lie below /tmp (a clone kept there).
+    kept = {
+        Path(view).parts[2]
+        for view in worker_box.read_only_views()
+        if Path(view).parts[1:2] == ("tmp",) and len(Path(view).parts) > 2
+    }
+    made_here = {"ipython", warm_kernels.zygote().kernels_root.parts[2], tmp_path.parts[2], *kept}
     assert set(seen["tmp"]) <= made_here
     assert seen["shm"] == []
     assert len(seen["kernel_folders"]) == 1  # its own folder, none of another kernel's
