@@ -1,5 +1,6 @@
 """The kernel's memory and pids cgroup: v1 on this machine's real hierarchies, v2 on a file tree laid out like one."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -156,3 +157,12 @@ def test_a_machine_without_the_controllers_says_why(tmp_path):
     (tmp_path / "cgroup.controllers").write_text("cpu io\n")
     with pytest.raises(CgroupUnavailable, match=r"offers no memory and pids controllers here \(cpu io\)"):
         find_layout(tmp_path, "0::/\n")
+
+
+def test_the_empty_groups_of_workers_that_ended_are_removed_and_no_other(tmp_path):
+    ended, alive, other = tmp_path / "gradekit-999999999", tmp_path / f"gradekit-{os.getpid()}", tmp_path / "other"
+    for folder in (ended / "k1", alive / "k1", other):
+        folder.mkdir(parents=True)
+    kernel_cgroups.remove_groups_of_ended_workers(tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == [alive.name, "other"]
+    assert (alive / "k1").is_dir()

@@ -92,6 +92,7 @@ def make_kit_group(layout: Layout) -> Layout:
         if layout.version == 2:
             _write(layout.memory.parent / "cgroup.subtree_control", "+memory +pids")
         for folder in layout.folders:
+            remove_groups_of_ended_workers(folder.parent)
             folder.mkdir(exist_ok=True)
         if layout.version == 2:
             _write(layout.memory / "cgroup.subtree_control", "+memory +pids")
@@ -222,6 +223,19 @@ def kernel_group(memory_bytes: int, tasks: int = KERNEL_TASKS) -> KernelGroup | 
     group = KernelGroup(_layout, f"k{_sequence}")
     group.limit(memory_bytes, tasks)
     return group
+
+
+def remove_groups_of_ended_workers(parent: Path) -> None:
+    """Remove the empty kit groups of workers that ended without removing theirs (killed, not exited)."""
+    for group in parent.glob(f"{KIT_GROUP_PREFIX}*"):
+        worker = group.name[len(KIT_GROUP_PREFIX) :]
+        if not worker.isdigit() or Path(f"/proc/{worker}").exists():
+            continue
+        for folder in (*group.glob("k*"), group):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass  # still holds a process, or not a group: left alone
 
 
 def remove_kit_group(layout: Layout) -> None:
