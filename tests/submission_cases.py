@@ -20,6 +20,7 @@ from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.course import REPO_ROOT, Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.status import Status
+from gradekit.grading import kernel_cgroups
 from gradekit.grading.intake import stamp
 from gradekit.grading.warm_kernels import KERNEL_FILE_BYTES
 from gradekit.proof.subjects import answer_sources, fill_answers
@@ -1194,6 +1195,8 @@ def case_list() -> tuple[Case, ...]:
         ),
         # The mailbox: a capped file system, read-only by two layers.
         *mailbox_cases(),
+        # The kernel's whole process tree: no child process at all, and every task and byte counted.
+        *process_tree_cases(),
     )
 
 
@@ -1274,3 +1277,117 @@ def build_case(course: Course, manifest: Manifest, case: Case) -> None:
 def full_marks(manifest: Manifest) -> dict[str, float]:
     """Full marks of every graded cell of the case notebooks, as "<notebook>/<grade id>"."""
     return {f"{name}/{test.cell}": test.points for name in NOTEBOOKS for test in manifest.test_cells_of(name)}
+
+
+# Children forked without exec, each filling memory: through fork_exec with a preexec_fn (no audit
+# event; the seccomp filter refuses the fork itself) and through libc's fork by ctypes (the guard refuses it).
+FORKS_CHILDREN_THAT_FILL_MEMORY = """
+import _posixsubprocess, os, time
+
+
+def _fill():
+    _hoard = bytearray(2 * 2**30)
+    time.sleep(60)
+    os._exit(0)
+
+
+_started = _refused = 0
+for _ in range(4):
+    try:
+        _posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], True, (), None, None, -1, -1, -1, -1,
+            -1, -1, *os.pipe(), True, False, -1, None, None, None, -1, _fill, False)
+        _started += 1
+    except OSError:
+        _refused += 1
+try:
+    import ctypes
+    ctypes.CDLL(None).fork()
+    _by_ctypes = 'forked'
+except (OSError, PermissionError):
+    _by_ctypes = 'refused'
+with open('/proc/self/status') as _status:
+    _peak = int(next(line for line in _status if line.startswith('VmHWM')).split()[1]) * 1024
+print(f'children started {_started}, refused {_refused}; ctypes fork {_by_ctypes};',
+      'peak', 'under the cap' if _peak < int(2**30) else 'too much')
+"""
+FORK_BOMB = """
+import _posixsubprocess, os
+
+
+def _bomb():
+    while True:
+        try:
+            _posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], True, (), None, None, -1, -1, -1, -1,
+                -1, -1, *os.pipe(), True, False, -1, None, None, None, -1, _bomb, False)
+        except OSError:
+            os._exit(0)
+
+
+_started = _refused = 0
+for _ in range(200):
+    try:
+        _posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], True, (), None, None, -1, -1, -1, -1,
+            -1, -1, *os.pipe(), True, False, -1, None, None, None, -1, _bomb, False)
+        _started += 1
+    except OSError:
+        _refused += 1
+print(f'fork bomb: {_started} started, {_refused} refused')
+"""
+# Threads with small stacks, so that the address-space cap is no bound; each waits for ever.
+STARTS_THREADS_WITHOUT_END = """
+import threading
+
+threading.stack_size(64 * 1024)
+_never = threading.Event()
+_threads = 0
+try:
+    while _threads < 5000:
+        threading.Thread(target=_never.wait, daemon=True).start()
+        _threads += 1
+    print('threads: 5000 started')
+except RuntimeError:
+    print('threads: the system refused one after', 'a few hundred' if _threads < 1000 else 'thousands')
+"""
+
+
+def process_tree_cases() -> tuple[Case, ...]:
+    """The kernel starts no process (seccomp); its threads and memory are held by its cgroup where one is made."""
+    no_group = kernel_cgroups.unavailable_reason()
+
+    def appended(code: str) -> Callable[[Builder], None]:
+        return lambda b: b.cell("answer_chain_gradients").__setitem__(
+            "source", b.cell("answer_chain_gradients").source + "\n\n" + code
+        )
+
+    stated = (f"graded without a cgroup on each kernel's process tree ({no_group})",) if no_group else ()
+    threads = (
+        stated
+        if no_group
+        else (f"answer_chain_gradients started too many processes or threads: past {kernel_cgroups.KERNEL_TASKS}",)
+    )
+    return (
+        Case(
+            "forks-children-that-fill-memory",
+            appended(FORKS_CHILDREN_THAT_FILL_MEMORY),
+            Expected(
+                Status.FLAGGED,
+                frozenset(),  # the reference answers, withheld for a TA: the guard refused ctypes
+                ("used ctypes (raw memory access)", *stated),
+                shows=("children started 0, refused 4; ctypes fork refused; peak under the cap",),
+            ),
+        ),
+        Case(
+            "fork-bomb",
+            appended(FORK_BOMB),
+            Expected(Status.GRADED, says=stated, shows=("fork bomb: 0 started, 200 refused",)),
+        ),
+        Case(
+            "starts-threads-without-end",
+            appended(STARTS_THREADS_WITHOUT_END),
+            Expected(
+                Status.GRADED,
+                says=threads,
+                shows=() if no_group else ("threads: the system refused one after a few hundred",),
+            ),
+        ),
+    )

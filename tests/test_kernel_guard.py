@@ -308,3 +308,54 @@ def test_an_armed_kernel_reserves_no_disk_past_a_file_it_holds(tmp_path, filtere
         assert (status, error, reserved) == ("-1", "1", "0")  # EPERM, and not a block reserved
     else:
         assert status == "0" and int(reserved) >= 2**20  # the file system does reserve it unfiltered
+
+
+@pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
+def test_an_armed_kernel_starts_threads_but_no_process(filtered):
+    """fork, vfork, a clone that makes a process and fork_exec's preexec_fn route fail; threads still start."""
+    program = textwrap.dedent(f"""
+        import _posixsubprocess, ctypes, errno, os, platform, runpy, threading
+        guard = runpy.run_path({str(GUARD_FILE)!r})
+        if {filtered!r}:
+            assert guard["forbid_new_programs"]()
+        libc = ctypes.CDLL(None, use_errno=True)
+        outcome = []
+        def child_or_error(call):
+            try:
+                pid = call()
+            except OSError as error:
+                return errno.errorcode[error.errno]
+            if pid == 0:
+                os._exit(0)
+            os.waitpid(pid, 0)
+            return "forked"
+        outcome.append("fork:" + child_or_error(os.fork))
+        outcome.append("fork_exec:" + child_or_error(lambda: _posixsubprocess.fork_exec(
+            [b'/bin/true'], [b'/bin/true'], True, (), None, None, -1, -1, -1, -1, -1, -1, *os.pipe(),
+            True, False, -1, None, None, None, -1, lambda: os._exit(0), False)))
+        for name in ("clone", "clone3"):
+            ctypes.set_errno(0)
+            number = guard["SECCOMP_ARCHES"][platform.machine()][4 if name == "clone" else 5]
+            if name == "clone":  # SIGCHLD only: a new process, like fork
+                pid = libc.syscall(number, 17, 0, 0, 0, 0)
+            else:  # a struct of size 0: EINVAL unfiltered
+                pid = libc.syscall(number, 0, 0)
+            if pid == 0:
+                os._exit(0)
+            if pid > 0:
+                os.waitpid(pid, 0)
+            outcome.append(name + ":" + ("forked" if pid > 0 else errno.errorcode[ctypes.get_errno()]))
+        ran = []
+        thread = threading.Thread(target=lambda: ran.append(True))
+        thread.start()
+        thread.join()
+        outcome.append("thread:" + ("ran" if ran else "not"))
+        print(" ".join(outcome))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    if filtered:
+        expected = ["fork:EPERM", "fork_exec:EPERM", "clone:EPERM", "clone3:ENOSYS", "thread:ran"]
+    else:
+        expected = ["fork:forked", "fork_exec:forked", "clone:forked", "clone3:EINVAL", "thread:ran"]
+    assert result.stdout.split() == expected

@@ -50,6 +50,16 @@ NOTES = {
         "not handed in through the exchange: made timestamp.txt, submission_secret.txt (time: the notebooks' last "
         "change, 2026-12-01 09:30:00.000000 UTC), so that release_feedback can run"
     ),
+    Note(NoteKind.NO_TREE_LIMIT, "", "no cgroup v2 nor v1 memory and pids hierarchies under /sys/fs/cgroup"): (
+        "graded without a cgroup on each kernel's process tree (no cgroup v2 nor v1 memory and pids hierarchies "
+        "under /sys/fs/cgroup): memory is capped per process, and the kernel may start no process"
+    ),
+    Note(NoteKind.TOO_MANY_PROCESSES, NB, "512", ("test_f",)): (
+        "010_history: test_f started too many processes or threads: past 512, the system refused the rest"
+    ),
+    Note(NoteKind.OUT_OF_MEMORY, NB, "8 GiB", ("test_f",)): (
+        "010_history: test_f ran out of memory: the kernel's processes held more than 8 GiB"
+    ),
     Note(NoteKind.UNCONFINED, "", "bubblewrap is not installed"): (
         "graded without the kernel box, as the TA allowed: bubblewrap is not installed"
     ),

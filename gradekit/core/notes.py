@@ -145,12 +145,31 @@ class NoteKind(_Kind):
         "were graded without the kernel box (the TA allowed it)",
         lambda n: f"graded without the kernel box, as the TA allowed: {n.detail}",
     )
+    NO_TREE_LIMIT = (  # detail: why no cgroup could be made for the kernels
+        "were graded without a memory and process limit on each kernel's whole tree (no cgroup)",
+        lambda n: (
+            f"graded without a cgroup on each kernel's process tree ({n.detail}): memory is capped per process, "
+            "and the kernel may start no process"
+        ),
+    )
     RECORD_MADE = (  # items: the files made; detail: the time written
         "was not handed in through the exchange (its submission record was made at intake)",
         lambda n: (
             f"not handed in through the exchange: made {_listed(n)} (time: the notebooks' last change, "
             f"{n.detail}), so that release_feedback can run"
         ),
+    )
+    TOO_MANY_PROCESSES = (  # items: the cell; detail: the limit
+        "started too many processes or threads (the system refused the rest)",
+        _in_notebook(
+            lambda n: (
+                f"{_listed(n)} started too many processes or threads: past {n.detail}, the system refused the rest"
+            )
+        ),
+    )
+    OUT_OF_MEMORY = (  # items: the cell; detail: the limit
+        "ran out of memory (the kernel's whole process tree is capped)",
+        _in_notebook(lambda n: f"{_listed(n)} ran out of memory: the kernel's processes held more than {n.detail}"),
     )
     KERNEL_STOPPED = (  # items: the cell; detail: why the kernel stopped
         "stopped their kernel (the cells after it score 0)",

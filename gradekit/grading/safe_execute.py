@@ -43,6 +43,7 @@ from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
 from gradekit.grading.grader_failures import notice
+from gradekit.grading.kernel_cgroups import KernelGroup, TreeEvents
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, output_bytes
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
@@ -53,6 +54,7 @@ from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 ANSWER_REQUEST = "kit_answer_request"  # the message answer_server.py teaches the kernel
 PROBE_SECONDS = 10
 KERNEL_DIED = "the kernel died while this cell ran (os._exit, a crash in C code, or the memory cap)"
+OUT_OF_MEMORY = "the kernel ran out of memory while this cell ran"
 INTERRUPT_GRACE_SECONDS = 5
 # The per-call watchdog: four times the cell's limit (its wall-clock backstop is three) and some slack.
 WATCHDOG_FACTOR, WATCHDOG_SLACK, DEFAULT_CELL_SECONDS = 4, 30, 60
@@ -128,6 +130,8 @@ class SafeExecute(WarmExecute):
         self._request: int | None = None  # the request file the grader made, held open (see _write_request)
         self._killed_because: str | None = None  # why the grader killed the kernel in a call, if it did
         self._outputs = LimitOutputSize(config=self.config).budget()  # the course's byte budget, as they arrive
+        self._cgroup: KernelGroup | None = None  # the kernel's memory and pids group (kernel_cgroups.py), if any
+        self._tree_seen = TreeEvents()  # its counters when last looked at
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -147,6 +151,7 @@ class SafeExecute(WarmExecute):
             self._guard_log = getattr(self.km.provisioner, "guard_log", None) or ""
             provisioner = self.km.provisioner
             self._folder = provisioner.folder if getattr(provisioner, "guarded", False) else None
+            self._cgroup = getattr(provisioner, "cgroup", None)
             if self._guard_log:
                 self._log_identity = _file_identity(Path(self._guard_log))
                 await self._tell_guard(ARM_EVENT, "")
@@ -167,8 +172,7 @@ class SafeExecute(WarmExecute):
             self._stop(cell, str(stop))
             return cell
         except DeadKernelError:
-            self._notice_killed()
-            self._stop(cell, KERNEL_DIED)
+            self._stop(cell, self._why_it_died())
             return cell
         except CellTimeoutError:
             self._kill_kernel()
@@ -213,6 +217,9 @@ class SafeExecute(WarmExecute):
         """Cut hidden-test lines from what the cell shows; after a graded cell, probe the guard."""
         if _cut_hidden_lines(cell, self._hidden):
             self._noticed.append(self._finding(FindingKind.HIDDEN_CODE_SHOWN, "", _cell_name(cell)))
+        hit = self._tree_limit_hit()
+        if hit is not None:
+            self._notes.append(Note(hit, self._notebook, self._tree_limit(hit), (_cell_name(cell),)))
         if _graded(cell) and self._guard_log:
             await self._probe(cell)
 
@@ -409,8 +416,7 @@ class SafeExecute(WarmExecute):
                     reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=max(wait, 0.0)))
                 except Empty:
                     if not await ensure_async(self.km.is_alive()):
-                        self._notice_killed()
-                        raise KernelStopped(KERNEL_DIED)
+                        raise KernelStopped(self._why_it_died())
                     if clock and self._judge(clock) is not Verdict.RUNNING:
                         return None
                     continue
@@ -429,6 +435,31 @@ class SafeExecute(WarmExecute):
         _fail(cell, "KernelStopped", why)
         self._stopped = f"an earlier cell ({name}) stopped the kernel"
         self._notes.append(Note(NoteKind.KERNEL_STOPPED, self._notebook, why, (name,)))
+
+    def _tree_limit_hit(self) -> NoteKind | None:
+        """What the kernel's tree ran into since the last look (its cgroup's counters), if anything."""
+        if self._cgroup is None:
+            return None
+        seen, self._tree_seen = self._tree_seen, self._cgroup.events()
+        if self._tree_seen.out_of_memory > seen.out_of_memory:
+            return NoteKind.OUT_OF_MEMORY
+        if self._tree_seen.too_many_tasks > seen.too_many_tasks:
+            return NoteKind.TOO_MANY_PROCESSES
+        return None
+
+    def _tree_limit(self, kind: NoteKind) -> str:
+        assert self._cgroup is not None  # asked only after its counters rose
+        if kind is NoteKind.OUT_OF_MEMORY:
+            return f"{self._cgroup.memory_bytes / 2**30:g} GiB"
+        return str(self._cgroup.tasks)
+
+    def _why_it_died(self) -> str:
+        """Why the kernel died in this cell: the student's memory, when its cgroup OOM-killed it; else as before."""
+        hit = self._tree_limit_hit()
+        if hit is NoteKind.OUT_OF_MEMORY:  # a SIGKILL from the kernel's own limit: the student's, never retried
+            return f"{OUT_OF_MEMORY}: its processes held more than {self._tree_limit(hit)}"
+        self._notice_killed()
+        return KERNEL_DIED
 
     def _notice_killed(self) -> None:
         """A kernel that died of SIGKILL was most likely killed from outside: noticed, so the notebook is retried."""

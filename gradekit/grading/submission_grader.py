@@ -32,7 +32,7 @@ from gradekit.core.log import hush_known_noise
 from gradekit.core.notes import Finding, Note, NoteKind
 from gradekit.core.settings import CourseKit
 from gradekit.core.status import Status
-from gradekit.grading import worker_box
+from gradekit.grading import kernel_cgroups, worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.grader_failures import NOTICED, backoff_seconds, raise_noticed
 from gradekit.grading.intake import Intake, take_in
@@ -258,9 +258,11 @@ class ScratchGrader:
         )
 
     def _unconfined(self) -> tuple[Note, ...]:
-        """A note on the row when its kernels ran without their box (only ever because the TA allowed it)."""
+        """Notes on the row when its kernels ran without their box (only as the TA allowed) or without a cgroup."""
         reason = worker_box.unavailable_reason() if self.warm_kernels else None
-        return (Note(NoteKind.UNCONFINED, "", reason),) if reason else ()
+        unconfined = (Note(NoteKind.UNCONFINED, "", reason),) if reason else ()
+        no_group = kernel_cgroups.unavailable_reason() if self.warm_kernels else None  # decided at the first kernel
+        return unconfined + ((Note(NoteKind.NO_TREE_LIMIT, "", no_group),) if no_group else ())
 
     def _autograde(self, student_id: str, intake: Intake) -> tuple[dict, tuple[Note, ...]]:
         """nbgrader's autograde of what intake kept; notebooks nbgrader cannot process are set aside.

@@ -34,7 +34,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Type
 
 from gradekit.core.failures import GraderCause, GraderFailure
-from gradekit.grading import worker_box
+from gradekit.grading import kernel_cgroups, worker_box
 from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.prompt_client import PromptKernelClient
@@ -52,6 +52,7 @@ KERNEL_FILE_BYTES = MAX_MESSAGE_BYTES + 2**20
 # Settings of the grader that a guarded kernel has no business reading.
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL", "KIT_EXCHANGE_ROOT")
 SHUTDOWN_POLL_SECONDS = 0.01
+MEMORY_LIMIT_VARIABLE = "KIT_KERNEL_MEMORY_BYTES"  # kernel_zygote.py's: the kernel's memory cap, in bytes
 
 
 class Zygote:
@@ -298,6 +299,7 @@ class WarmProvisioner(LocalProvisioner):
 
     folder: KernelFolder | None = None
     guarded = False
+    cgroup: kernel_cgroups.KernelGroup | None = None  # the kernel's memory and pids group, where one can be made
 
     async def pre_launch(self, **kwargs):
         parent = zygote()  # before the connection file is written: it names the sockets
@@ -341,6 +343,7 @@ class WarmProvisioner(LocalProvisioner):
             discard_zygote()
             raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
         self.process = cast(subprocess.Popen, ForkedKernelProcess(pid, box_pid))  # answers jupyter_client's calls
+        self.cgroup = _grouped(pid, env)
         self.pid = self.pgid = pid  # the kernel leads a session of its own (kernel_zygote.py)
         self.cwd = notebook_dir
         return self.connection_info
@@ -350,6 +353,9 @@ class WarmProvisioner(LocalProvisioner):
         # student's kernel: the kernel's whole process group dies with it, and the
         # zygote kills whatever left the group.
         kill_process_group(self.pgid)
+        if self.cgroup is not None:  # and whatever is left of its tree, wherever it went
+            self.cgroup.remove()
+            self.cgroup = None
         if _zygote is not None and _zygote.boxed:
             _zygote.clear()
         await super().cleanup(restart)
@@ -360,6 +366,22 @@ class WarmProvisioner(LocalProvisioner):
         """The kernel's folder, for a kernel that never ran."""
         if self.folder:
             self.folder.remove()
+
+
+def _grouped(pid: int, env: dict[str, str]) -> kernel_cgroups.KernelGroup | None:
+    """Put the new kernel in a memory and pids group of its own, before the grader sends it any cell.
+
+    Where groups can be made, a kernel that cannot be put in one is killed: the grader's failure.
+    """
+    memory = int(env.get(MEMORY_LIMIT_VARIABLE) or 0)
+    try:
+        group = kernel_cgroups.kernel_group(memory) if memory else None
+        if group is not None:
+            group.add(pid)
+    except OSError as error:
+        kill_process_group(pid)
+        raise GraderFailure(GraderCause.KERNEL_START, f"the kernel's cgroup could not be made: {error}") from error
+    return group
 
 
 def _boxed_arguments(argv: list[str], folder: KernelFolder) -> list[str]:

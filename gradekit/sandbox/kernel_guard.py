@@ -411,7 +411,16 @@ def _other_process(path, reading):
 # operating system put the kernel in). And fallocate: it reserves disk past a file's end
 # (FALLOC_FL_KEEP_SIZE) that the box's file-size limit does not count, on the guard log the
 # kernel holds open on the grader's disk among others.
-# Per architecture: (audit arch, the seccomp call, {refused call: its number}, socket).
+# And every new process, always, not only where no cgroup bounds the kernel's tree: a kernel never
+# needs a child (it starts no program), while a child forked without exec (through
+# _posixsubprocess.fork_exec with a preexec_fn, which has no audit event) gets an address-space cap
+# of its own, so children multiply the memory the per-process cap allows. fork and vfork are
+# refused; clone only makes a thread (CLONE_THREAD, and no new namespace): torch and Python start
+# threads; clone3 passes its flags in a struct the filter cannot read, so it fails with ENOSYS and
+# the C library falls back to clone. The memory and pids cgroup (gradekit/grading/kernel_cgroups.py)
+# is the second layer: it bounds the threads and the whole tree's memory where it can be made.
+# Per architecture: (audit arch, the seccomp call, {refused call: its number}, socket,
+# clone, clone3, (fork, vfork) where the architecture has them).
 SECCOMP_ARCHES = {
     "x86_64": (
         0xC000003E,
@@ -443,6 +452,9 @@ SECCOMP_ARCHES = {
             "fallocate": 285,
         },
         41,
+        56,
+        435,
+        (57, 58),
     ),
     "aarch64": (
         0xC00000B7,
@@ -474,9 +486,17 @@ SECCOMP_ARCHES = {
             "fallocate": 47,
         },
         198,
+        220,
+        435,
+        (),
     ),
 }
 AF_UNIX, AF_INET, AF_INET6, SOCK_STREAM = 1, 2, 10, 1
+CLONE_THREAD = 0x00010000
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: a thread in a namespace of its own
+# (clone() cannot ask for a time namespace: that bit is part of its exit signal).
+CLONE_NEW_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+ENOSYS = 38
 X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: same audit arch, numbers offset by this bit (no other arch has them)
 
 
@@ -489,8 +509,8 @@ def forbid_new_programs():
     numbers = SECCOMP_ARCHES.get(platform.machine())
     if numbers is None or not sys.platform.startswith("linux"):
         return False
-    arch, seccomp, refused, socket_call = numbers
-    steps = seccomp_steps(arch, tuple(refused.values()), socket_call)
+    arch, seccomp, refused, socket_call, clone, clone3, forks = numbers
+    steps = seccomp_steps(arch, (*refused.values(), *forks), socket_call, (clone, clone3))
     program = b"".join(struct.pack("HBBI", *step) for step in steps)
     buffer = ctypes.create_string_buffer(program)
 
@@ -504,26 +524,35 @@ def forbid_new_programs():
     return libc.syscall(seccomp, 1, 1, ctypes.byref(Program(len(program) // 8, ctypes.addressof(buffer)))) == 0
 
 
-def seccomp_steps(arch, refused, socket_call):
+def seccomp_steps(arch, refused, socket_call, clones):
     """The filter as classic BPF steps (code, jump if true, jump if false, constant).
 
     A call made through another architecture's table (32-bit calls from a
     64-bit process, or x32 calls on x86_64) fails, since its numbers differ
     and would slip past the list; each refused call fails with EPERM; socket()
     passes for AF_UNIX, AF_INET and AF_INET6 with SOCK_STREAM only (a datagram
-    socket could send without connecting); the rest pass.
+    socket could send without connecting); clone passes for a thread only
+    (CLONE_THREAD without a new namespace), clone3 fails with ENOSYS; the rest pass.
     Written with labels; `_assemble` turns them into relative jumps.
     """
-    load, load_arg, equal, at_least, mask, ret = 0x20, 0x20, 0x15, 0x35, 0x54, 0x06
+    load, load_arg, equal, at_least, mask, has_bits, ret = 0x20, 0x20, 0x15, 0x35, 0x54, 0x45, 0x06
     allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    domain, kind = 16, 24  # offsets of the call's first two arguments in seccomp_data (low words)
+    no_such_call = 0x00050000 | ENOSYS
+    domain, kind, flags = 16, 24, 16  # offsets of the call's first two arguments in seccomp_data (low words)
+    clone, clone3 = clones
     steps = [
         (load, "", "", 4),
         (equal, "", "refuse", arch),  # the audit arch
         (load, "", "", 0),  # the call number
         (at_least, "refuse", "", X32_CALL_BIT),
         *[(equal, "refuse", "", number) for number in refused],
+        (equal, "no such call", "", clone3),
+        (equal, "clone", "", clone),
         (equal, "socket", "allow", socket_call),
+        ("clone",),
+        (load_arg, "", "", flags),
+        (has_bits, "refuse", "", CLONE_NEW_NAMESPACES),
+        (has_bits, "allow", "refuse", CLONE_THREAD),
         ("socket",),
         (load_arg, "", "", domain),
         (equal, "stream", "", AF_UNIX),
@@ -537,6 +566,8 @@ def seccomp_steps(arch, refused, socket_call):
         (ret, "", "", allow),
         ("refuse",),
         (ret, "", "", refuse),
+        ("no such call",),
+        (ret, "", "", no_such_call),
     ]
     return _assemble(steps)
 
