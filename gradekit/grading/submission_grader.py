@@ -2,8 +2,8 @@
 
 A grading worker builds one `ScratchGrader` and keeps it: nbgrader and its
 configuration are loaded once per worker instead of once per submission. The
-kit's settings of the run come from the coordinator, in the template's settings
-file, so a worker on another machine grades exactly as the coordinator asked.
+run's settings come from the coordinator, as the `GradingRun` it wrote beside
+the template, so a worker on another machine grades exactly as it asked.
 Whatever nbgrader writes stays in the scratch directory; the results travel
 back as plain values (the gradebook record and the graded files).
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import logging
 import os
 import shutil
@@ -30,11 +29,11 @@ from gradekit.core.course import Course, load_course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.log import hush_known_noise
 from gradekit.core.notes import Finding, Note, NoteKind
-from gradekit.core.settings import CourseKit
 from gradekit.core.status import Status
 from gradekit.grading import worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.grader_failures import NOTICED, backoff_seconds, raise_noticed
+from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
@@ -42,13 +41,8 @@ from gradekit.grading.warm_kernels import allow_unconfined, discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
-# The kit settings that travel from the coordinator to every worker (see write_settings).
-RUN_SETTINGS = ("assignment_id", "kernel_memory_gb", "grader_attempts", "retry_backoff_seconds", "allow_unconfined")
 
 log = logging.getLogger(__name__)
-
-
-SETTINGS_FILE = "grading-settings.json"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,44 +72,6 @@ class GradedSubmission:
     @property
     def ok(self) -> bool:
         return self.status.has_grades
-
-
-def write_settings(template_root: Path, course: Course, cell_timeout: int | None = None) -> None:
-    """Settings of one grading run, read by every worker that grades from this template.
-
-    The course's root and exchange are folders no kernel may read, wherever they
-    lie; the kit's settings travel too, so that no worker relies on its own copy.
-    """
-    settings = {
-        "cell_timeout": int(cell_timeout or course.cell_timeout),
-        "protected_roots": [str(Path(root).resolve()) for root in (course.root, course.exchange_root)],
-        "assignment_id": course.assignment_id,
-        "kernel_memory_gb": course.kernel_memory_gb,
-        "grader_attempts": course.grader_attempts,
-        "retry_backoff_seconds": course.retry_backoff_seconds,
-        "allow_unconfined": course.allow_unconfined,
-    }
-    (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
-
-
-def read_settings(template_root: Path) -> dict:
-    settings_file = Path(template_root) / SETTINGS_FILE
-    return json.loads(settings_file.read_text()) if settings_file.exists() else {}
-
-
-def with_run_settings(course: Course, settings: dict) -> Course:
-    """`course` with the kit settings the coordinator wrote, checked as the configuration's are."""
-    kit = CourseKit(**{name: settings[name] for name in RUN_SETTINGS if name in settings})
-    return dataclasses.replace(course, **{name: getattr(kit, name) for name in RUN_SETTINGS})
-
-
-def retry_policy(template_root: Path) -> tuple[int, float]:
-    """(tries, first wait in seconds) for the grader's own failures in the run that wrote `template_root`."""
-    settings = read_settings(template_root)
-    kit = CourseKit(
-        **{name: settings[name] for name in ("grader_attempts", "retry_backoff_seconds") if name in settings}
-    )
-    return kit.grader_attempts, kit.retry_backoff_seconds
 
 
 def grader_error(
@@ -171,10 +127,10 @@ def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = 
 class ScratchGrader:
     def __init__(self, template_root: Path, scratch_root: Path, warm_kernels: bool = True):
         template_root = Path(template_root)
-        settings = read_settings(template_root)
         # This worker's one read of the configuration: nbgrader's steps are code and cannot travel as data.
         configured = load_course()
-        self.course = with_run_settings(configured, settings).at(scratch_root)
+        self.run = GradingRun.read(template_root, configured)
+        self.course = self.run.applied_to(configured).at(scratch_root)
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
         # Kept in memory and written afresh for every submission: nothing one student's
@@ -193,14 +149,14 @@ class ScratchGrader:
             SEALED_HELPERS.update(
                 {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
             )
-        self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
+        self.api = nbgrader_api(self.course, warm_kernels, self.run.cell_timeout)
         self.warm_kernels = warm_kernels
         if warm_kernels:
             allow_unconfined(self.course.allow_unconfined)
         # Kernels inherit these; forked kernels are held to them (kernel_zygote.py, kernel_guard.py).
         os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
         # The exchange holds every student's submission and feedback, wherever it lies.
-        protected = {str(self.course.root), str(template_root.resolve()), *settings.get("protected_roots", ())}
+        protected = {str(self.course.root), str(template_root.resolve()), *self.run.protected_roots}
         protected |= {str(configured.root), str(configured.exchange_root.resolve())}
         os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(protected))
         self._last_attempt = True
