@@ -14,6 +14,6 @@ COURSE_TEMPLATES = os.path.join(HERE, "formgrader_templates")
 NBGRADER_TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
 
 # Template folders searched by name ('formgrade', 'feedback'): ours shadow nbgrader's grading page.
-TEMPLATE_BASEDIRS = [COURSE_TEMPLATES, NBGRADER_TEMPLATES]
+TEMPLATE_BASEDIRS = (COURSE_TEMPLATES, NBGRADER_TEMPLATES)
 # Lets the course's page extend nbgrader's by the name 'formgrade/index.html.j2'.
-TEMPLATE_PATHS = [NBGRADER_TEMPLATES]
+TEMPLATE_PATHS = (NBGRADER_TEMPLATES,)

@@ -14,14 +14,14 @@ On top of the warm, forked kernels (warm_kernels.py):
 * every output is held to the course's byte budget as it arrives, of every
   MIME type (output_limits.py), so the grader never keeps a flood of images.
 
-Each notebook's outcome is appended to `REPORTS`, which the scratch grader
-reads and clears per submission (grading runs in this same process).
+Each notebook's outcome is reported to the run's sink (`sink`, run_sink.py),
+which the scratch grader reads and clears per submission; the hidden lines and
+the trusted sources come as the step's traits, set by the scratch grader.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 import secrets
@@ -35,6 +35,7 @@ from nbclient.client import timestamp
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
+from traitlets import Dict, Instance, Set, Unicode
 
 from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
 from gradekit.core.bounded_files import RefusedFile, read_bounded
@@ -42,9 +43,9 @@ from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
-from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, output_bytes
+from gradekit.grading.run_sink import NotebookReport
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
@@ -60,15 +61,6 @@ MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its h
 MAX_LOG_BYTES = 16 * 2**20  # the guard logs each kind of refusal once: an honest log holds a few kilobytes
 
 
-@dataclasses.dataclass(frozen=True)
-class NotebookReport:
-    """What happened while one notebook ran: tampering findings (grade withheld) and notes."""
-
-    notebook: str
-    findings: tuple[Finding, ...] = ()
-    notes: tuple[Note, ...] = ()
-
-
 class _GraderStop(KernelStopped):
     """Carries the grader's failure out of a sealed test cell.
 
@@ -81,13 +73,7 @@ class _GraderStop(KernelStopped):
         self.failure = failure
 
 
-REPORTS: list[NotebookReport] = []
-# Lines of hidden tests that must never show up in an output; the scratch grader adds the course's.
-HIDDEN_LINES: set[str] = set()
 SHORTEST_SECRET = 25  # characters: shorter lines (an `expect(` or a `)`) are too common to tell anything
-# Sealed grading (set by the scratch grader): notebook name -> its trusted source, and the course's helper modules.
-SEALED_SOURCES: dict[str, NotebookNode] = {}
-SEALED_HELPERS: dict[str, Path] = {}
 CUT_NOTICE = "[a line of the hidden tests was cut here by the grader]"
 # Findings that say nothing of tampering with the kernel's side of the wire.
 UNTAMPERED = frozenset({FindingKind.UNREADABLE_ANSWER, FindingKind.HIDDEN_CODE_SHOWN})
@@ -110,6 +96,19 @@ def hidden_test_lines(notebook) -> set[str]:
 
 
 class SafeExecute(WarmExecute):
+    hidden_lines = Set(
+        Unicode(),
+        help="Lines of the course's hidden tests that must never show up in an output (each notebook's own are added).",
+    ).tag(config=True)
+    sealed_sources = Dict(
+        value_trait=Instance(NotebookNode),
+        help="Sealed grading: notebook name -> its trusted source, whose test cells run in the grader, not the kernel.",
+    ).tag(config=True)
+    sealed_helpers = Dict(
+        value_trait=Instance(Path),
+        help="Sealed grading: the course's helper modules beside the notebooks, by module name -> their file.",
+    ).tag(config=True)
+
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None) -> tuple[NotebookNode, dict]:
         self._notebook = (resources or {}).get("unique_key", "notebook")
         self._stopped: str | None = None
@@ -118,13 +117,13 @@ class SafeExecute(WarmExecute):
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
         self._folder: KernelFolder | None = None  # a guarded kernel's folder: its mailbox and guard log
         self._log_identity: tuple[int, int] | None = None  # (device, inode) of the log, before any student code
-        self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
+        self._hidden = set(self.hidden_lines) | hidden_test_lines(nb)
         self._noticed: list[Finding] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
         self._stage = "the call was not started"  # how far the current call to the kernel got (for the watchdog)
         self._clock: CellClock | None = None  # that cell's use of the kernel, against its limit
-        self._source = SEALED_SOURCES.get(self._notebook)
+        self._source = self.sealed_sources.get(self._notebook)
         self._request: int | None = None  # the request file the grader made, held open (see _write_request)
         self._killed_because: str | None = None  # why the grader killed the kernel in a call, if it did
         self._outputs = LimitOutputSize(config=self.config).budget()  # the course's byte budget, as they arrive
@@ -133,7 +132,7 @@ class SafeExecute(WarmExecute):
         finally:
             if self._request is not None:
                 os.close(self._request)
-            REPORTS.append(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
+            self.sink.report(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
             if self._folder:
                 self._folder.remove()
 
@@ -281,7 +280,7 @@ class SafeExecute(WarmExecute):
         verdict = clock.verdict()
         if verdict is Verdict.OVERLOADED:
             # Noticed as well as raised: on its way out nbgrader turns it into a failed run.
-            raise notice(GraderFailure(GraderCause.OVERLOADED, f"{self._notebook}: {clock.describe()}"))
+            raise self.sink.notice(GraderFailure(GraderCause.OVERLOADED, f"{self._notebook}: {clock.describe()}"))
         return verdict
 
     def _past_limit(self, what: str) -> str:
@@ -303,16 +302,16 @@ class SafeExecute(WarmExecute):
                 except TimeoutError:  # bounded as the cell is, and more: nothing moved on either side
                     future.cancel()
                     stalled = f"{self._notebook}: no progress in {self._watchdog_seconds():g} s ({self._stage})"
-                    raise _GraderStop(notice(GraderFailure(GraderCause.STALLED, stalled))) from None
+                    raise _GraderStop(self.sink.notice(GraderFailure(GraderCause.STALLED, stalled))) from None
                 except GraderFailure as failure:  # noticed here: a test cell may catch what it raises through
-                    raise notice(failure)
+                    raise self.sink.notice(failure)
                 except (OSError, CrossingError) as error:
                     if self._folder and not self._folder.path.is_dir():
                         missing = GraderFailure(GraderCause.TEMP_FILE_MISSING, f"{self._folder.path} is gone")
-                        raise notice(missing) from error
+                        raise self.sink.notice(missing) from error
                     raise
 
-            self._sealed = SealedNotebook(self._source, SEALED_HELPERS, exchange)
+            self._sealed = SealedNotebook(self._source, dict(self.sealed_helpers), exchange)
         return self._sealed
 
     async def _run_sealed_test(self, cell, sealed: SealedNotebook) -> None:
@@ -434,7 +433,7 @@ class SafeExecute(WarmExecute):
         """A kernel that died of SIGKILL was most likely killed from outside: noticed, so the notebook is retried."""
         process = getattr(self.km.provisioner, "process", None)
         if process is not None and process.poll() is not None and killed_from_outside(process):
-            notice(GraderFailure(GraderCause.KERNEL_KILLED, f"{self._notebook}: kernel {process.pid}"))
+            self.sink.notice(GraderFailure(GraderCause.KERNEL_KILLED, f"{self._notebook}: kernel {process.pid}"))
 
     def _kill_kernel(self) -> None:
         pid = getattr(self.km.provisioner, "pid", None)
@@ -501,7 +500,7 @@ class SafeExecute(WarmExecute):
             if any(f.kind is FindingKind.FOREIGN_LOG_LINE for f in findings):
                 findings[self._finding(FindingKind.GUARD_NEVER_ARMED)] = None
             else:
-                notice(GraderFailure(GraderCause.GUARD_NOT_ARMED, self._notebook))
+                self.sink.notice(GraderFailure(GraderCause.GUARD_NOT_ARMED, self._notebook))
         if refusals_counted > refusals_logged:
             findings[self._finding(FindingKind.LOG_LOST_RECORDS)] = None
         if not self._stopped:
@@ -520,7 +519,7 @@ class SafeExecute(WarmExecute):
         """An unreadable reply from a live kernel the guard saw nothing wrong in is ours (tried again); else the student's."""
         unreadable = [f for f in findings if f.kind is FindingKind.UNREADABLE_ANSWER]
         if unreadable and not self._stopped and all(f.kind in UNTAMPERED for f in findings):
-            notice(GraderFailure(GraderCause.REPLY_UNREADABLE, unreadable[0].text))
+            self.sink.notice(GraderFailure(GraderCause.REPLY_UNREADABLE, unreadable[0].text))
 
 
 def _cut_hidden_lines(cell, hidden: set[str]) -> bool:

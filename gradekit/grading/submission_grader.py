@@ -32,10 +32,11 @@ from gradekit.core.notes import Finding, Note, NoteKind
 from gradekit.core.status import Status
 from gradekit.grading import worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
-from gradekit.grading.grader_failures import NOTICED, backoff_seconds, raise_noticed
+from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.intake import Intake, take_in
-from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
+from gradekit.grading.run_sink import RunSink
+from gradekit.grading.safe_execute import hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
 from gradekit.grading.warm_kernels import allow_unconfined, discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
@@ -98,12 +99,15 @@ def grader_error(
     )
 
 
-def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = None) -> NbGraderAPI:
+def nbgrader_api(
+    course: Course, warm_kernels: bool, cell_timeout: int | None = None, execute: dict[str, object] | None = None
+) -> NbGraderAPI:
     """An in-process nbgrader pointed at `course`, configured as the course's nbgrader_config.py says.
 
     With `warm_kernels`, notebooks run in guarded kernels forked from a process
-    that has already imported torch (see safe_execute.py); every other step is
-    nbgrader's own, in the order the configuration lists them.
+    that has already imported torch (see safe_execute.py), whose traits
+    `execute` sets (the run's sink, hidden lines and sealed sources); every
+    other step is nbgrader's own, in the order the configuration lists them.
     """
     config = copy.deepcopy(course.nbgrader_config)  # the course's own stays as it was loaded
     config.CourseDirectory.root = str(course.root)
@@ -121,6 +125,8 @@ def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = 
             else (Autograde.class_traits()["autograde_preprocessors"].default())
         )
         config.Autograde.autograde_preprocessors = [SafeExecute if step is Execute else step for step in steps]
+        for name, value in (execute or {}).items():
+            setattr(config.SafeExecute, name, value)
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -138,18 +144,9 @@ class ScratchGrader:
         self.pristine = _files(template_root / "source", template_root) + _files(
             template_root / "gradebook.db", template_root
         )
-        for relative, content in self.pristine:
-            if relative.endswith(".ipynb"):
-                notebook = nbformat.reads(content.decode(), as_version=4)
-                HIDDEN_LINES.update(hidden_test_lines(notebook))
-                if warm_kernels:  # sealed: the test cells run here, from these trusted copies
-                    SEALED_SOURCES[Path(relative).stem] = notebook
-        if warm_kernels:
-            folder = template_root / "source" / self.course.assignment_id
-            SEALED_HELPERS.update(
-                {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
-            )
-        self.api = nbgrader_api(self.course, warm_kernels, self.run.cell_timeout)
+        self.sink = RunSink()  # what the Execute step hands back from each run
+        execute = self._execute_settings(template_root) if warm_kernels else None
+        self.api = nbgrader_api(self.course, warm_kernels, self.run.cell_timeout, execute)
         self.warm_kernels = warm_kernels
         if warm_kernels:
             allow_unconfined(self.course.allow_unconfined)
@@ -160,6 +157,19 @@ class ScratchGrader:
         protected |= {str(configured.root), str(configured.exchange_root.resolve())}
         os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(protected))
         self._last_attempt = True
+
+    def _execute_settings(self, template_root: Path) -> dict[str, object]:
+        """The Execute step's traits: the sink, the course's hidden lines, and the trusted sources it grades from."""
+        notebooks = {
+            Path(relative).stem: nbformat.reads(content.decode(), as_version=4)
+            for relative, content in self.pristine
+            if relative.endswith(".ipynb")
+        }
+        folder = template_root / "source" / self.course.assignment_id
+        helpers = {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
+        hidden = set().union(*(hidden_test_lines(notebook) for notebook in notebooks.values()))
+        # sealed: the test cells run here, from these trusted copies
+        return {"sink": self.sink, "hidden_lines": hidden, "sealed_sources": notebooks, "sealed_helpers": helpers}
 
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         """Grade one submission, trying again on fresh kernels while the grader's own failures last."""
@@ -194,7 +204,7 @@ class ScratchGrader:
         outcome, notes = self._autograde(student_id, intake)
         if not outcome["success"]:
             return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)
-        reports = tuple(REPORTS)
+        reports = tuple(self.sink.reports)
         findings = intake.findings + tuple(f for report in reports for f in report.findings)
         notes += tuple(n for report in reports for n in report.notes) + self._unconfined()
         record = read_record(self.course, student_id)
@@ -245,10 +255,9 @@ class ScratchGrader:
         intake.write(target)
         for attempt in range(2 if retry else 1):
             self._reset_course()
-            REPORTS.clear()
-            NOTICED.clear()
+            self.sink.clear()
             outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
-            raise_noticed(self._last_attempt)
+            self.sink.raise_noticed(self._last_attempt)
             if outcome["success"]:
                 break
         return outcome

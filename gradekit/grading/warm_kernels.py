@@ -31,13 +31,13 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
-from traitlets import Type
+from traitlets import Instance, Type, default
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading import worker_box
-from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.prompt_client import PromptKernelClient
+from gradekit.grading.run_sink import RunSink
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES
 from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, SOCKETS_VARIABLE, TMP_VARIABLE
 
@@ -389,6 +389,18 @@ class WarmKernelManager(AsyncKernelManager):
 class WarmExecute(Execute):
     """nbgrader's Execute step (same configuration, same outputs) with forked kernels."""
 
+    sink = Instance(
+        RunSink,
+        help=(
+            "Where this step hands the scratch grader each notebook's report and the grader's own failures it met; "
+            "the scratch grader sets one per grader (a step built alone keeps its own)."
+        ),
+    ).tag(config=True)
+
+    @default("sink")
+    def _own_sink(self) -> RunSink:
+        return RunSink()
+
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", WarmKernelManager)
         super().__init__(*args, **kwargs)
@@ -397,7 +409,7 @@ class WarmExecute(Execute):
         try:
             return super().preprocess(nb, resources, km)
         except GraderFailure as failure:  # nbgrader would make it a log line: the scratch grader must see it
-            notice(failure)
+            self.sink.notice(failure)
             raise
 
     async def async_start_new_kernel(self, **kwargs) -> None:
