@@ -10,7 +10,8 @@ On top of the warm, forked kernels (warm_kernels.py):
   answers, and any question left unanswered, become findings.
 
 * no output may repeat a line of the course's hidden tests (however the
-  answer got hold of it): such lines are cut and the cut is a finding;
+  answer got hold of it): such lines are cut (hidden_lines.py) and the cut is
+  a finding; the guard's log is read as guard_log.py says;
 * every output is held to the course's byte budget as it arrives, of every
   MIME type (output_limits.py), so the grader never keeps a flood of images.
 
@@ -22,7 +23,6 @@ the trusted sources come as the step's traits, set by the scratch grader.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import secrets
 import signal
@@ -37,12 +37,13 @@ from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 from traitlets import Dict, Instance, Set, Unicode
 
-from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
 from gradekit.core.bounded_files import RefusedFile, read_bounded
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
+from gradekit.grading.guard_log import file_identity, read_log
+from gradekit.grading.hidden_lines import cut_hidden_lines, hidden_test_lines
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, output_bytes
 from gradekit.grading.run_sink import NotebookReport
@@ -58,7 +59,6 @@ INTERRUPT_GRACE_SECONDS = 5
 # The per-call watchdog: four times the cell's limit (its wall-clock backstop is three) and some slack.
 WATCHDOG_FACTOR, WATCHDOG_SLACK, DEFAULT_CELL_SECONDS = 4, 30, 60
 MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
-MAX_LOG_BYTES = 16 * 2**20  # the guard logs each kind of refusal once: an honest log holds a few kilobytes
 
 
 class _GraderStop(KernelStopped):
@@ -73,26 +73,8 @@ class _GraderStop(KernelStopped):
         self.failure = failure
 
 
-SHORTEST_SECRET = 25  # characters: shorter lines (an `expect(` or a `)`) are too common to tell anything
-CUT_NOTICE = "[a line of the hidden tests was cut here by the grader]"
 # Findings that say nothing of tampering with the kernel's side of the wire.
 UNTAMPERED = frozenset({FindingKind.UNREADABLE_ANSWER, FindingKind.HIDDEN_CODE_SHOWN})
-
-
-def hidden_test_lines(notebook) -> set[str]:
-    """The telling lines between BEGIN and END HIDDEN TESTS in the notebook's cells."""
-    found = set()
-    for cell in notebook.cells:
-        inside = False
-        for line in cell.get("source", "").splitlines():
-            marker = line.strip()
-            if marker == BEGIN_HIDDEN:
-                inside = True
-            elif marker == END_HIDDEN:
-                inside = False
-            elif inside and len(marker) >= SHORTEST_SECRET:
-                found.add(marker)
-    return found
 
 
 class SafeExecute(WarmExecute):
@@ -147,7 +129,7 @@ class SafeExecute(WarmExecute):
             provisioner = self.km.provisioner
             self._folder = provisioner.folder if getattr(provisioner, "guarded", False) else None
             if self._guard_log:
-                self._log_identity = _file_identity(Path(self._guard_log))
+                self._log_identity = file_identity(Path(self._guard_log))
                 await self._tell_guard(ARM_EVENT, "")
         sealed = self._sealed_notebook()
         role = sealed.role(cell) if sealed else "kernel"
@@ -210,7 +192,7 @@ class SafeExecute(WarmExecute):
 
     async def _after(self, cell) -> None:
         """Cut hidden-test lines from what the cell shows; after a graded cell, probe the guard."""
-        if _cut_hidden_lines(cell, self._hidden):
+        if cut_hidden_lines(cell, self._hidden):
             self._noticed.append(self._finding(FindingKind.HIDDEN_CODE_SHOWN, "", _cell_name(cell)))
         if _graded(cell) and self._guard_log:
             await self._probe(cell)
@@ -474,7 +456,7 @@ class SafeExecute(WarmExecute):
         answered: set[str] = set()
         armed = False
         refusals_logged = refusals_counted = 0
-        records, tampered = _read_log(log, self._log_identity)
+        records, tampered = read_log(log, self._log_identity)
         for record in records:
             if ("armed" in record or "probe" in record) and not self._written_to_our_log(record):
                 tampered = tampered or "holds an answer that names another file"
@@ -522,34 +504,6 @@ class SafeExecute(WarmExecute):
             self.sink.notice(GraderFailure(GraderCause.REPLY_UNREADABLE, unreadable[0].text))
 
 
-def _cut_hidden_lines(cell, hidden: set[str]) -> bool:
-    """Replace every output line that holds a hidden-test line; True if any was cut.
-
-    Error tracebacks are left alone (nbgrader's own failures quote the test
-    code there, and feedback shows only their last line); their message is not.
-    """
-    cut = False
-
-    def clean(text: str) -> str:
-        nonlocal cut
-        if not any(secret in text for secret in hidden):  # the usual case: one scan per secret, in C
-            return text
-        lines = text.splitlines(keepends=True)
-        kept = [CUT_NOTICE + "\n" if any(secret in line for secret in hidden) else line for line in lines]
-        cut = cut or kept != lines
-        return "".join(kept)
-
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            output["text"] = clean(output.get("text", ""))
-        elif output.get("output_type") == "error":
-            output["evalue"] = clean(output.get("evalue", ""))
-        for mime, value in output.get("data", {}).items():
-            if mime.startswith("text/") and isinstance(value, str):
-                output["data"][mime] = clean(value)
-    return cut
-
-
 def _empty(path: Path) -> None:
     """Truncate a file of the kernel's mailbox; the grader made it, and opens nothing else there."""
     handle = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -567,55 +521,6 @@ def _read_reply(path: Path) -> bytes:
     if not data:  # the grader emptied the reply before asking
         raise CrossingError("the kernel gave no answer (its answering function failed, or was removed or replaced)")
     return data
-
-
-def _open_log(path: Path) -> int:
-    """The log for reading: never through a link, and never waiting on a FIFO put in its place."""
-    return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the regular file at `path`; None if there is none."""
-    try:
-        handle = _open_log(path)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(handle)
-    finally:
-        os.close(handle)
-    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
-
-
-def _read_log(path: Path, identity: tuple[int, int] | None) -> tuple[list[dict], str]:
-    """The guard's records, and what is wrong with the file ("" when it is the log the grader made).
-
-    A missing log gives no records and no complaint: the student's kernel can
-    neither remove nor rename it, so its absence is the grader's to explain.
-    """
-    try:
-        handle = _open_log(path)
-    except FileNotFoundError:
-        return [], ""
-    except OSError as error:
-        return [], f"could not be opened ({error.strerror})"
-    with os.fdopen(handle, "rb") as log:
-        info = os.fstat(log.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return [], "is not a regular file"
-        if identity is not None and (info.st_dev, info.st_ino) != identity:
-            return [], "is not the file the grader made"
-        text = log.read(MAX_LOG_BYTES + 1)
-    too_large = f"is larger than {MAX_LOG_BYTES // 2**20} MiB (read that far)" if len(text) > MAX_LOG_BYTES else ""
-    return [_record(line) for line in text[:MAX_LOG_BYTES].decode(errors="replace").splitlines()], too_large
-
-
-def _record(line: str) -> dict:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return {}
-    return record if isinstance(record, dict) else {}
 
 
 def _graded(cell) -> bool:

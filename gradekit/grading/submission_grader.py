@@ -34,9 +34,9 @@ from gradekit.grading import worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
+from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.run_sink import RunSink
-from gradekit.grading.safe_execute import hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
 from gradekit.grading.warm_kernels import allow_unconfined, discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
