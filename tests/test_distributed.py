@@ -95,7 +95,9 @@ def stuck_on_one(template_root, folder, student):
 
     if student == "stuck":
         RELEASE_THE_STUCK.wait()
-    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, "cluster")
+    return GradedSubmission(
+        student_id=student, status=Status.GRADED, message="", record=None, files=(), seconds=0.0, worker="cluster"
+    )
 
 
 def test_a_cluster_run_stops_waiting_for_a_submission_past_its_budget_and_reports_its_row(tmp_path, monkeypatch):

@@ -186,13 +186,13 @@ def _store(course: Course, graded: GradedSubmission) -> None:
 
 def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow:
     return CohortRow(
-        graded.student_id,
-        graded.status,
-        graded.message,
-        grades,
-        graded.worker,
-        graded.notes,
-        graded.findings,
-        graded.cause,
-        graded.attempts,
+        student_id=graded.student_id,
+        status=graded.status,
+        message=graded.message,
+        grades=grades,
+        worker=graded.worker,
+        notes=graded.notes,
+        findings=graded.findings,
+        cause=graded.cause,
+        attempts=graded.attempts,
     )

@@ -46,7 +46,7 @@ WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
 log = logging.getLogger(__name__)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # built by name: several fields are text
 class GradedSubmission:
     """One submission's outcome; a failure is a status on its row, never an exception.
 
@@ -86,13 +86,13 @@ def grader_error(
     """The row of a submission whose grading failed for the grader's own reason on every try: nothing is scored."""
     tries = f" (tried {attempts} times)" if attempts > 1 else ""
     return GradedSubmission(
-        student_id,
-        Status.GRADER_ERROR,
-        f"{failure}{tries}",
-        None,
-        (),
-        seconds,
-        worker,
+        student_id=student_id,
+        status=Status.GRADER_ERROR,
+        message=f"{failure}{tries}",
+        record=None,
+        files=(),
+        seconds=seconds,
+        worker=worker,
         internal_error=internal_error,
         cause=failure.cause,
         attempts=attempts,
@@ -212,15 +212,15 @@ class ScratchGrader:
             record = withhold(record, {finding.notebook for finding in findings})
         graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
         return GradedSubmission(
-            student_id,
-            Status.FLAGGED if findings else Status.GRADED,
-            ("grade withheld for a TA: " + "; ".join(f.text for f in findings)) if findings else "",
-            record,
-            _files(graded_dir),
-            time.monotonic() - started,
-            WORKER_ID,
-            intake.notes + notes,
-            findings,
+            student_id=student_id,
+            status=Status.FLAGGED if findings else Status.GRADED,
+            message=("grade withheld for a TA: " + "; ".join(f.text for f in findings)) if findings else "",
+            record=record,
+            files=_files(graded_dir),
+            seconds=time.monotonic() - started,
+            worker=WORKER_ID,
+            notes=intake.notes + notes,
+            findings=findings,
         )
 
     def _unconfined(self) -> tuple[Note, ...]:
@@ -277,7 +277,16 @@ class ScratchGrader:
 
     def _failed(self, student_id: str, message: str, started: float, notes: tuple[Note, ...] = ()) -> GradedSubmission:
         seconds = time.monotonic() - started
-        return GradedSubmission(student_id, Status.FAILED, message, None, (), seconds, WORKER_ID, notes)
+        return GradedSubmission(
+            student_id=student_id,
+            status=Status.FAILED,
+            message=message,
+            record=None,
+            files=(),
+            seconds=seconds,
+            worker=WORKER_ID,
+            notes=notes,
+        )
 
 
 def withhold(record: SubmissionRecord, notebooks: set[str]) -> SubmissionRecord:
