@@ -39,8 +39,6 @@ ALLOWED = {
     ("warm_kernels", "_zygote"),
     # Set by the pool's initializer, which can only call a module-level function, once per worker process.
     ("warm_kernels", "_run_tag"),
-    # Read by the zygote's start, which jupyter_client's provisioner calls without the run at hand.
-    ("warm_kernels", "_allow_unconfined"),
 }
 
 IMMUTABLE = (

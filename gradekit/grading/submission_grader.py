@@ -38,7 +38,7 @@ from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.run_sink import RunSink
 from gradekit.grading.sealed_checks import HELPER_MODULES
-from gradekit.grading.warm_kernels import allow_unconfined, discard_zygote
+from gradekit.grading.warm_kernels import discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
@@ -127,6 +127,7 @@ def nbgrader_api(
         config.Autograde.autograde_preprocessors = [SafeExecute if step is Execute else step for step in steps]
         for name, value in (execute or {}).items():
             setattr(config.SafeExecute, name, value)
+        config.WarmProvisioner.allow_unconfined = course.allow_unconfined  # the kernels' provisioner reads it
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -148,8 +149,6 @@ class ScratchGrader:
         execute = self._execute_settings(template_root) if warm_kernels else None
         self.api = nbgrader_api(self.course, warm_kernels, self.run.cell_timeout, execute)
         self.warm_kernels = warm_kernels
-        if warm_kernels:
-            allow_unconfined(self.course.allow_unconfined)
         # Kernels inherit these; forked kernels are held to them (kernel_zygote.py, kernel_guard.py).
         os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
         # The exchange holds every student's submission and feedback, wherever it lies.

@@ -31,7 +31,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
-from traitlets import Instance, Type, default
+from traitlets import Bool, Instance, Type, default
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading import worker_box
@@ -141,7 +141,6 @@ class Zygote:
 
 
 _zygote: Zygote | None = None
-_allow_unconfined = False  # set when the TA passed --allow-unconfined
 # A Unix socket's path holds at most 107 bytes: the folders of kernel folders go where their
 # sockets' paths stay short, named after the run that made them, so its coordinator can remove them.
 SHORT_TEMPORARY_FOLDER = "/tmp"
@@ -166,12 +165,6 @@ def kernels_prefix(run_tag: str = "") -> str:
     return f"{KERNELS_PREFIX}{run_tag}-" if run_tag else KERNELS_PREFIX
 
 
-def allow_unconfined(allowed: bool) -> None:
-    """Whether this process may run kernels without the box where the machine cannot make one."""
-    global _allow_unconfined
-    _allow_unconfined = allowed
-
-
 def without_secrets(environment) -> dict[str, str]:
     """`environment` without the grader's secrets.
 
@@ -184,11 +177,14 @@ def without_secrets(environment) -> dict[str, str]:
     return {name: value for name, value in environment.items() if name not in hidden}
 
 
-def zygote() -> Zygote:
-    """This process's zygote, started on first use; one that cannot start is the grader's failure."""
+def zygote(allow_unconfined: bool = False) -> Zygote:
+    """This process's zygote, started on first use; one that cannot start is the grader's failure.
+
+    `allow_unconfined` lets it start without its box where the machine cannot make one.
+    """
     global _zygote
     if _zygote is None or _zygote.process.poll() is not None:
-        boxed = worker_box.require(_allow_unconfined)  # refuses, unless allowed, where there is no box
+        boxed = worker_box.require(allow_unconfined)  # refuses, unless allowed, where there is no box
         root = Path(tempfile.mkdtemp(prefix=kernels_prefix(_run_tag), dir=kernels_base()))
         try:
             _zygote = Zygote(without_secrets(os.environ), root, boxed)
@@ -296,11 +292,18 @@ class WarmProvisioner(LocalProvisioner):
     it talks to the grader over Unix sockets in that folder.
     """
 
+    allow_unconfined = Bool(
+        False,
+        help=(
+            "Fork kernels without their box where the machine cannot make one (CourseKit.allow_unconfined, "
+            "set by the scratch grader for its run); otherwise such a machine is refused."
+        ),
+    ).tag(config=True)
     folder: KernelFolder | None = None
     guarded = False
 
     async def pre_launch(self, **kwargs):
-        parent = zygote()  # before the connection file is written: it names the sockets
+        parent = zygote(self.allow_unconfined)  # before the connection file is written: it names the sockets
         self.folder = KernelFolder.make(parent.kernels_root, str(kwargs.get("cwd") or os.getcwd()), parent.boxed)
         km = self.parent
         if parent.boxed and km is not None:
@@ -333,7 +336,7 @@ class WarmProvisioner(LocalProvisioner):
             env.update(HOME="/tmp", TMPDIR="/tmp", IPYTHONDIR="/tmp/ipython", MPLCONFIGDIR="/tmp/matplotlib")
         argv = _boxed_arguments(cmd[3:], folder)
         try:
-            box_pid, pid = zygote().spawn(argv, notebook_dir, env, folder, self.guarded)
+            box_pid, pid = zygote(self.allow_unconfined).spawn(argv, notebook_dir, env, folder, self.guarded)
         except (OSError, GraderFailure) as error:
             self.remove_private_files()
             if isinstance(error, GraderFailure):
