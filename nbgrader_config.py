@@ -119,7 +119,7 @@ _formgrader_page = _kit_module("gradekit.grading.formgrader_page")
 c.HTMLExporter.extra_template_basedirs = _formgrader_page.TEMPLATE_BASEDIRS
 c.HTMLExporter.extra_template_paths = _formgrader_page.TEMPLATE_PATHS
 # The page carries a Content-Security-Policy that runs only formgrader's own scripts, by their hashes.
-c.HTMLExporter.filters = _formgrader_page.FILTERS
+c.HTMLExporter.filters = dict(_formgrader_page.FILTERS)
 # The notebook it shows is the student's: their markdown and their outputs' HTML, SVG and markdown
 # are sanitized, and their JavaScript outputs dropped, before the TA's browser sees them.
 from nbconvert.preprocessors.sanitize import SanitizeHTML  # noqa: E402

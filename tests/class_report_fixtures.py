@@ -55,7 +55,7 @@ def graded(
         CellGrade(Y, "test_h", h, 5),
     )
     grades = SubmissionGrades(student, cells, unsubmitted=unsubmitted, written=written, seconds_late=late)
-    return CohortRow(student, status, "", grades, notes=notes, findings=findings)
+    return CohortRow(student_id=student, status=status, message="", grades=grades, notes=notes, findings=findings)
 
 
 # A written answer of notebook Y a TA has not graded yet (formgrader lists it), one they have, one left blank.
@@ -69,6 +69,8 @@ ROWS = (
     graded("bob", 0, 3, 0, 5, ("first-wrong-idea",), notes=(REORDERED,), written=(MARKED,)),
     graded("cai", 0, 0, 1, 0, ("first-wrong-idea", "second-wrong-idea"), written=(BLANK,)),
     graded("dan", 2, 0, 1, 0, unsubmitted=(Y,), notes=(LEFT_OUT_Y,), late=95 * 60 + 20),
-    CohortRow("eve", Status.FAILED, "malformed notebook JSON", None, notes=(LEFT_OUT_Y,)),
+    CohortRow(
+        student_id="eve", status=Status.FAILED, message="malformed notebook JSON", grades=None, notes=(LEFT_OUT_Y,)
+    ),
     graded("fay", 2, 3, 1, 5, status=Status.FLAGGED, findings=(FORGED_EQ,)),
 )

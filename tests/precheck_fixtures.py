@@ -56,7 +56,7 @@ def graded(points: float, error_value: str | None = None, traceback: list[str] |
         (NotebookRecord(NOTEBOOK, False, None, (GradeRecord("test_f", points, None, None, False),), ()),),
     )
     files = ((f"{NOTEBOOK}.ipynb", graded_notebook(error_value, traceback)),)
-    return GradedSubmission("s", status, "", record, files, 0.1)
+    return GradedSubmission(student_id="s", status=status, message="", record=record, files=files, seconds=0.1)
 
 
 @dataclasses.dataclass

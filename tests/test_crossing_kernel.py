@@ -7,7 +7,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from gradekit.core.course import REPO_ROOT
-from gradekit.grading import safe_execute
 from gradekit.grading.safe_execute import SafeExecute
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
@@ -50,11 +49,11 @@ def test_an_inference_tensor_from_a_boxed_kernel_reaches_the_sealed_test(tmp_pat
     protected = tmp_path / "course"  # a guarded kernel is what makes the grading sealed
     protected.mkdir()
     monkeypatch.setenv(PROTECTED_VARIABLE, str(protected))
-    monkeypatch.setitem(safe_execute.SEALED_SOURCES, NOTEBOOK, source)
-    monkeypatch.setitem(safe_execute.SEALED_HELPERS, "autograd_checks", folder / "autograd_checks.py")
     submitted = nbformat.from_dict(source)
     resources = {"metadata": {"path": str(folder)}, "unique_key": NOTEBOOK}
-    graded, _ = SafeExecute(timeout=60).preprocess(submitted, resources)
+    graded, _ = SafeExecute(
+        timeout=60, sealed_sources={NOTEBOOK: source}, sealed_helpers={"autograd_checks": folder / "autograd_checks.py"}
+    ).preprocess(submitted, resources)
     outputs = graded.cells[2].outputs
     assert [output.get("output_type") for output in outputs] == ["stream"], outputs
     # The test ran on the grader's side (the answer is a RemoteAnswer there) and got the kernel's value back.

@@ -95,19 +95,20 @@ def stuck_on_one(template_root, folder, student):
 
     if student == "stuck":
         RELEASE_THE_STUCK.wait()
-    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, "cluster")
+    return GradedSubmission(
+        student_id=student, status=Status.GRADED, message="", record=None, files=(), seconds=0.0, worker="cluster"
+    )
 
 
 def test_a_cluster_run_stops_waiting_for_a_submission_past_its_budget_and_reports_its_row(tmp_path, monkeypatch):
-    import json
-
     from distributed import LocalCluster
 
     from gradekit.core.failures import GraderCause
+    from gradekit.core.settings import CourseKit
     from gradekit.grading import executors
-    from gradekit.grading.submission_grader import SETTINGS_FILE
+    from gradekit.grading.grading_run import GradingRun
 
-    (tmp_path / SETTINGS_FILE).write_text(json.dumps({"cell_timeout": 1}))  # a budget of seconds
+    GradingRun(CourseKit(), cell_timeout=1, protected_roots=()).write(tmp_path)  # a budget of seconds
     monkeypatch.setattr(executors, "grade_task", stuck_on_one)
     students = ("amy", "stuck", "ben")
     with LocalCluster(n_workers=3, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:

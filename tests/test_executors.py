@@ -18,7 +18,15 @@ def kill_on_poison(template_root, folder, student):
     """Stands in for real grading: the worker process dies on the poisoned submission."""
     if student == "poison":
         os._exit(9)
-    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+    return GradedSubmission(
+        student_id=student,
+        status=Status.GRADED,
+        message="",
+        record=None,
+        files=(),
+        seconds=0.0,
+        worker=f"test:{os.getpid()}",
+    )
 
 
 def fail_inside_the_grader(template_root, folder, student):
@@ -26,7 +34,15 @@ def fail_inside_the_grader(template_root, folder, student):
     if student == "bug":
         settings = {}
         return settings["cell_timeout"]
-    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+    return GradedSubmission(
+        student_id=student,
+        status=Status.GRADED,
+        message="",
+        record=None,
+        files=(),
+        seconds=0.0,
+        worker=f"test:{os.getpid()}",
+    )
 
 
 def _grade(tmp_path, task, students):
@@ -57,7 +73,15 @@ def leave_temporary_files(template_root, folder, student):
     import tempfile
 
     Path(tempfile.mkdtemp(prefix="gradekit-worker-"), "hidden-tests.ipynb").write_text("{}")
-    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+    return GradedSubmission(
+        student_id=student,
+        status=Status.GRADED,
+        message="",
+        record=None,
+        files=(),
+        seconds=0.0,
+        worker=f"test:{os.getpid()}",
+    )
 
 
 def test_nothing_a_worker_left_in_the_temporary_folder_outlives_the_run(tmp_path, monkeypatch):
@@ -81,7 +105,15 @@ def hang_on_one(template_root, folder, student):
             pass
     if student == "blocks":
         time.sleep(3600)
-    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0, f"test:{os.getpid()}")
+    return GradedSubmission(
+        student_id=student,
+        status=Status.GRADED,
+        message="",
+        record=None,
+        files=(),
+        seconds=0.0,
+        worker=f"test:{os.getpid()}",
+    )
 
 
 def test_a_worker_past_its_budget_is_replaced_its_row_is_the_students_timeout_and_the_rest_are_graded(tmp_path):

@@ -22,7 +22,7 @@ def _crash(student):
 
 
 def _graded(student):
-    return GradedSubmission(student, Status.GRADED, "", None, (), 0.0)
+    return GradedSubmission(student_id=student, status=Status.GRADED, message="", record=None, files=(), seconds=0.0)
 
 
 def test_a_crash_is_a_failed_row_carrying_its_traceback():

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.unit
 
 
 def row(student, *notes):
-    return CohortRow(student, Status.GRADED, "", None, notes=notes)
+    return CohortRow(student_id=student, status=Status.GRADED, message="", grades=None, notes=notes)
 
 
 def example(kind: NoteKind) -> Note:

@@ -14,7 +14,7 @@ from precheck_fixtures import run_apart
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
 from gradekit.authoring.solutions import load_controls
-from gradekit.grading.safe_execute import CUT_NOTICE
+from gradekit.grading.hidden_lines import CUT_NOTICE
 from gradekit.precheck.engine import without_hub_credentials
 from gradekit.precheck.reply import secret_lines
 from gradekit.precheck.run import DEFAULT_PREFIX, running_service

@@ -9,7 +9,7 @@ from precheck_fixtures import HIDDEN_LINE, NOTEBOOK, graded, source_notebook
 
 from gradekit.core.notes import Finding, FindingKind
 from gradekit.core.status import Status
-from gradekit.grading.safe_execute import CUT_NOTICE
+from gradekit.grading.hidden_lines import CUT_NOTICE
 from gradekit.precheck.reply import graded_test_cells, leaked_lines, secret_lines, student_reply
 
 pytestmark = pytest.mark.unit

@@ -78,7 +78,9 @@ def packed_pair():
 
 
 def row_of(status, findings=()):
-    return CohortRow("controls-01", status, "why it was not graded", None, findings=findings)
+    return CohortRow(
+        student_id="controls-01", status=status, message="why it was not graded", grades=None, findings=findings
+    )
 
 
 def test_a_graded_row_is_no_violation():

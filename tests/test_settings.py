@@ -10,7 +10,6 @@ from traitlets.config.loader import PyFileConfigLoader
 from gradekit.commands.cli import main
 from gradekit.core.course import CONFIG_FILE, load_course
 from gradekit.core.settings import CourseKit
-from gradekit.grading.submission_grader import read_settings, with_run_settings, write_settings
 
 pytestmark = pytest.mark.unit
 
@@ -95,19 +94,6 @@ def test_a_command_reads_the_configuration_file_once_for_its_course_and_manifest
     course, manifest = _course_and_manifest()
     assert manifest.assignment == course.assignment_id
     assert len(reads) == 1
-
-
-def test_workers_take_the_kit_settings_the_coordinator_wrote(tmp_path):
-    import dataclasses
-
-    coordinator = dataclasses.replace(load_course(), kernel_memory_gb=2.5, assignment_id="week1")
-    write_settings(tmp_path, coordinator, cell_timeout=30)
-    settings = read_settings(tmp_path)
-    worker = with_run_settings(load_course(), settings)
-    assert (worker.kernel_memory_gb, worker.assignment_id) == (2.5, "week1")
-    assert (worker.grader_attempts, worker.retry_backoff_seconds) == (3, 0.5)
-    assert settings["cell_timeout"] == 30
-    assert str(coordinator.exchange_root.resolve()) in settings["protected_roots"]
 
 
 def test_help_all_lists_every_setting_with_type_default_and_help(capsys):

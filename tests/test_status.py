@@ -39,9 +39,15 @@ def row_with(status: Status, student: str = "zoe") -> CohortRow:
     """A full-marks row of `status`: with grades only when the status has them, findings when it is withheld."""
     if not status.has_grades:
         cause = GraderCause.KERNEL_START if status.owner == "grader" else None
-        return CohortRow(student, status, WHY, None, cause=cause)
+        return CohortRow(student_id=student, status=status, message=WHY, grades=None, cause=cause)
     full = graded(student, 2, 3, 1, 5, status=status, findings=(FORGED_EQ,) if status.withheld else ())
-    return CohortRow(full.student_id, status, WHY if status.needs_ta else "", full.grades, findings=full.findings)
+    return CohortRow(
+        student_id=full.student_id,
+        status=status,
+        message=WHY if status.needs_ta else "",
+        grades=full.grades,
+        findings=full.findings,
+    )
 
 
 def test_each_status_reads_as_its_word():
@@ -83,7 +89,7 @@ def test_the_meaning_holds_together(status):
 def test_the_progress_line_names_and_counts_it(status):
     stream = io.StringIO()
     progress = Progress(1, stream)
-    submission = GradedSubmission("zoe", status, WHY, None, (), 1.0)
+    submission = GradedSubmission(student_id="zoe", status=status, message=WHY, record=None, files=(), seconds=1.0)
     progress.update(submission)
     assert stream.getvalue().startswith(f"[1/1] {status.label:<7} zoe")
     assert (progress.failed, progress.flagged) == (status.failed, status.withheld)

@@ -32,9 +32,9 @@ from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import read_grades
 from gradekit.grading.gradebook_records import read_record
+from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.output_limits import LimitOutputSize
 from gradekit.grading.progress import Progress
-from gradekit.grading.safe_execute import hidden_test_lines
 
 pytestmark = pytest.mark.nbgrader
 

@@ -28,16 +28,17 @@ class Course:
 
     root: Path
     course_id: str
-    assignment_id: str
     db_url: str
     exchange_root: Path
     cell_timeout: int
     code_stub: str
+    # c.CourseKit.*: each field is named after its trait, which holds its default and help (core/settings.py).
+    assignment_id: str
     kernel_memory_gb: float
+    grader_attempts: int
+    retry_backoff_seconds: float
+    allow_unconfined: bool
     lms_roster: Path | None = None  # LmsExportPlugin.roster; without one there is no LMS export
-    grader_attempts: int = 3  # tries of a submission whose grading failed for the grader's own reason
-    retry_backoff_seconds: float = 0.5  # the wait before the second try, doubled for each later one
-    allow_unconfined: bool = False  # grade kernels without the box where a machine cannot make one (rows say so)
     precheck: PrecheckSettings = PrecheckSettings()  # the hub's sealed pre-check: c.Precheck.* in nbgrader_config.py
     # The whole configuration as loaded, for nbgrader run in process. Its preprocessors are classes
     # the file loads by path, so it does not pickle: workers get the run's settings as a file instead.
@@ -84,19 +85,20 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
     return Course(
         root=root,
         course_id=directory.course_id,
-        assignment_id=kit.assignment_id,
         db_url=directory.db_url if "db_url" in directory else sqlite_url(root),
         exchange_root=Path(config.Exchange.root),
         cell_timeout=int(config.Execute.timeout),
         code_stub=config.ClearSolutions.code_stub["python"],
-        kernel_memory_gb=kit.kernel_memory_gb,
         lms_roster=_roster(config),
-        grader_attempts=kit.grader_attempts,
-        retry_backoff_seconds=kit.retry_backoff_seconds,
-        allow_unconfined=kit.allow_unconfined,
+        **kit_settings(kit),  # type: ignore[arg-type]  # each checked by its trait
         precheck=PrecheckSettings.from_traits(Precheck(config=config)),
         nbgrader_config=config,
     )
+
+
+def kit_settings(source: Course | CourseKit) -> dict[str, object]:
+    """Every `c.CourseKit.*` setting of `source` (a course or the traits themselves), by its trait's name."""
+    return {name: getattr(source, name) for name in sorted(CourseKit.class_own_traits(config=True))}
 
 
 def _roster(config: Config) -> Path | None:

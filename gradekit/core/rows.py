@@ -10,7 +10,7 @@ from gradekit.core.notes import Finding, Note
 from gradekit.core.status import Status
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # built by name: several fields are text
 class CohortRow:
     student_id: str
     status: Status

@@ -28,9 +28,10 @@ from gradekit.core.rows import CohortRow
 from gradekit.grading.gradebook import open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
 from gradekit.grading.grader_failures import backoff_seconds
+from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import LOG_NAME, crashed, record_internal_errors
 from gradekit.grading.progress import Progress
-from gradekit.grading.submission_grader import GradedSubmission, write_settings
+from gradekit.grading.submission_grader import GradedSubmission
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ def grade_cohort(
     started = time.monotonic()
     _ensure_assignment(course)
     template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
-    write_settings(template.root, course, cell_timeout)
+    GradingRun.of(course, cell_timeout).write(template.root)  # what every worker grades by
     tasks = submitted_students(course)
     log.info("grading %d submissions of %s with %s", len(tasks), course.assignment_id, type(executor).__name__)
     progress = progress or Progress(len(tasks), workers=executor.workers)
@@ -185,13 +186,13 @@ def _store(course: Course, graded: GradedSubmission) -> None:
 
 def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow:
     return CohortRow(
-        graded.student_id,
-        graded.status,
-        graded.message,
-        grades,
-        graded.worker,
-        graded.notes,
-        graded.findings,
-        graded.cause,
-        graded.attempts,
+        student_id=graded.student_id,
+        status=graded.status,
+        message=graded.message,
+        grades=grades,
+        worker=graded.worker,
+        notes=graded.notes,
+        findings=graded.findings,
+        cause=graded.cause,
+        attempts=graded.attempts,
     )

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import MappingProxyType
 
 ROOT_MODE = 0o1777
-COURSE_MODES = {"": 0o755, "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711}
+COURSE_MODES = MappingProxyType({"": 0o755, "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711})
 
 
 def ensure_exchange(root: Path, course_id: str) -> list[Path]:

@@ -27,8 +27,9 @@ from typing import Iterable, Iterator
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading.grader_failures import backoff_seconds
+from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import crashed
-from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader, read_settings, retry_policy
+from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader
 from gradekit.grading.task_budget import (
     LAST_RESORT_SECONDS,
     OverBudget,
@@ -85,9 +86,9 @@ def _remove_kernel_folders(run_root: str) -> None:
 
 def submission_budget(template_root: Path) -> TaskBudget:
     """The budget of one submission of the run that wrote `template_root`: from its cells' limit and notebooks."""
-    cell_timeout = read_settings(template_root).get("cell_timeout", 60)
+    run = GradingRun.read(template_root)
     notebooks = len(list(Path(template_root).glob("source/*/*.ipynb")))
-    return TaskBudget.for_cells(cell_timeout, notebooks, retry_policy(template_root)[0])
+    return TaskBudget.for_cells(run.cell_timeout, notebooks, run.attempts)
 
 
 def forget_template(template_root: str) -> None:
@@ -146,7 +147,8 @@ class LocalExecutor:
                 suspects.append(task)
             else:
                 yield outcome
-        attempts, first_wait = retry_policy(template_root)
+        run = GradingRun.read(template_root)
+        attempts, first_wait = run.attempts, run.first_wait
         for task in suspects:
             yield self._alone(template_root, task, attempts, first_wait, budget)
 
@@ -224,7 +226,8 @@ class DaskExecutor:
         whether the submission or a loaded worker was slow), and the run goes on without it.
         """
         tasks = list(tasks)
-        attempts, first_wait = retry_policy(template_root)
+        run = GradingRun.read(template_root)
+        attempts, first_wait = run.attempts, run.first_wait
         rounds = -(-len(tasks) // self.workers)
         patience = submission_budget(template_root).wall_seconds * max(rounds, 1) + LAST_RESORT_SECONDS
         deadline = time.monotonic() + patience

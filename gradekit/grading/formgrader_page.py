@@ -15,6 +15,7 @@ import base64
 import hashlib
 import os
 import re
+from types import MappingProxyType
 
 import nbgrader
 
@@ -23,9 +24,9 @@ COURSE_TEMPLATES = os.path.join(HERE, "formgrader_templates")
 NBGRADER_TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
 
 # Template folders searched by name ('formgrade', 'feedback'): ours shadow nbgrader's grading page.
-TEMPLATE_BASEDIRS = [COURSE_TEMPLATES, NBGRADER_TEMPLATES]
+TEMPLATE_BASEDIRS = (COURSE_TEMPLATES, NBGRADER_TEMPLATES)
 # Lets the course's page extend nbgrader's by the name 'formgrade/index.html.j2'.
-TEMPLATE_PATHS = [NBGRADER_TEMPLATES]
+TEMPLATE_PATHS = (NBGRADER_TEMPLATES,)
 
 INLINE_SCRIPT = re.compile(r"<script(?: type=\"text/javascript\")?>(.*?)</script>", re.DOTALL)
 # nbgrader's navigation bar shows and hides the student's name with onclick handlers of its own.
@@ -55,4 +56,4 @@ def page_policy(own_markup: str) -> str:
 
 
 # The Jinja filters the course's grading page uses, added to the exporter by nbgrader_config.py.
-FILTERS = {"page_policy": page_policy}
+FILTERS = MappingProxyType({"page_policy": page_policy})

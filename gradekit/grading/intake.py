@@ -52,26 +52,28 @@ TIMESTAMP = "timestamp.txt"
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"  # nbgrader's default (Exchange.timestamp_format)
 # nbgrader's submit writes it; release_feedback needs it to name the student's feedback, so it travels with the notebooks.
 SECRET = "submission_secret.txt"
-SECRET_CHARACTERS = set("0123456789abcdef")
+SECRET_CHARACTERS = frozenset("0123456789abcdef")
 # Special methods that change what comparing, testing or type-checking a value means.
-FORGING_METHODS = {
-    "__eq__",
-    "__ne__",
-    "__lt__",
-    "__le__",
-    "__gt__",
-    "__ge__",
-    "__bool__",
-    "__len__",
-    "__hash__",
-    "__instancecheck__",
-    "__subclasscheck__",
-    "__torch_function__",
-    "__torch_dispatch__",
-    "__array_function__",
-    "__array_ufunc__",
-}
-QUIET_NAMES = {".ipynb_checkpoints", ".DS_Store", "__pycache__"}
+FORGING_METHODS = frozenset(
+    {
+        "__eq__",
+        "__ne__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__bool__",
+        "__len__",
+        "__hash__",
+        "__instancecheck__",
+        "__subclasscheck__",
+        "__torch_function__",
+        "__torch_dispatch__",
+        "__array_function__",
+        "__array_ufunc__",
+    }
+)
+QUIET_NAMES = frozenset({".ipynb_checkpoints", ".DS_Store", "__pycache__"})
 # A course notebook with its outputs and a few plots weighs a few megabytes; past this, it is not a student's work.
 MAX_NOTEBOOK_BYTES = 2**25
 MAX_TIMESTAMP_BYTES = 4096  # nbgrader writes one date of about 30 characters

@@ -10,19 +10,19 @@ On top of the warm, forked kernels (warm_kernels.py):
   answers, and any question left unanswered, become findings.
 
 * no output may repeat a line of the course's hidden tests (however the
-  answer got hold of it): such lines are cut and the cut is a finding;
+  answer got hold of it): such lines are cut (hidden_lines.py) and the cut is
+  a finding; the guard's log is read as guard_log.py says;
 * every output is held to the course's byte budget as it arrives, of every
   MIME type (output_limits.py), so the grader never keeps a flood of images.
 
-Each notebook's outcome is appended to `REPORTS`, which the scratch grader
-reads and clears per submission (grading runs in this same process).
+Each notebook's outcome is reported to the run's sink (`sink`, run_sink.py),
+which the scratch grader reads and clears per submission; the hidden lines and
+the trusted sources come as the step's traits, set by the scratch grader.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import json
 import os
 import secrets
 import signal
@@ -35,17 +35,19 @@ from nbclient.client import timestamp
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
+from traitlets import Dict, Instance, Set, Unicode
 
-from gradekit.authoring.cells import BEGIN_HIDDEN, END_HIDDEN
 from gradekit.core.bounded_files import RefusedFile, read_bounded
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
-from gradekit.grading.grader_failures import notice
+from gradekit.grading.guard_log import file_identity, read_log
+from gradekit.grading.hidden_lines import cut_hidden_lines, hidden_test_lines
 from gradekit.grading.kernel_cgroups import KernelGroup, TreeEvents
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, output_bytes
+from gradekit.grading.run_sink import NotebookReport
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
@@ -59,16 +61,6 @@ INTERRUPT_GRACE_SECONDS = 5
 # The per-call watchdog: four times the cell's limit (its wall-clock backstop is three) and some slack.
 WATCHDOG_FACTOR, WATCHDOG_SLACK, DEFAULT_CELL_SECONDS = 4, 30, 60
 MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
-MAX_LOG_BYTES = 16 * 2**20  # the guard logs each kind of refusal once: an honest log holds a few kilobytes
-
-
-@dataclasses.dataclass(frozen=True)
-class NotebookReport:
-    """What happened while one notebook ran: tampering findings (grade withheld) and notes."""
-
-    notebook: str
-    findings: tuple[Finding, ...] = ()
-    notes: tuple[Note, ...] = ()
 
 
 class _GraderStop(KernelStopped):
@@ -83,35 +75,24 @@ class _GraderStop(KernelStopped):
         self.failure = failure
 
 
-REPORTS: list[NotebookReport] = []
-# Lines of hidden tests that must never show up in an output; the scratch grader adds the course's.
-HIDDEN_LINES: set[str] = set()
-SHORTEST_SECRET = 25  # characters: shorter lines (an `expect(` or a `)`) are too common to tell anything
-# Sealed grading (set by the scratch grader): notebook name -> its trusted source, and the course's helper modules.
-SEALED_SOURCES: dict[str, NotebookNode] = {}
-SEALED_HELPERS: dict[str, Path] = {}
-CUT_NOTICE = "[a line of the hidden tests was cut here by the grader]"
 # Findings that say nothing of tampering with the kernel's side of the wire.
 UNTAMPERED = frozenset({FindingKind.UNREADABLE_ANSWER, FindingKind.HIDDEN_CODE_SHOWN})
 
 
-def hidden_test_lines(notebook) -> set[str]:
-    """The telling lines between BEGIN and END HIDDEN TESTS in the notebook's cells."""
-    found = set()
-    for cell in notebook.cells:
-        inside = False
-        for line in cell.get("source", "").splitlines():
-            marker = line.strip()
-            if marker == BEGIN_HIDDEN:
-                inside = True
-            elif marker == END_HIDDEN:
-                inside = False
-            elif inside and len(marker) >= SHORTEST_SECRET:
-                found.add(marker)
-    return found
-
-
 class SafeExecute(WarmExecute):
+    hidden_lines = Set(
+        Unicode(),
+        help="Lines of the course's hidden tests that must never show up in an output (each notebook's own are added).",
+    ).tag(config=True)
+    sealed_sources = Dict(
+        value_trait=Instance(NotebookNode),
+        help="Sealed grading: notebook name -> its trusted source, whose test cells run in the grader, not the kernel.",
+    ).tag(config=True)
+    sealed_helpers = Dict(
+        value_trait=Instance(Path),
+        help="Sealed grading: the course's helper modules beside the notebooks, by module name -> their file.",
+    ).tag(config=True)
+
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None) -> tuple[NotebookNode, dict]:
         self._notebook = (resources or {}).get("unique_key", "notebook")
         self._stopped: str | None = None
@@ -120,13 +101,13 @@ class SafeExecute(WarmExecute):
         self._guard_log: str | None = None  # kept here: nbclient drops the kernel manager at the end
         self._folder: KernelFolder | None = None  # a guarded kernel's folder: its mailbox and guard log
         self._log_identity: tuple[int, int] | None = None  # (device, inode) of the log, before any student code
-        self._hidden = HIDDEN_LINES | hidden_test_lines(nb)
+        self._hidden = set(self.hidden_lines) | hidden_test_lines(nb)
         self._noticed: list[Finding] = []  # what this process saw itself: cut leaks, unreadable replies
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
         self._stage = "the call was not started"  # how far the current call to the kernel got (for the watchdog)
         self._clock: CellClock | None = None  # that cell's use of the kernel, against its limit
-        self._source = SEALED_SOURCES.get(self._notebook)
+        self._source = self.sealed_sources.get(self._notebook)
         self._request: int | None = None  # the request file the grader made, held open (see _write_request)
         self._killed_because: str | None = None  # why the grader killed the kernel in a call, if it did
         self._outputs = LimitOutputSize(config=self.config).budget()  # the course's byte budget, as they arrive
@@ -137,7 +118,7 @@ class SafeExecute(WarmExecute):
         finally:
             if self._request is not None:
                 os.close(self._request)
-            REPORTS.append(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
+            self.sink.report(NotebookReport(self._notebook, self._findings(), tuple(self._notes)))
             if self._folder:
                 self._folder.remove()
 
@@ -153,7 +134,7 @@ class SafeExecute(WarmExecute):
             self._folder = provisioner.folder if getattr(provisioner, "guarded", False) else None
             self._cgroup = getattr(provisioner, "cgroup", None)
             if self._guard_log:
-                self._log_identity = _file_identity(Path(self._guard_log))
+                self._log_identity = file_identity(Path(self._guard_log))
                 await self._tell_guard(ARM_EVENT, "")
         sealed = self._sealed_notebook()
         role = sealed.role(cell) if sealed else "kernel"
@@ -215,7 +196,7 @@ class SafeExecute(WarmExecute):
 
     async def _after(self, cell) -> None:
         """Cut hidden-test lines from what the cell shows; after a graded cell, probe the guard."""
-        if _cut_hidden_lines(cell, self._hidden):
+        if cut_hidden_lines(cell, self._hidden):
             self._noticed.append(self._finding(FindingKind.HIDDEN_CODE_SHOWN, "", _cell_name(cell)))
         hit = self._tree_limit_hit()
         if hit is not None:
@@ -288,7 +269,7 @@ class SafeExecute(WarmExecute):
         verdict = clock.verdict()
         if verdict is Verdict.OVERLOADED:
             # Noticed as well as raised: on its way out nbgrader turns it into a failed run.
-            raise notice(GraderFailure(GraderCause.OVERLOADED, f"{self._notebook}: {clock.describe()}"))
+            raise self.sink.notice(GraderFailure(GraderCause.OVERLOADED, f"{self._notebook}: {clock.describe()}"))
         return verdict
 
     def _past_limit(self, what: str) -> str:
@@ -310,16 +291,16 @@ class SafeExecute(WarmExecute):
                 except TimeoutError:  # bounded as the cell is, and more: nothing moved on either side
                     future.cancel()
                     stalled = f"{self._notebook}: no progress in {self._watchdog_seconds():g} s ({self._stage})"
-                    raise _GraderStop(notice(GraderFailure(GraderCause.STALLED, stalled))) from None
+                    raise _GraderStop(self.sink.notice(GraderFailure(GraderCause.STALLED, stalled))) from None
                 except GraderFailure as failure:  # noticed here: a test cell may catch what it raises through
-                    raise notice(failure)
+                    raise self.sink.notice(failure)
                 except (OSError, CrossingError) as error:
                     if self._folder and not self._folder.path.is_dir():
                         missing = GraderFailure(GraderCause.TEMP_FILE_MISSING, f"{self._folder.path} is gone")
-                        raise notice(missing) from error
+                        raise self.sink.notice(missing) from error
                     raise
 
-            self._sealed = SealedNotebook(self._source, SEALED_HELPERS, exchange)
+            self._sealed = SealedNotebook(self._source, dict(self.sealed_helpers), exchange)
         return self._sealed
 
     async def _run_sealed_test(self, cell, sealed: SealedNotebook) -> None:
@@ -465,7 +446,7 @@ class SafeExecute(WarmExecute):
         """A kernel that died of SIGKILL was most likely killed from outside: noticed, so the notebook is retried."""
         process = getattr(self.km.provisioner, "process", None)
         if process is not None and process.poll() is not None and killed_from_outside(process):
-            notice(GraderFailure(GraderCause.KERNEL_KILLED, f"{self._notebook}: kernel {process.pid}"))
+            self.sink.notice(GraderFailure(GraderCause.KERNEL_KILLED, f"{self._notebook}: kernel {process.pid}"))
 
     def _kill_kernel(self) -> None:
         pid = getattr(self.km.provisioner, "pid", None)
@@ -506,7 +487,7 @@ class SafeExecute(WarmExecute):
         answered: set[str] = set()
         armed = False
         refusals_logged = refusals_counted = 0
-        records, tampered = _read_log(log, self._log_identity)
+        records, tampered = read_log(log, self._log_identity)
         for record in records:
             if ("armed" in record or "probe" in record) and not self._written_to_our_log(record):
                 tampered = tampered or "holds an answer that names another file"
@@ -532,7 +513,7 @@ class SafeExecute(WarmExecute):
             if any(f.kind is FindingKind.FOREIGN_LOG_LINE for f in findings):
                 findings[self._finding(FindingKind.GUARD_NEVER_ARMED)] = None
             else:
-                notice(GraderFailure(GraderCause.GUARD_NOT_ARMED, self._notebook))
+                self.sink.notice(GraderFailure(GraderCause.GUARD_NOT_ARMED, self._notebook))
         if refusals_counted > refusals_logged:
             findings[self._finding(FindingKind.LOG_LOST_RECORDS)] = None
         if not self._stopped:
@@ -551,35 +532,7 @@ class SafeExecute(WarmExecute):
         """An unreadable reply from a live kernel the guard saw nothing wrong in is ours (tried again); else the student's."""
         unreadable = [f for f in findings if f.kind is FindingKind.UNREADABLE_ANSWER]
         if unreadable and not self._stopped and all(f.kind in UNTAMPERED for f in findings):
-            notice(GraderFailure(GraderCause.REPLY_UNREADABLE, unreadable[0].text))
-
-
-def _cut_hidden_lines(cell, hidden: set[str]) -> bool:
-    """Replace every output line that holds a hidden-test line; True if any was cut.
-
-    Error tracebacks are left alone (nbgrader's own failures quote the test
-    code there, and feedback shows only their last line); their message is not.
-    """
-    cut = False
-
-    def clean(text: str) -> str:
-        nonlocal cut
-        if not any(secret in text for secret in hidden):  # the usual case: one scan per secret, in C
-            return text
-        lines = text.splitlines(keepends=True)
-        kept = [CUT_NOTICE + "\n" if any(secret in line for secret in hidden) else line for line in lines]
-        cut = cut or kept != lines
-        return "".join(kept)
-
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            output["text"] = clean(output.get("text", ""))
-        elif output.get("output_type") == "error":
-            output["evalue"] = clean(output.get("evalue", ""))
-        for mime, value in output.get("data", {}).items():
-            if mime.startswith("text/") and isinstance(value, str):
-                output["data"][mime] = clean(value)
-    return cut
+            self.sink.notice(GraderFailure(GraderCause.REPLY_UNREADABLE, unreadable[0].text))
 
 
 def _empty(path: Path) -> None:
@@ -599,55 +552,6 @@ def _read_reply(path: Path) -> bytes:
     if not data:  # the grader emptied the reply before asking
         raise CrossingError("the kernel gave no answer (its answering function failed, or was removed or replaced)")
     return data
-
-
-def _open_log(path: Path) -> int:
-    """The log for reading: never through a link, and never waiting on a FIFO put in its place."""
-    return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the regular file at `path`; None if there is none."""
-    try:
-        handle = _open_log(path)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(handle)
-    finally:
-        os.close(handle)
-    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
-
-
-def _read_log(path: Path, identity: tuple[int, int] | None) -> tuple[list[dict], str]:
-    """The guard's records, and what is wrong with the file ("" when it is the log the grader made).
-
-    A missing log gives no records and no complaint: the student's kernel can
-    neither remove nor rename it, so its absence is the grader's to explain.
-    """
-    try:
-        handle = _open_log(path)
-    except FileNotFoundError:
-        return [], ""
-    except OSError as error:
-        return [], f"could not be opened ({error.strerror})"
-    with os.fdopen(handle, "rb") as log:
-        info = os.fstat(log.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return [], "is not a regular file"
-        if identity is not None and (info.st_dev, info.st_ino) != identity:
-            return [], "is not the file the grader made"
-        text = log.read(MAX_LOG_BYTES + 1)
-    too_large = f"is larger than {MAX_LOG_BYTES // 2**20} MiB (read that far)" if len(text) > MAX_LOG_BYTES else ""
-    return [_record(line) for line in text[:MAX_LOG_BYTES].decode(errors="replace").splitlines()], too_large
-
-
-def _record(line: str) -> dict:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return {}
-    return record if isinstance(record, dict) else {}
 
 
 def _graded(cell) -> bool:

@@ -2,8 +2,8 @@
 
 A grading worker builds one `ScratchGrader` and keeps it: nbgrader and its
 configuration are loaded once per worker instead of once per submission. The
-kit's settings of the run come from the coordinator, in the template's settings
-file, so a worker on another machine grades exactly as the coordinator asked.
+run's settings come from the coordinator, as the `GradingRun` it wrote beside
+the template, so a worker on another machine grades exactly as it asked.
 Whatever nbgrader writes stays in the scratch directory; the results travel
 back as plain values (the gradebook record and the graded files).
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import logging
 import os
 import shutil
@@ -30,28 +29,24 @@ from gradekit.core.course import Course, load_course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.log import hush_known_noise
 from gradekit.core.notes import Finding, Note, NoteKind
-from gradekit.core.settings import CourseKit
 from gradekit.core.status import Status
 from gradekit.grading import kernel_cgroups, worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
-from gradekit.grading.grader_failures import NOTICED, backoff_seconds, raise_noticed
+from gradekit.grading.grader_failures import backoff_seconds
+from gradekit.grading.grading_run import GradingRun
+from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.intake import Intake, take_in
-from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
+from gradekit.grading.run_sink import RunSink
 from gradekit.grading.sealed_checks import HELPER_MODULES
-from gradekit.grading.warm_kernels import allow_unconfined, discard_zygote
+from gradekit.grading.warm_kernels import discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
-# The kit settings that travel from the coordinator to every worker (see write_settings).
-RUN_SETTINGS = ("assignment_id", "kernel_memory_gb", "grader_attempts", "retry_backoff_seconds", "allow_unconfined")
 
 log = logging.getLogger(__name__)
 
 
-SETTINGS_FILE = "grading-settings.json"
-
-
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # built by name: several fields are text
 class GradedSubmission:
     """One submission's outcome; a failure is a status on its row, never an exception.
 
@@ -80,44 +75,6 @@ class GradedSubmission:
         return self.status.has_grades
 
 
-def write_settings(template_root: Path, course: Course, cell_timeout: int | None = None) -> None:
-    """Settings of one grading run, read by every worker that grades from this template.
-
-    The course's root and exchange are folders no kernel may read, wherever they
-    lie; the kit's settings travel too, so that no worker relies on its own copy.
-    """
-    settings = {
-        "cell_timeout": int(cell_timeout or course.cell_timeout),
-        "protected_roots": [str(Path(root).resolve()) for root in (course.root, course.exchange_root)],
-        "assignment_id": course.assignment_id,
-        "kernel_memory_gb": course.kernel_memory_gb,
-        "grader_attempts": course.grader_attempts,
-        "retry_backoff_seconds": course.retry_backoff_seconds,
-        "allow_unconfined": course.allow_unconfined,
-    }
-    (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
-
-
-def read_settings(template_root: Path) -> dict:
-    settings_file = Path(template_root) / SETTINGS_FILE
-    return json.loads(settings_file.read_text()) if settings_file.exists() else {}
-
-
-def with_run_settings(course: Course, settings: dict) -> Course:
-    """`course` with the kit settings the coordinator wrote, checked as the configuration's are."""
-    kit = CourseKit(**{name: settings[name] for name in RUN_SETTINGS if name in settings})
-    return dataclasses.replace(course, **{name: getattr(kit, name) for name in RUN_SETTINGS})
-
-
-def retry_policy(template_root: Path) -> tuple[int, float]:
-    """(tries, first wait in seconds) for the grader's own failures in the run that wrote `template_root`."""
-    settings = read_settings(template_root)
-    kit = CourseKit(
-        **{name: settings[name] for name in ("grader_attempts", "retry_backoff_seconds") if name in settings}
-    )
-    return kit.grader_attempts, kit.retry_backoff_seconds
-
-
 def grader_error(
     student_id: str,
     failure: GraderFailure,
@@ -129,25 +86,28 @@ def grader_error(
     """The row of a submission whose grading failed for the grader's own reason on every try: nothing is scored."""
     tries = f" (tried {attempts} times)" if attempts > 1 else ""
     return GradedSubmission(
-        student_id,
-        Status.GRADER_ERROR,
-        f"{failure}{tries}",
-        None,
-        (),
-        seconds,
-        worker,
+        student_id=student_id,
+        status=Status.GRADER_ERROR,
+        message=f"{failure}{tries}",
+        record=None,
+        files=(),
+        seconds=seconds,
+        worker=worker,
         internal_error=internal_error,
         cause=failure.cause,
         attempts=attempts,
     )
 
 
-def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = None) -> NbGraderAPI:
+def nbgrader_api(
+    course: Course, warm_kernels: bool, cell_timeout: int | None = None, execute: dict[str, object] | None = None
+) -> NbGraderAPI:
     """An in-process nbgrader pointed at `course`, configured as the course's nbgrader_config.py says.
 
     With `warm_kernels`, notebooks run in guarded kernels forked from a process
-    that has already imported torch (see safe_execute.py); every other step is
-    nbgrader's own, in the order the configuration lists them.
+    that has already imported torch (see safe_execute.py), whose traits
+    `execute` sets (the run's sink, hidden lines and sealed sources); every
+    other step is nbgrader's own, in the order the configuration lists them.
     """
     config = copy.deepcopy(course.nbgrader_config)  # the course's own stays as it was loaded
     config.CourseDirectory.root = str(course.root)
@@ -165,16 +125,19 @@ def nbgrader_api(course: Course, warm_kernels: bool, cell_timeout: int | None = 
             else (Autograde.class_traits()["autograde_preprocessors"].default())
         )
         config.Autograde.autograde_preprocessors = [SafeExecute if step is Execute else step for step in steps]
+        for name, value in (execute or {}).items():
+            setattr(config.SafeExecute, name, value)
+        config.WarmProvisioner.allow_unconfined = course.allow_unconfined  # the kernels' provisioner reads it
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
 class ScratchGrader:
     def __init__(self, template_root: Path, scratch_root: Path, warm_kernels: bool = True):
         template_root = Path(template_root)
-        settings = read_settings(template_root)
         # This worker's one read of the configuration: nbgrader's steps are code and cannot travel as data.
         configured = load_course()
-        self.course = with_run_settings(configured, settings).at(scratch_root)
+        self.run = GradingRun.read(template_root, configured)
+        self.course = self.run.applied_to(configured).at(scratch_root)
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
         # Kept in memory and written afresh for every submission: nothing one student's
@@ -182,28 +145,30 @@ class ScratchGrader:
         self.pristine = _files(template_root / "source", template_root) + _files(
             template_root / "gradebook.db", template_root
         )
-        for relative, content in self.pristine:
-            if relative.endswith(".ipynb"):
-                notebook = nbformat.reads(content.decode(), as_version=4)
-                HIDDEN_LINES.update(hidden_test_lines(notebook))
-                if warm_kernels:  # sealed: the test cells run here, from these trusted copies
-                    SEALED_SOURCES[Path(relative).stem] = notebook
-        if warm_kernels:
-            folder = template_root / "source" / self.course.assignment_id
-            SEALED_HELPERS.update(
-                {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
-            )
-        self.api = nbgrader_api(self.course, warm_kernels, settings.get("cell_timeout"))
+        self.sink = RunSink()  # what the Execute step hands back from each run
+        execute = self._execute_settings(template_root) if warm_kernels else None
+        self.api = nbgrader_api(self.course, warm_kernels, self.run.cell_timeout, execute)
         self.warm_kernels = warm_kernels
-        if warm_kernels:
-            allow_unconfined(self.course.allow_unconfined)
         # Kernels inherit these; forked kernels are held to them (kernel_zygote.py, kernel_guard.py).
         os.environ["KIT_KERNEL_MEMORY_BYTES"] = str(int(self.course.kernel_memory_gb * 2**30))
         # The exchange holds every student's submission and feedback, wherever it lies.
-        protected = {str(self.course.root), str(template_root.resolve()), *settings.get("protected_roots", ())}
+        protected = {str(self.course.root), str(template_root.resolve()), *self.run.protected_roots}
         protected |= {str(configured.root), str(configured.exchange_root.resolve())}
         os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(protected))
         self._last_attempt = True
+
+    def _execute_settings(self, template_root: Path) -> dict[str, object]:
+        """The Execute step's traits: the sink, the course's hidden lines, and the trusted sources it grades from."""
+        notebooks = {
+            Path(relative).stem: nbformat.reads(content.decode(), as_version=4)
+            for relative, content in self.pristine
+            if relative.endswith(".ipynb")
+        }
+        folder = template_root / "source" / self.course.assignment_id
+        helpers = {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
+        hidden = set().union(*(hidden_test_lines(notebook) for notebook in notebooks.values()))
+        # sealed: the test cells run here, from these trusted copies
+        return {"sink": self.sink, "hidden_lines": hidden, "sealed_sources": notebooks, "sealed_helpers": helpers}
 
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         """Grade one submission, trying again on fresh kernels while the grader's own failures last."""
@@ -238,7 +203,7 @@ class ScratchGrader:
         outcome, notes = self._autograde(student_id, intake)
         if not outcome["success"]:
             return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)
-        reports = tuple(REPORTS)
+        reports = tuple(self.sink.reports)
         findings = intake.findings + tuple(f for report in reports for f in report.findings)
         notes += tuple(n for report in reports for n in report.notes) + self._unconfined()
         record = read_record(self.course, student_id)
@@ -246,15 +211,15 @@ class ScratchGrader:
             record = withhold(record, {finding.notebook for finding in findings})
         graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
         return GradedSubmission(
-            student_id,
-            Status.FLAGGED if findings else Status.GRADED,
-            ("grade withheld for a TA: " + "; ".join(f.text for f in findings)) if findings else "",
-            record,
-            _files(graded_dir),
-            time.monotonic() - started,
-            WORKER_ID,
-            intake.notes + notes,
-            findings,
+            student_id=student_id,
+            status=Status.FLAGGED if findings else Status.GRADED,
+            message=("grade withheld for a TA: " + "; ".join(f.text for f in findings)) if findings else "",
+            record=record,
+            files=_files(graded_dir),
+            seconds=time.monotonic() - started,
+            worker=WORKER_ID,
+            notes=intake.notes + notes,
+            findings=findings,
         )
 
     def _unconfined(self) -> tuple[Note, ...]:
@@ -291,10 +256,9 @@ class ScratchGrader:
         intake.write(target)
         for attempt in range(2 if retry else 1):
             self._reset_course()
-            REPORTS.clear()
-            NOTICED.clear()
+            self.sink.clear()
             outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
-            raise_noticed(self._last_attempt)
+            self.sink.raise_noticed(self._last_attempt)
             if outcome["success"]:
                 break
         return outcome
@@ -314,7 +278,16 @@ class ScratchGrader:
 
     def _failed(self, student_id: str, message: str, started: float, notes: tuple[Note, ...] = ()) -> GradedSubmission:
         seconds = time.monotonic() - started
-        return GradedSubmission(student_id, Status.FAILED, message, None, (), seconds, WORKER_ID, notes)
+        return GradedSubmission(
+            student_id=student_id,
+            status=Status.FAILED,
+            message=message,
+            record=None,
+            files=(),
+            seconds=seconds,
+            worker=WORKER_ID,
+            notes=notes,
+        )
 
 
 def withhold(record: SubmissionRecord, notebooks: set[str]) -> SubmissionRecord:

@@ -78,7 +78,15 @@ class OverBudget:
             failure = GraderFailure(GraderCause.OVERLOADED, f"grading this submission {self.description}")
             return grader_error(student_id, failure, attempts)
         message = f"{PAST_BUDGET} and was stopped: it {self.verdict.value} ({self.description})"
-        return GradedSubmission(student_id, Status.FAILED, message, None, (), 0.0, attempts=attempts)
+        return GradedSubmission(
+            student_id=student_id,
+            status=Status.FAILED,
+            message=message,
+            record=None,
+            files=(),
+            seconds=0.0,
+            attempts=attempts,
+        )
 
 
 def over_budget(verdict_file: Path) -> OverBudget | None:

@@ -31,13 +31,13 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
-from traitlets import Type
+from traitlets import Bool, Instance, Type, default
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading import kernel_cgroups, worker_box
-from gradekit.grading.grader_failures import notice
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.prompt_client import PromptKernelClient
+from gradekit.grading.run_sink import RunSink
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES
 from gradekit.sandbox.kernel_guard import LOG_VARIABLE, PROTECTED_VARIABLE, SOCKETS_VARIABLE, TMP_VARIABLE
 
@@ -142,7 +142,6 @@ class Zygote:
 
 
 _zygote: Zygote | None = None
-_allow_unconfined = False  # set when the TA passed --allow-unconfined
 # A Unix socket's path holds at most 107 bytes: the folders of kernel folders go where their
 # sockets' paths stay short, named after the run that made them, so its coordinator can remove them.
 SHORT_TEMPORARY_FOLDER = "/tmp"
@@ -167,12 +166,6 @@ def kernels_prefix(run_tag: str = "") -> str:
     return f"{KERNELS_PREFIX}{run_tag}-" if run_tag else KERNELS_PREFIX
 
 
-def allow_unconfined(allowed: bool) -> None:
-    """Whether this process may run kernels without the box where the machine cannot make one."""
-    global _allow_unconfined
-    _allow_unconfined = allowed
-
-
 def without_secrets(environment) -> dict[str, str]:
     """`environment` without the grader's secrets.
 
@@ -185,11 +178,14 @@ def without_secrets(environment) -> dict[str, str]:
     return {name: value for name, value in environment.items() if name not in hidden}
 
 
-def zygote() -> Zygote:
-    """This process's zygote, started on first use; one that cannot start is the grader's failure."""
+def zygote(allow_unconfined: bool = False) -> Zygote:
+    """This process's zygote, started on first use; one that cannot start is the grader's failure.
+
+    `allow_unconfined` lets it start without its box where the machine cannot make one.
+    """
     global _zygote
     if _zygote is None or _zygote.process.poll() is not None:
-        boxed = worker_box.require(_allow_unconfined)  # refuses, unless allowed, where there is no box
+        boxed = worker_box.require(allow_unconfined)  # refuses, unless allowed, where there is no box
         root = Path(tempfile.mkdtemp(prefix=kernels_prefix(_run_tag), dir=kernels_base()))
         try:
             _zygote = Zygote(without_secrets(os.environ), root, boxed)
@@ -297,12 +293,19 @@ class WarmProvisioner(LocalProvisioner):
     it talks to the grader over Unix sockets in that folder.
     """
 
+    allow_unconfined = Bool(
+        False,
+        help=(
+            "Fork kernels without their box where the machine cannot make one (CourseKit.allow_unconfined, "
+            "set by the scratch grader for its run); otherwise such a machine is refused."
+        ),
+    ).tag(config=True)
     folder: KernelFolder | None = None
     guarded = False
     cgroup: kernel_cgroups.KernelGroup | None = None  # the kernel's memory and pids group, where one can be made
 
     async def pre_launch(self, **kwargs):
-        parent = zygote()  # before the connection file is written: it names the sockets
+        parent = zygote(self.allow_unconfined)  # before the connection file is written: it names the sockets
         self.folder = KernelFolder.make(parent.kernels_root, str(kwargs.get("cwd") or os.getcwd()), parent.boxed)
         km = self.parent
         if parent.boxed and km is not None:
@@ -335,7 +338,7 @@ class WarmProvisioner(LocalProvisioner):
             env.update(HOME="/tmp", TMPDIR="/tmp", IPYTHONDIR="/tmp/ipython", MPLCONFIGDIR="/tmp/matplotlib")
         argv = _boxed_arguments(cmd[3:], folder)
         try:
-            box_pid, pid = zygote().spawn(argv, notebook_dir, env, folder, self.guarded)
+            box_pid, pid = zygote(self.allow_unconfined).spawn(argv, notebook_dir, env, folder, self.guarded)
         except (OSError, GraderFailure) as error:
             self.remove_private_files()
             if isinstance(error, GraderFailure):
@@ -411,6 +414,18 @@ class WarmKernelManager(AsyncKernelManager):
 class WarmExecute(Execute):
     """nbgrader's Execute step (same configuration, same outputs) with forked kernels."""
 
+    sink = Instance(
+        RunSink,
+        help=(
+            "Where this step hands the scratch grader each notebook's report and the grader's own failures it met; "
+            "the scratch grader sets one per grader (a step built alone keeps its own)."
+        ),
+    ).tag(config=True)
+
+    @default("sink")
+    def _own_sink(self) -> RunSink:
+        return RunSink()
+
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", WarmKernelManager)
         super().__init__(*args, **kwargs)
@@ -419,7 +434,7 @@ class WarmExecute(Execute):
         try:
             return super().preprocess(nb, resources, km)
         except GraderFailure as failure:  # nbgrader would make it a log line: the scratch grader must see it
-            notice(failure)
+            self.sink.notice(failure)
             raise
 
     async def async_start_new_kernel(self, **kwargs) -> None:

@@ -36,7 +36,8 @@ from gradekit.authoring.release import new_workspace
 from gradekit.core.course import Course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.executors import grade_task
-from gradekit.grading.submission_grader import GradedSubmission, grader_error, write_settings
+from gradekit.grading.grading_run import GradingRun
+from gradekit.grading.submission_grader import GradedSubmission, grader_error
 from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
 from gradekit.grading.warm_kernels import kernels_prefix, name_kernel_folders_after
 
@@ -90,7 +91,7 @@ class SealedEngine:
             shutil.rmtree(template)
         notebooks = tuple(sorted(path.stem for path in course.source_dir.glob("*.ipynb")))
         self.template = new_workspace(course, template, notebooks)
-        write_settings(self.template.root, course)
+        GradingRun.of(course).write(self.template.root)
         self.incoming = self.state_dir / "incoming"
         shutil.rmtree(self.incoming, ignore_errors=True)
         self.incoming.mkdir(mode=0o700)

@@ -28,7 +28,7 @@ from gradekit.core.cell_ids import grade_id
 from gradekit.core.diagnoses import ANSI, TAG, named_misconceptions, one_line
 from gradekit.core.notes import FindingKind
 from gradekit.core.status import Status
-from gradekit.grading.safe_execute import CUT_NOTICE, SHORTEST_SECRET, hidden_test_lines
+from gradekit.grading.hidden_lines import CUT_NOTICE, SHORTEST_SECRET, hidden_test_lines
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import PAST_BUDGET
 from gradekit.sandbox.crossing import REFUSAL_TYPE
