@@ -8,13 +8,14 @@ that run nbgrader in process.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 from pathlib import Path
 
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.core.settings import CourseKit, Precheck, PrecheckSettings
+from gradekit.core.settings import CourseKit, Precheck, PrecheckSettings, due_dates_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = REPO_ROOT / "nbgrader_config.py"
@@ -39,6 +40,7 @@ class Course:
     retry_backoff_seconds: float = 0.5  # the wait before the second try, doubled for each later one
     allow_unconfined: bool = False  # grade kernels without the box where a machine cannot make one (rows say so)
     precheck: PrecheckSettings = PrecheckSettings()  # the hub's sealed pre-check: c.Precheck.* in nbgrader_config.py
+    due_date: datetime.datetime | None = None  # the assignment's one due date (CourseKit.due_dates), zoned
     # The whole configuration as loaded, for nbgrader run in process. Its preprocessors are classes
     # the file loads by path, so it does not pickle: workers get the run's settings as a file instead.
     nbgrader_config: Config = dataclasses.field(default_factory=Config, repr=False, compare=False)
@@ -46,6 +48,11 @@ class Course:
     @property
     def source_dir(self) -> Path:
         return self.root / "source" / self.assignment_id
+
+    @property
+    def extensions_file(self) -> Path:
+        """Per-student extensions of the due date, written by `gradekit extend`."""
+        return self.root / "extensions.json"
 
     @property
     def release_dir(self) -> Path:
@@ -77,6 +84,8 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
     """Read nbgrader's own configuration file, once, and keep the typed settings later stages need."""
     config_file = Path(config_file).resolve()
     config = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
+    if "due_dates" in config.Precheck:
+        raise ValueError(f"{config_file}: c.Precheck.due_dates is now c.CourseKit.due_dates, the course's one due date")
     kit = CourseKit(config=config)
     log.debug("course settings read from %s", config_file)
     directory = config.CourseDirectory
@@ -94,7 +103,8 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
         grader_attempts=kit.grader_attempts,
         retry_backoff_seconds=kit.retry_backoff_seconds,
         allow_unconfined=kit.allow_unconfined,
-        precheck=PrecheckSettings.from_traits(Precheck(config=config)),
+        precheck=PrecheckSettings.from_traits(Precheck(config=config), kit),
+        due_date=dict(due_dates_of(kit)).get(kit.assignment_id),
         nbgrader_config=config,
     )
 
