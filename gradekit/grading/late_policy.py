@@ -87,7 +87,9 @@ class LatePolicy(LateSubmissionPlugin):
             return "no late penalty"
         parts = []
         if self.share_per_period:
-            parts.append(f"{self.share_per_period:.0%} of the score per started {self.per} late, at most {self.cap:.0%}")
+            parts.append(
+                f"{self.share_per_period:.0%} of the score per started {self.per} late, at most {self.cap:.0%}"
+            )
         if self.cutoff_hours:
             parts.append(f"0 after {self.cutoff_hours:g} h late")
         return "; ".join(parts)

@@ -36,6 +36,7 @@ from gradekit.grading import worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
 from gradekit.grading.grader_failures import NOTICED, backoff_seconds, raise_noticed
 from gradekit.grading.intake import Intake, take_in
+from gradekit.grading.late_policy import LatePolicy
 from gradekit.grading.safe_execute import HIDDEN_LINES, REPORTS, SEALED_HELPERS, SEALED_SOURCES, hidden_test_lines
 from gradekit.grading.sealed_checks import HELPER_MODULES
 from gradekit.grading.warm_kernels import allow_unconfined, discard_zygote
@@ -94,8 +95,15 @@ def write_settings(template_root: Path, course: Course, cell_timeout: int | None
         "grader_attempts": course.grader_attempts,
         "retry_backoff_seconds": course.retry_backoff_seconds,
         "allow_unconfined": course.allow_unconfined,
+        "late_policy": late_policy_settings(course),
     }
     (Path(template_root) / SETTINGS_FILE).write_text(json.dumps(settings))
+
+
+def late_policy_settings(course: Course) -> dict:
+    """The course's `c.LatePolicy.*` as plain values: a worker penalises as the coordinator's course says."""
+    policy = LatePolicy(config=course.nbgrader_config)
+    return {name: getattr(policy, name) for name in LatePolicy.class_own_traits(config=True)}
 
 
 def read_settings(template_root: Path) -> dict:
@@ -106,7 +114,10 @@ def read_settings(template_root: Path) -> dict:
 def with_run_settings(course: Course, settings: dict) -> Course:
     """`course` with the kit settings the coordinator wrote, checked as the configuration's are."""
     kit = CourseKit(**{name: settings[name] for name in RUN_SETTINGS if name in settings})
-    return dataclasses.replace(course, **{name: getattr(kit, name) for name in RUN_SETTINGS})
+    config = copy.deepcopy(course.nbgrader_config)
+    for name, value in settings.get("late_policy", {}).items():
+        config.LatePolicy[name] = getattr(LatePolicy(**{name: value}), name)  # checked as the configuration's are
+    return dataclasses.replace(course, nbgrader_config=config, **{name: getattr(kit, name) for name in RUN_SETTINGS})
 
 
 def retry_policy(template_root: Path) -> tuple[int, float]:
