@@ -29,6 +29,7 @@ NOTEBOOK = "010_history"
 def loaded_config(monkeypatch):
     """The file loaded as nbgrader loads it; the original validator method is put back afterwards."""
     monkeypatch.setattr(Validator, "_print_num_failed", Validator._print_num_failed)
+    monkeypatch.setattr(Validator, "_preprocess", Validator._preprocess)
     PyFileConfigLoader(ENVIRONMENT_CONFIG.name, path=str(ENVIRONMENT_CONFIG.parent)).load_config()
 
 
