@@ -1,6 +1,7 @@
 """The course's one due date and its extensions reach the gradebook, where nbgrader measures lateness."""
 
 import datetime
+import shutil
 
 import pytest
 
@@ -15,8 +16,10 @@ UTC = datetime.timezone.utc
 DUE = datetime.datetime(2026, 12, 19, 0, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=1)))
 
 
-@pytest.fixture
-def dated(course, tmp_path):
+@pytest.fixture(scope="module")
+def _made_once(course, tmp_path_factory):
+    """Making a gradebook takes seconds: each test gets a copy of one."""
+    tmp_path = tmp_path_factory.mktemp("made")
     import dataclasses
 
     scratch = dataclasses.replace(copy_source(course, tmp_path / "course", ()), due_date=DUE)
@@ -25,6 +28,12 @@ def dated(course, tmp_path):
         gradebook.update_or_create_student("ana")
         gradebook.add_submission(scratch.assignment_id, "ana", timestamp=datetime.datetime(2026, 12, 19, 1, 0))
     return scratch
+
+
+@pytest.fixture
+def dated(_made_once, tmp_path):
+    shutil.copytree(_made_once.root, tmp_path / "course")
+    return _made_once.at(tmp_path / "course")
 
 
 def test_the_due_date_and_an_extension_are_written_and_lateness_follows_them(dated):

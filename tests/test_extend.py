@@ -3,6 +3,7 @@
 import dataclasses
 import datetime
 import json
+import shutil
 
 import pytest
 
@@ -17,13 +18,21 @@ DUE = datetime.datetime(2026, 12, 18, 23, 0, tzinfo=datetime.timezone.utc)
 NOW = datetime.datetime(2026, 12, 10, 9, 0, tzinfo=datetime.timezone.utc)
 
 
-@pytest.fixture
-def scratch(course, tmp_path):
+@pytest.fixture(scope="module")
+def _made_once(course, tmp_path_factory):
+    """Making a gradebook takes seconds: each test gets a copy of one."""
+    tmp_path = tmp_path_factory.mktemp("made")
     moved = dataclasses.replace(copy_source(course, tmp_path / "course", ()), due_date=DUE)
     with open_gradebook(moved) as gradebook:
         gradebook.update_or_create_student("ana")
     (moved.submitted_dir / "ben" / moved.assignment_id).mkdir(parents=True)
     return moved
+
+
+@pytest.fixture
+def scratch(_made_once, tmp_path):
+    shutil.copytree(_made_once.root, tmp_path / "course")
+    return _made_once.at(tmp_path / "course")
 
 
 def test_students_are_the_gradebooks_and_those_who_submitted(scratch):
