@@ -280,13 +280,20 @@ def _precheck_load(args) -> int:
 def settings_help() -> str:
     """The kit's settings as nbgrader's --help-all shows its own: name, type, help and default."""
     from gradekit.core.settings import CourseKit, Precheck
+    from gradekit.grading.late_policy import LatePolicy
     from gradekit.lms.export_plugin import LmsExportPlugin
 
     heading = (
         "Settings the kit reads from nbgrader_config.py; set each --Class.name below there as c.Class.name = value."
     )
     return "\n\n".join(
-        [heading, CourseKit.class_get_help(), Precheck.class_get_help(), LmsExportPlugin.class_get_help()]
+        [
+            heading,
+            CourseKit.class_get_help(),
+            LatePolicy.class_get_help(),
+            Precheck.class_get_help(),
+            LmsExportPlugin.class_get_help(),
+        ]
     )
 
 
