@@ -5,13 +5,16 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime
+import shlex
 
 import nbformat
 import pytest
 
 from gradekit.authoring.release import new_workspace
+from gradekit.commands.cli import parser
 from gradekit.commands.extend import extend
 from gradekit.commands.ta_pipeline import grade_and_report, refresh_reports, report_dir
+from gradekit.core.course import REPO_ROOT
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.intake import TIMESTAMP, TIMESTAMP_FORMAT, stamp
 from gradekit.proof.subjects import answer_sources, fill_answers
@@ -19,11 +22,13 @@ from gradekit.proof.subjects import answer_sources, fill_answers
 pytestmark = pytest.mark.nbgrader
 
 NOTEBOOK = "010_history"
+TA_PAGE = REPO_ROOT / "docs" / "pages" / "ta.md"
+UNTIL = "2026-12-22T23:00:00+00:00"  # the extension the TA page grants
 UTC = datetime.timezone.utc
 DUE = datetime.datetime(2026, 11, 20, 23, 0, tzinfo=UTC)
 HANDED_IN = {  # student -> hand-in time
     "ontime": DUE - datetime.timedelta(hours=1),
-    "extended": DUE + datetime.timedelta(days=1),  # extended to two days after the due date: not late
+    "ben": DUE + datetime.timedelta(days=1),  # extended by the TA page's command (to 2026-12-22): not late
     "late": DUE + datetime.timedelta(days=1, seconds=1),  # two started days: 20% of the score
     "cutoff": DUE + datetime.timedelta(days=8),  # past the week's cut-off: 0
 }
@@ -45,9 +50,16 @@ def term(course, manifest, tmp_path_factory):
     scratch = new_workspace(dated, tmp_path_factory.mktemp("term") / "course", (NOTEBOOK,))
     for student, when in HANDED_IN.items():
         hand_in(scratch, only, student, when)
-    assert extend(scratch, "extended", (DUE + datetime.timedelta(days=2)).isoformat(), "ill for a week") == 0
+    extension = page_command("python -m gradekit extend")
+    assert extend(scratch, extension.student, extension.until, extension.why) == 0
     result = grade_and_report(scratch, only, LocalExecutor(2))
     return scratch, only, result
+
+
+def page_command(start: str):
+    """The TA page's command line that begins with `start`, parsed by the kit's own command line."""
+    (line,) = [line for line in TA_PAGE.read_text().splitlines() if line.startswith(start)]
+    return parser().parse_args(shlex.split(line.split("  #")[0])[3:])
 
 
 def students_csv(course) -> dict[str, dict[str, str]]:
@@ -62,7 +74,7 @@ def test_each_deadline_and_the_policy_give_the_exact_penalty_in_students_csv(ter
     table = students_csv(course)
     expected = {
         "ontime": ("0", "0", "no", ""),
-        "extended": ("0", "0", "no", (DUE + datetime.timedelta(days=2)).isoformat()),
+        "ben": ("0", "0", "no", UNTIL),
         "late": (str(24 * 60), f"{0.2 * full:g}", "no", ""),
         "cutoff": (str(8 * 24 * 60), f"{full:g}", "yes", ""),
     }
@@ -82,18 +94,32 @@ def test_each_deadline_and_the_policy_give_the_exact_penalty_in_students_csv(ter
 def test_the_report_lists_the_extension_and_tells_the_ta_who_passed_the_cut_off(term):
     course, manifest, _ = term
     page = (report_dir(course) / "report.html").read_text()
-    assert "ill for a week" in page and (DUE + datetime.timedelta(days=2)).isoformat() in page
+    assert "ill for a week" in page and UNTIL in page
     assert "past the late policy&#x27;s cut-off: the submission scores 0" in page
     assert f"late penalty {0.2 * manifest.points_of(NOTEBOOK):g} points" in page
+
+
+def test_students_read_the_due_date_atop_each_notebook_and_the_penalty_on_their_feedback(term):
+    course, manifest, _ = term
+    released = nbformat.read(course.release_dir / f"{NOTEBOOK}.ipynb", as_version=4)
+    assert released.cells[0].source.startswith("**Due Friday 20 November 2026, 23:00 UTC.**")
+    feedback = (course.feedback_dir / "late" / course.assignment_id / f"{NOTEBOOK}.html").read_text()
+    assert f"Late submission penalty (Score: -{0.2 * manifest.points_of(NOTEBOOK):g})" in feedback
+    assert (
+        "Late submission penalty"
+        not in (course.feedback_dir / "ben" / course.assignment_id / f"{NOTEBOOK}.html").read_text()
+    )
 
 
 def test_a_refresh_from_the_gradebook_gives_the_same_files_without_grading(term, capsys):
     course, manifest, _ = term
     before = (report_dir(course) / "students.csv").read_text()
     grades = (course.root / "grades.csv").read_text()
-    rows = refresh_reports(course, manifest, 2)
+    refresh = page_command("python -m gradekit grade --reports-only")
+    assert refresh.reports_only
+    rows = refresh_reports(course, manifest, refresh.jobs)
     said = capsys.readouterr().out
-    assert [row.student_id for row in rows] == ["cutoff", "extended", "late", "ontime"]
+    assert [row.student_id for row in rows] == ["ben", "cutoff", "late", "ontime"]
     assert "4 submissions read from the gradebook (nothing regraded): 4 graded" in said
     assert "cutoff: handed in past the late policy's cut-off: the submission scores 0" in said
     assert (report_dir(course) / "students.csv").read_text() == before
