@@ -16,7 +16,9 @@ from gradekit.commands.extend import extend
 from gradekit.commands.ta_pipeline import grade_and_report, refresh_reports, report_dir
 from gradekit.core.course import REPO_ROOT
 from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.gradebook import open_gradebook
 from gradekit.grading.intake import TIMESTAMP, TIMESTAMP_FORMAT, stamp
+from gradekit.lms.scores import read_scores
 from gradekit.proof.subjects import answer_sources, fill_answers
 
 pytestmark = pytest.mark.nbgrader
@@ -89,6 +91,22 @@ def test_each_deadline_and_the_policy_give_the_exact_penalty_in_students_csv(ter
         assert row["score"] == f"{full:g}"
     assert table["late"]["score_after_penalty"] == f"{0.8 * full:g}"
     assert table["cutoff"]["score_after_penalty"] == "0"
+
+
+def test_grades_csv_and_the_lms_scores_count_the_penalty_from_the_one_due_date(term):
+    course, manifest, _ = term
+    full = manifest.points_of(NOTEBOOK)
+    with (course.root / "grades.csv").open(newline="") as handle:
+        exported = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert {row["duedate"] for row in exported.values()} == {"2026-11-20 23:00:00"}
+    assert {s: float(exported[s]["late_submission_penalty"]) for s in HANDED_IN} == pytest.approx(
+        {"ontime": 0.0, "ben": 0.0, "late": 0.2 * full, "cutoff": full}
+    )
+    with open_gradebook(course) as gradebook:
+        lms = read_scores(gradebook, [course.assignment_id], per_exercise=False)
+    assert {s: lms.scores[s][0] for s in HANDED_IN} == pytest.approx(
+        {"ontime": full, "ben": full, "late": 0.8 * full, "cutoff": 0.0}
+    )
 
 
 def test_the_report_lists_the_extension_and_tells_the_ta_who_passed_the_cut_off(term):
