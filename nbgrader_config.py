@@ -71,6 +71,12 @@ c.LimitOutputSize.max_notebook_bytes = 8_000_000
 c.CourseKit.assignment_id = "autograd"
 c.CourseKit.kernel_memory_gb = 8
 
+# The assignment's one due date, with its time zone: the release's headers and the pre-check show
+# it, the pre-check closes at it, and grading measures lateness from it (or from a student's
+# extension: `python -m gradekit extend STUDENT --until DATE --why TEXT`). Regenerate release/ after
+# setting it (`make release`). Without one, nothing is late.
+# c.CourseKit.due_dates = {"autograd": "2026-12-18T23:00:00+00:00"}
+
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties,
@@ -139,6 +145,16 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
+
+# The late policy: a tenth of a notebook's score per started day after the due date (or the
+# student's extension), at most half, and 0 from a week late on (the TA is told). nbgrader's
+# AssignLatePenalties, above, asks it; the penalty shows on the feedback page, in the command's
+# table, students.csv, the class report and the LMS export.
+c.AssignLatePenalties.plugin_class = _kit_module("gradekit.grading.late_policy").LatePolicy
+c.LatePolicy.per = "day"
+c.LatePolicy.share_per_period = 0.1
+c.LatePolicy.cap = 0.5
+c.LatePolicy.cutoff_hours = 7 * 24
 
 # Feedback teaches without leaking: hidden tests are cut from the test cells,
 # and a failed check shows its diagnosis, not the grader's traceback.

@@ -65,7 +65,7 @@ c.Spawner.http_timeout = 120
 
 # The sealed pre-check (gradekit/precheck/, docs/pages/deployment.md): a service the hub starts as its
 # own account, from that account's private copy of the course, which grades a student's saved notebook
-# on the boxed engine. Its settings (cooldown, daily quota, due dates, switches) are c.Precheck.* in
+# on the boxed engine. Its settings (cooldown, daily quota, switches) are c.Precheck.* in
 # that copy's nbgrader_config.py. Students reach it at /services/precheck/ with their hub token: the
 # page's token (JupyterLab's pre-check button) and their server's own (the support module's
 # precheck() helper) may use the service, and nothing else of the hub.

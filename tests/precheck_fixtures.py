@@ -74,8 +74,11 @@ class StandInGrader:
         return self.outcome
 
 
-def desk(tmp_path, grader, clock, state_dir=None, **settings) -> Desk:
-    """A desk on a stand-in grader; with `state_dir`, what it must not forget is kept there across "restarts"."""
+def desk(tmp_path, grader, clock, state_dir=None, extensions=None, **settings) -> Desk:
+    """A desk on a stand-in grader; with `state_dir`, what it must not forget is kept there across "restarts".
+
+    `extensions` (student -> Extension) stands for the course's extensions file.
+    """
     values = dict(cooldown_seconds=60.0, daily_quota=3, workers=1, request_window_seconds=300.0) | settings
     return Desk(
         PrecheckSettings(**values),
@@ -85,6 +88,7 @@ def desk(tmp_path, grader, clock, state_dir=None, **settings) -> Desk:
         AuditLog(tmp_path / "audit.jsonl"),
         clock,
         state_dir=state_dir,
+        extensions=lambda: dict(extensions or {}),
     )
 
 

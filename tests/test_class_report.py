@@ -94,6 +94,7 @@ def test_the_sections_come_in_the_order_a_ta_reads_them(report):
         "Exercises and test cells",
         "Misconceptions",
         "Students to reach out to",
+        "Due date and extensions",
         "What was set aside or repaired before grading",
         "All students",
     ]

@@ -29,6 +29,7 @@ NOTEBOOK = "010_history"
 def loaded_config(monkeypatch):
     """The file loaded as nbgrader loads it; the original validator method is put back afterwards."""
     monkeypatch.setattr(Validator, "_print_num_failed", Validator._print_num_failed)
+    monkeypatch.setattr(Validator, "_preprocess", Validator._preprocess)
     PyFileConfigLoader(ENVIRONMENT_CONFIG.name, path=str(ENVIRONMENT_CONFIG.parent)).load_config()
 
 
@@ -88,3 +89,37 @@ def test_nbgrader_validate_says_only_the_visible_checks_passed(course, manifest,
     said = _validate(folder)
     assert NBGRADERS_CLAIM not in said, said
     assert "No test cell failed" in said and "visible checks" in " ".join(said.split()), said
+
+
+@pytest.mark.unit
+def test_validate_says_when_a_notebook_released_with_a_due_date_is_due(loaded_config):
+    import datetime
+
+    from gradekit.core.due_words import due_line
+
+    validator = Validator()
+    validator.stream = io.StringIO()
+    due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=2, hours=1)
+    validator._kit_due = due.isoformat()
+    validator._print_num_failed(0)
+    said = validator.stream.getvalue()
+    assert said.endswith(f"This notebook is {due_line(due, datetime.datetime.now(datetime.timezone.utc))}.\n")
+    assert ", in 2 days." in said
+    validator._kit_due = "2026-12-18T23:00:00"  # no zone: nothing is said rather than a wrong time
+    validator.stream = io.StringIO()
+    validator._print_num_failed(2)
+    assert "This notebook is due" not in validator.stream.getvalue()
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("seconds", [20, 12 * 60 + 40, 5 * 3600 + 3599, 86400 + 82800, 4 * 86400, -3 * 3600 - 60])
+def test_the_environments_due_words_are_the_kits(loaded_config, seconds):
+    import datetime
+
+    from gradekit.core.due_words import due_line
+
+    due = datetime.datetime(2026, 12, 18, 23, 0, tzinfo=datetime.timezone.utc)
+    now = due - datetime.timedelta(seconds=seconds)
+    loaded: dict = {}  # the file's own functions, as a server loads them
+    exec(compile(ENVIRONMENT_CONFIG.read_text(), str(ENVIRONMENT_CONFIG), "exec"), loaded)
+    assert loaded["due_line"](due, now) == due_line(due, now)

@@ -1,5 +1,6 @@
 """A grading run: built once by the coordinator from the course's traits, read back by every worker."""
 
+import copy
 import dataclasses
 import json
 
@@ -39,6 +40,7 @@ def test_the_run_file_holds_every_setting_by_its_trait_name(tmp_path):
     assert written["kit"] == {
         "allow_unconfined": True,
         "assignment_id": "autograd",
+        "due_dates": course.due_dates,
         "grader_attempts": 5,
         "kernel_memory_gb": 8.0,
         "retry_backoff_seconds": 0.5,
@@ -60,3 +62,21 @@ def test_a_template_no_run_wrote_is_graded_by_the_course_or_the_defaults(tmp_pat
     assert (GradingRun.read(tmp_path, course).attempts, GradingRun.read(tmp_path, course).cell_timeout) == (4, 12)
     fallback = GradingRun.read(tmp_path)
     assert (fallback.attempts, fallback.cell_timeout, fallback.protected_roots) == (3, DEFAULT_CELL_SECONDS, ())
+
+
+def test_workers_take_the_late_policy_the_coordinator_wrote(tmp_path):
+    stated = copy.deepcopy(load_course().nbgrader_config)
+    stated.LatePolicy.cap = 0.25
+    GradingRun.of(dataclasses.replace(load_course(), nbgrader_config=stated)).write(tmp_path)
+    worker = GradingRun.read(tmp_path).applied_to(load_course())
+    assert worker.nbgrader_config.LatePolicy.cap == 0.25
+    assert worker.nbgrader_config.LatePolicy.share_per_period == 0.1
+
+
+def test_a_bad_late_policy_in_the_run_file_is_refused_by_its_trait(tmp_path):
+    GradingRun.of(load_course()).write(tmp_path)
+    written = json.loads((tmp_path / RUN_FILE).read_text())
+    written["late_policy"]["per"] = "fortnight"
+    (tmp_path / RUN_FILE).write_text(json.dumps(written))
+    with pytest.raises(TraitError, match="per"):
+        GradingRun.read(tmp_path)

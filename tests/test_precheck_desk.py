@@ -7,6 +7,8 @@ import datetime
 import pytest
 from precheck_fixtures import HIDDEN_LINE, NOTEBOOK, Clock, StandInGrader, desk, graded, request, run_apart
 
+from gradekit.core.due_words import when
+from gradekit.core.extensions import Extension
 from gradekit.core.status import Status
 from gradekit.precheck.desk import Check
 from gradekit.precheck.limits import REFUNDS_PER_DAY
@@ -441,3 +443,48 @@ def test_the_nonce_of_a_refused_request_is_written_once_for_a_flood_and_kept_acr
 
     replayed = run(after_the_restart())
     assert isinstance(replayed, Refusal) and replayed.reason is Reason.REPLAYED
+
+
+def test_an_extended_student_may_pre_check_after_the_due_date_until_their_extension_and_every_reply_says_when(
+    tmp_path,
+):
+    clock = Clock()
+    due = datetime.datetime.fromtimestamp(clock.now + 60, datetime.timezone.utc)
+    until = due + datetime.timedelta(days=2)
+    extended = {"ben": Extension("ben", until, "ill for a week", due)}
+
+    async def outcome(student):
+        front = desk(tmp_path, StandInGrader(graded(2)), clock, extensions=extended, due_dates=(("autograd", due),))
+        return await _checked(
+            front, student, request(clock, f"{student}{clock.now:.0f}".ljust(16, "n"), student=student)
+        )
+
+    before = run(outcome("ana"))
+    assert isinstance(before, Check) and before.reply["due"] == f"due {when(due)}, in 1 min"
+    clock.now += 61
+    ana, ben = run(outcome("ana")), run(outcome("ben"))
+    assert isinstance(ana, Refusal) and ana.reason is Reason.CLOSED and "its due date" in ana.message
+    assert isinstance(ben, Check) and ben.reply["due"] == f"due {when(until)}, in 1 day"
+    clock.now += 2 * 86400
+    late = run(outcome("ben"))
+    assert isinstance(late, Refusal) and late.message == (
+        f"the pre-check of autograd closed at your extension, {until.isoformat()}"
+    )
+
+
+def test_the_standing_names_the_students_own_deadline(tmp_path):
+    clock = Clock()
+    due = datetime.datetime(2027, 1, 15, 23, 0, tzinfo=datetime.timezone.utc)
+    until = datetime.datetime(2027, 1, 18, 23, 0, tzinfo=datetime.timezone.utc)
+    clock.now = (due - datetime.timedelta(days=2, hours=1)).timestamp()
+    extended = {"ben": Extension("ben", until, "ill", due)}
+
+    async def standing(student):
+        return desk(
+            tmp_path, StandInGrader(graded(2)), clock, extensions=extended, due_dates=(("autograd", due),)
+        ).standing(student)
+
+    ana, ben = run(standing("ana")), run(standing("ben"))
+    assert (ana["due"], ana["due_line"]) == (due.isoformat(), "due Friday 15 January 2027, 23:00 UTC, in 2 days")
+    assert (ben["due"], ben["due_line"]) == (until.isoformat(), "due Monday 18 January 2027, 23:00 UTC, in 5 days")
+    assert ana["open"] and ben["open"]

@@ -29,6 +29,7 @@ def test_each_setting_is_typed_configurable_and_explained():
         "grader_attempts",
         "retry_backoff_seconds",
         "allow_unconfined",
+        "due_dates",
     }
     for name, trait in traits.items():
         assert len(trait.help) > 30, f"CourseKit.{name} needs help text"
@@ -56,6 +57,8 @@ def test_the_course_configuration_sets_them_as_typed_values():
         ({"kernel_memory_gb": "lots"}, "kernel_memory_gb"),
         ({"assignment_id": "../escape"}, "assignment_id must be a plain folder name"),
         ({"assignment_id": ""}, "assignment_id must be a plain folder name"),
+        ({"due_dates": {"autograd": "2026-12-18T23:00:00"}}, r"due_dates\['autograd'\] needs a time zone"),
+        ({"due_dates": {"autograd": "Friday"}}, r"due_dates\['autograd'\] is not an ISO 8601 date"),
     ],
 )
 def test_a_bad_value_is_refused_with_a_message_naming_the_setting(values, message):
@@ -102,8 +105,29 @@ def test_help_all_lists_every_setting_with_type_default_and_help(capsys):
     assert exit.value.code == 0
     shown = capsys.readouterr().out
     for name, trait in CourseKit.class_traits(config=True).items():
-        assert f"--CourseKit.{name}=<{type(trait).__name__}>" in shown
+        shape = "key-1>=<value-1>..." if type(trait).__name__ == "Dict" else f"{type(trait).__name__}>"
+        assert f"--CourseKit.{name}=<{shape}" in shown
         assert trait.help.split()[0] in shown
     assert "Default: 8.0" in shown and "Default: 'autograd'" in shown
     assert "--LmsExportPlugin.roster=<Unicode>" in shown
+    assert "--LatePolicy.cutoff_hours=<Float>" in shown and "--CourseKit.due_dates=<key-1>=<value-1>..." in shown
     assert "--help-all" in shown and "--verbose" in shown
+
+
+def test_the_due_date_is_read_once_zoned_and_given_to_the_pre_check(tmp_path):
+    import datetime
+
+    config = tmp_path / "nbgrader_config.py"
+    lines = ["c = get_config()", f"load_subconfig({CONFIG_FILE.name!r}, {str(CONFIG_FILE.parent)!r})"]
+    config.write_text("\n".join([*lines, 'c.CourseKit.due_dates = {"autograd": "2026-12-19T00:00:00+01:00"}']))
+    course = load_course(config)
+    due = datetime.datetime(2026, 12, 18, 23, 0, tzinfo=datetime.timezone.utc)
+    assert course.due_date == due and course.precheck.due_date("autograd") == due
+
+
+def test_the_pre_checks_old_due_dates_setting_is_refused_with_the_new_name(tmp_path):
+    config = tmp_path / "nbgrader_config.py"
+    lines = ["c = get_config()", f"load_subconfig({CONFIG_FILE.name!r}, {str(CONFIG_FILE.parent)!r})"]
+    config.write_text("\n".join([*lines, 'c.Precheck.due_dates = {"autograd": "2026-12-18T23:00:00+00:00"}']))
+    with pytest.raises(ValueError, match="c.Precheck.due_dates is now c.CourseKit.due_dates"):
+        load_course(config)

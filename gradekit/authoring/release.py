@@ -6,6 +6,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from gradekit.authoring.due_header import add_due_headers
 from gradekit.core.course import Course
 from gradekit.core.nbgrader_cli import run_nbgrader
 
@@ -13,6 +14,8 @@ from gradekit.core.nbgrader_cli import run_nbgrader
 def build_release(course: Course) -> Path:
     """Run real `nbgrader generate_assignment` in `course`; returns the release folder."""
     run_nbgrader(course, "generate_assignment", course.assignment_id, "--force")
+    if course.due_date is not None:  # CourseKit.due_dates: the students read it at the top of each notebook
+        add_due_headers(course.release_dir, course.due_date)
     return course.release_dir
 
 

@@ -204,9 +204,29 @@ def _grade(args) -> int:
     if refused:
         print(f"grade: {refused}", file=sys.stderr)
         return 2
+    if args.reports_only:
+        from gradekit.commands.ta_pipeline import refresh_reports
+
+        rows = refresh_reports(course, manifest, args.jobs)
+        return run_exit_code(row.status for row in rows)
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
     result = grade_and_report(course, manifest, executor, args.collect, args.cell_timeout)
     return run_exit_code(row.status for row in result.rows)
+
+
+def _extend(args) -> int:
+    from gradekit.commands.extend import extend
+
+    course = load_course()
+    if args.course:
+        from gradekit.commands.ta_pipeline import NotACourseFolder, course_in_folder
+
+        try:
+            course = course_in_folder(course, Path(args.course))
+        except NotACourseFolder as error:
+            print(f"extend: {error}", file=sys.stderr)
+            return 2
+    return extend(course, args.student, args.until, args.why)
 
 
 def _benchmark(args) -> int:
@@ -260,13 +280,20 @@ def _precheck_load(args) -> int:
 def settings_help() -> str:
     """The kit's settings as nbgrader's --help-all shows its own: name, type, help and default."""
     from gradekit.core.settings import CourseKit, Precheck
+    from gradekit.grading.late_policy import LatePolicy
     from gradekit.lms.export_plugin import LmsExportPlugin
 
     heading = (
         "Settings the kit reads from nbgrader_config.py; set each --Class.name below there as c.Class.name = value."
     )
     return "\n\n".join(
-        [heading, CourseKit.class_get_help(), Precheck.class_get_help(), LmsExportPlugin.class_get_help()]
+        [
+            heading,
+            CourseKit.class_get_help(),
+            LatePolicy.class_get_help(),
+            Precheck.class_get_help(),
+            LmsExportPlugin.class_get_help(),
+        ]
     )
 
 
@@ -399,7 +426,25 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="grade even where kernels cannot be boxed (no bubblewrap); every row then says so",
     )
+    grade.add_argument(
+        "--reports-only",
+        action="store_true",
+        help=(
+            "grade nothing: regenerate feedback, grades.csv, the LMS file and the class report from the gradebook "
+            "(after written answers were graded in formgrader)"
+        ),
+    )
     grade.set_defaults(run=_grade)
+    extend = commands.add_parser(
+        "extend", help="give one student a later deadline: the pre-check, lateness, penalty and report honour it"
+    )
+    extend.add_argument("student", help="the student's id, as the gradebook or submitted/ knows it")
+    extend.add_argument(
+        "--until", required=True, help="the new deadline, ISO 8601 with a time zone, e.g. 2026-12-22T23:00:00+00:00"
+    )
+    extend.add_argument("--why", required=True, help="why it was granted (the class report lists it)")
+    extend.add_argument("--course", metavar="DIR", help="the course folder DIR instead of this one")
+    extend.set_defaults(run=_extend)
     bench = commands.add_parser(
         "benchmark", help="serial nbgrader against `grade` on one synthetic cohort; prints throughput"
     )

@@ -12,6 +12,7 @@ and a table of who scored what and which misconceptions their feedback names.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import shutil
 from pathlib import Path
@@ -84,20 +85,23 @@ def notebook_of_answer(manifest: Manifest, answer_cell: str) -> str:
     return next((m.notebook for m in manifest.manual if m.answer_cell == answer_cell), "")
 
 
-def enrol(course: Course, students: tuple[DemoStudent, ...], due: datetime.datetime) -> None:
-    """The class's names and the assignment's due date in the gradebook, as a TA sets them up before grading."""
+def enrol(course: Course, students: tuple[DemoStudent, ...]) -> None:
+    """The class's names in the gradebook, as a TA sets them up before grading."""
     with open_gradebook(course) as gradebook:
-        gradebook.update_or_create_assignment(course.assignment_id, duedate=due)
         for student in students:
             gradebook.update_or_create_student(
                 student.student_id, first_name=student.first_name, last_name=student.last_name
             )
 
 
-def hand_in_cohort(demo: Course, manifest: Manifest) -> tuple[DemoStudent, ...]:
+def with_due_date(demo: Course, due: datetime.datetime) -> Course:
+    """The demo course with its due date (as c.CourseKit.due_dates states a real course's), zoned in UTC."""
+    return dataclasses.replace(demo, due_date=due.replace(tzinfo=datetime.timezone.utc))
+
+
+def hand_in_cohort(demo: Course, manifest: Manifest, due: datetime.datetime) -> tuple[DemoStudent, ...]:
     students = demo_cohort(manifest, load_controls(manifest))
-    due = due_date()
-    enrol(demo, students, due)
+    enrol(demo, students)
     for student in students:
         write_demo_student(demo, manifest, student, due)
     print(f"{len(students)} students handed in every notebook (due {due:%Y-%m-%d %H:%M} UTC):")
@@ -131,7 +135,9 @@ def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None, full: bo
             "(each control-* student submits only the notebook its control rewrites; nbgrader scores missing ones zero)"
         )
     else:
-        hand_in_cohort(demo, manifest)
+        due = due_date()
+        demo = with_due_date(demo, due)
+        hand_in_cohort(demo, manifest, due)
         print("(--full grades the proof's pseudo students instead: the reference, blank stubs and every control)")
     result = grade_and_report(demo, manifest, LocalExecutor(jobs or default_jobs()))
     if any(entry.name == NOTEBOOK for entry in manifest.notebooks):

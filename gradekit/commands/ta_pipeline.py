@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gradekit.core.catalog import load_catalog
 from gradekit.core.course import Course
+from gradekit.core.extensions import read_extensions
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
@@ -18,8 +19,11 @@ from gradekit.core.rows import CohortRow
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.exchange import ensure_exchange
 from gradekit.grading.feedback_mathjax import bundle_mathjax
+from gradekit.grading.gradebook import late_policy
 from gradekit.grading.internal_errors import LOG_NAME
+from gradekit.grading.refresh import gradebook_rows, reapply_late_penalties
 from gradekit.lms.export_step import export_for_lms
+from gradekit.report.class_figures import TermFacts
 from gradekit.report.class_report import write_class_report
 from gradekit.report.similarity_page import write_similarity_report
 from gradekit.report.tables import student_table
@@ -42,11 +46,40 @@ def grade_and_report(
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     error_log = report_dir(course) / LOG_NAME
     result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout, error_log=error_log)
-    if any(row.grades for row in result.rows):
-        generate_feedback(course, executor.workers)
+    files = write_reports(course, manifest, result.rows, executor.workers)
+    print_summary(course, result.rows, files, f"{len(result.rows)} submissions in {result.seconds:.0f} s")
+    return result
+
+
+def refresh_reports(course: Course, manifest: Manifest, processes: int) -> tuple[CohortRow, ...]:
+    """`grade --reports-only`: feedback, grades.csv, students.csv, the LMS file and the report from the gradebook.
+
+    Nothing is graded: the scores a TA entered in formgrader count, and the late penalties are
+    worked out again from them.
+    """
+    changed = reapply_late_penalties(course)
+    if changed:
+        print(f"late penalties worked out again from the current scores: {changed} notebook(s)")
+    rows = gradebook_rows(course)
+    files = write_reports(course, manifest, rows, processes)
+    print_summary(course, rows, files, f"{len(rows)} submissions read from the gradebook (nothing regraded)")
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportFiles:
+    lms: Path | None  # None without a roster (or when the roster was refused)
+    similarity: Path
+    report: Path
+
+
+def write_reports(course: Course, manifest: Manifest, rows: tuple[CohortRow, ...], processes: int) -> ReportFiles:
+    """Everything a grading run writes after the grades: feedback, grades.csv, the LMS file, the reports."""
+    if any(row.grades for row in rows):
+        generate_feedback(course, processes)
         bundle_mathjax(course.feedback_dir)  # the pages typeset their math from disk too
     run_nbgrader(course, "export", f"--to={grades_csv(course)}")
-    lms_file = export_for_lms(course)
+    lms = export_for_lms(course)
     # Written before the class report, which links the page when it is there.
     similarity = write_similarity_report(
         course.submitted_dir, course.release_dir, course.assignment_id, report_dir(course), course.source_dir
@@ -54,31 +87,45 @@ def grade_and_report(
     report = write_class_report(
         report_dir(course),
         manifest,
-        result.rows,
+        rows,
         load_catalog(),
         course.feedback_dir,
         course.assignment_id,
+        term=term_facts(course),
     )
-    statuses = {row.student_id: row.status for row in result.rows}
-    graded = [row.grades for row in result.rows if row.grades]
+    return ReportFiles(lms, similarity, report)
+
+
+def term_facts(course: Course) -> TermFacts:
+    """The due date, the late policy and the extensions, as the class report lists them."""
+    extensions = tuple(read_extensions(course.extensions_file).values())
+    return TermFacts(course.due_date, late_policy(course).describe(), extensions)
+
+
+def print_summary(course: Course, rows: tuple[CohortRow, ...], files: ReportFiles, counted: str) -> None:
+    """The command's table, who needs a TA, and where every file is."""
+    statuses = {row.student_id: row.status for row in rows}
+    graded = [row.grades for row in rows if row.grades]
     print(student_table(graded, load_catalog(), statuses))
-    for row in result.rows:
+    for row in rows:
         if row.status.needs_ta:
             print(f"{row.student_id}: {row.status.label}: {row.message}")
-    print(f"\n{len(result.rows)} submissions in {result.seconds:.0f} s: {status_counts(result.rows)}")
-    if result.flagged:
+    for grades in graded:
+        if grades.past_cutoff:
+            print(f"{grades.student_id}: handed in past the late policy's cut-off: the submission scores 0")
+    print(f"\n{counted}: {status_counts(rows)}")
+    if any(row.status.withheld for row in rows):
         print("flagged rows have their grade withheld: formgrader lists them as needing manual grading")
     print(waiting_line(graded))
-    noted = sum(1 for row in result.rows if row.notes)
+    noted = sum(1 for row in rows if row.notes)
     if noted:
         print(f"notes on {noted} submission(s) (what was set aside or repaired): {report_dir(course) / 'students.csv'}")
     print(f"grades:       {grades_csv(course)}")
-    if lms_file:
-        print(f"LMS import:   {lms_file}")
+    if files.lms:
+        print(f"LMS import:   {files.lms}")
     print(f"feedback:     {course.feedback_dir}/<student>/{course.assignment_id}/")
-    print(f"class report: {report}")
-    print(f"similarity:   {similarity}")
-    return result
+    print(f"class report: {files.report}")
+    print(f"similarity:   {files.similarity}")
 
 
 def generate_feedback(course: Course, processes: int) -> None:

@@ -8,13 +8,14 @@ that run nbgrader in process.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 from pathlib import Path
 
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.core.settings import CourseKit, Precheck, PrecheckSettings
+from gradekit.core.settings import CourseKit, Precheck, PrecheckSettings, due_dates_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = REPO_ROOT / "nbgrader_config.py"
@@ -38,8 +39,11 @@ class Course:
     grader_attempts: int
     retry_backoff_seconds: float
     allow_unconfined: bool
+    # Every assignment's due date as written (ISO 8601, zoned); `due_date` is this assignment's, as a date.
+    due_dates: dict[str, str] = dataclasses.field(compare=False)
     lms_roster: Path | None = None  # LmsExportPlugin.roster; without one there is no LMS export
     precheck: PrecheckSettings = PrecheckSettings()  # the hub's sealed pre-check: c.Precheck.* in nbgrader_config.py
+    due_date: datetime.datetime | None = None  # the assignment's one due date (CourseKit.due_dates), zoned
     # The whole configuration as loaded, for nbgrader run in process. Its preprocessors are classes
     # the file loads by path, so it does not pickle: workers get the run's settings as a file instead.
     nbgrader_config: Config = dataclasses.field(default_factory=Config, repr=False, compare=False)
@@ -47,6 +51,11 @@ class Course:
     @property
     def source_dir(self) -> Path:
         return self.root / "source" / self.assignment_id
+
+    @property
+    def extensions_file(self) -> Path:
+        """Per-student extensions of the due date, written by `gradekit extend`."""
+        return self.root / "extensions.json"
 
     @property
     def release_dir(self) -> Path:
@@ -78,6 +87,8 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
     """Read nbgrader's own configuration file, once, and keep the typed settings later stages need."""
     config_file = Path(config_file).resolve()
     config = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
+    if "due_dates" in config.Precheck:
+        raise ValueError(f"{config_file}: c.Precheck.due_dates is now c.CourseKit.due_dates, the course's one due date")
     kit = CourseKit(config=config)
     log.debug("course settings read from %s", config_file)
     directory = config.CourseDirectory
@@ -91,7 +102,8 @@ def load_course(config_file: Path = CONFIG_FILE) -> Course:
         code_stub=config.ClearSolutions.code_stub["python"],
         lms_roster=_roster(config),
         **kit_settings(kit),  # type: ignore[arg-type]  # each checked by its trait
-        precheck=PrecheckSettings.from_traits(Precheck(config=config)),
+        precheck=PrecheckSettings.from_traits(Precheck(config=config), kit),
+        due_date=dict(due_dates_of(kit)).get(kit.assignment_id),
         nbgrader_config=config,
     )
 

@@ -52,6 +52,20 @@ class SubmissionGrades:
     unsubmitted: tuple[str, ...] = ()
     written: tuple[WrittenGrade, ...] = ()  # the answers a TA grades, apart from the autograded cells
     seconds_late: float = 0.0  # how long after the due date (the gradebook's, with any extension) it was handed in
+    late_penalty: float = 0.0  # points the late policy took, over all notebooks (nbgrader's late_submission_penalty)
+    past_cutoff: bool = False  # handed in after the late policy's hard cut-off: it scores 0 and a TA is told
+
+    @property
+    def after_penalty(self) -> float:
+        """The submission's points, autograded and written, less the late penalty, as nbgrader's export counts them."""
+        return max(0.0, self.score + self.written_score - self.late_penalty)
+
+    @property
+    def late_summary(self) -> str:
+        """How the late policy touched it, for tables: "-", "-1.5", or "0: past the cut-off"."""
+        if self.past_cutoff:
+            return "0: past the cut-off"
+        return f"-{self.late_penalty:g}" if self.late_penalty else "-"
 
     @property
     def written_score(self) -> float:

@@ -59,6 +59,25 @@ class CourseKit(Configurable):
         ),
     ).tag(config=True)
 
+    # The term: each assignment's one due date, read by the pre-check, intake, the late policy,
+    # the release's header, the class report and the LMS export (extensions live in extensions.json).
+    due_dates = Dict(
+        value_trait=Unicode(),
+        help=(
+            "Assignment id -> its due date, ISO 8601 with a time zone (e.g. '2026-12-18T23:00:00+00:00'). "
+            "The one due date of the assignment: the release's notebook headers and the pre-check show it, the "
+            "pre-check closes at it, grading measures lateness from it (or from a student's extension, granted "
+            "with `gradekit extend`) and the late policy (c.LatePolicy.*) decides the penalty. Without one, "
+            "nothing is late."
+        ),
+    ).tag(config=True)
+
+    @validate("due_dates")
+    def _dates_with_zone(self, proposal):
+        for assignment, text in proposal["value"].items():
+            zoned_date(text, f"CourseKit.due_dates[{assignment!r}]")
+        return proposal["value"]
+
     @validate("grader_attempts")
     def _at_least_one_attempt(self, proposal):
         value = proposal["value"]
@@ -104,14 +123,6 @@ class Precheck(Configurable):
     closed_assignments = List(
         Unicode(),
         help="Assignments whose pre-check is switched off, by assignment id; a request for one is refused with a message.",
-    ).tag(config=True)
-
-    due_dates = Dict(
-        value_trait=Unicode(),
-        help=(
-            "Assignment id -> its due date (ISO 8601 with a time zone, e.g. '2026-12-18T23:59:00+00:00'); "
-            "from that moment on the assignment's pre-check is closed."
-        ),
     ).tag(config=True)
 
     cooldown_seconds = Float(
@@ -162,17 +173,6 @@ class Precheck(Configurable):
             raise TraitError(f"Precheck.{proposal['trait'].name} must be at least 1, got {value}")
         return value
 
-    @validate("due_dates")
-    def _dates_with_zone(self, proposal):
-        for assignment, text in proposal["value"].items():
-            try:
-                when = datetime.datetime.fromisoformat(text)
-            except ValueError:
-                raise TraitError(f"Precheck.due_dates[{assignment!r}] is not an ISO 8601 date: {text!r}") from None
-            if when.tzinfo is None:
-                raise TraitError(f"Precheck.due_dates[{assignment!r}] needs a time zone (e.g. +00:00): {text!r}")
-        return proposal["value"]
-
 
 @dataclasses.dataclass(frozen=True)
 class PrecheckSettings:
@@ -188,13 +188,12 @@ class PrecheckSettings:
     check_seconds: float = 0.0  # 0: derived from the cells' time limit by the engine
 
     @classmethod
-    def from_traits(cls, traits: Precheck) -> "PrecheckSettings":
+    def from_traits(cls, traits: Precheck, kit: CourseKit) -> "PrecheckSettings":
+        """The pre-check's settings; its due dates are the course's own (`CourseKit.due_dates`)."""
         return cls(
             enabled=traits.enabled,
             closed_assignments=tuple(traits.closed_assignments),
-            due_dates=tuple(
-                sorted((name, datetime.datetime.fromisoformat(text)) for name, text in traits.due_dates.items())
-            ),
+            due_dates=due_dates_of(kit),
             cooldown_seconds=traits.cooldown_seconds,
             daily_quota=traits.daily_quota,
             workers=traits.workers,
@@ -204,3 +203,19 @@ class PrecheckSettings:
 
     def due_date(self, assignment: str) -> datetime.datetime | None:
         return dict(self.due_dates).get(assignment)
+
+
+def zoned_date(text: str, where: str) -> datetime.datetime:
+    """An ISO 8601 date with its time zone; anything else is a TraitError that names `where`."""
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        raise TraitError(f"{where} is not an ISO 8601 date: {text!r}") from None
+    if when.tzinfo is None:
+        raise TraitError(f"{where} needs a time zone (e.g. +00:00): {text!r}")
+    return when
+
+
+def due_dates_of(kit: CourseKit) -> tuple[tuple[str, datetime.datetime], ...]:
+    """The course's due dates as (assignment id, zoned date), by assignment id."""
+    return tuple(sorted((name, datetime.datetime.fromisoformat(text)) for name, text in kit.due_dates.items()))

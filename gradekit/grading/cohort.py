@@ -22,9 +22,11 @@ from sqlalchemy.exc import OperationalError
 
 from gradekit.authoring.release import build_release, copy_source, new_workspace
 from gradekit.core.course import Course
+from gradekit.core.extensions import read_extensions
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.rows import CohortRow
+from gradekit.grading.deadlines import record_deadlines
 from gradekit.grading.gradebook import open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
 from gradekit.grading.grader_failures import backoff_seconds
@@ -102,9 +104,13 @@ def grade_cohort(
     """
     started = time.monotonic()
     _ensure_assignment(course)
-    template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
-    GradingRun.of(course, cell_timeout).write(template.root)  # what every worker grades by
     tasks = submitted_students(course)
+    extensions = read_extensions(course.extensions_file)
+    students = [student for _, student in tasks]
+    record_deadlines(course, students, extensions)  # the template's copy of a SQLite gradebook carries them
+    template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
+    record_deadlines(template, students, extensions)
+    GradingRun.of(course, cell_timeout).write(template.root)  # what every worker grades by
     log.info("grading %d submissions of %s with %s", len(tasks), course.assignment_id, type(executor).__name__)
     progress = progress or Progress(len(tasks), workers=executor.workers)
     outcomes: dict[str, GradedSubmission] = {}

@@ -11,6 +11,7 @@ from gradekit.core.course import Course
 from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages
 from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
 from gradekit.core.nbgrader_cli import with_tools_first
+from gradekit.grading.late_policy import LatePolicy
 
 
 def open_gradebook(course: Course) -> Gradebook:
@@ -54,7 +55,14 @@ def read_grades(course: Course, student_id: str) -> SubmissionGrades:
             unsubmitted=tuple(unsubmitted),
             written=tuple(written),
             seconds_late=float(submission.total_seconds_late),
+            late_penalty=float(sum(n.late_submission_penalty or 0 for n in submission.notebooks)),
+            past_cutoff=late_policy(course).past_cutoff(float(submission.total_seconds_late)),
         )
+
+
+def late_policy(course: Course) -> LatePolicy:
+    """The course's late policy as `c.LatePolicy.*` states it."""
+    return LatePolicy(config=course.nbgrader_config)
 
 
 def _written(notebook: str, grade) -> WrittenGrade:

@@ -28,6 +28,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from gradekit.core.due_words import due_line
+from gradekit.core.extensions import Extension, due_for
 from gradekit.core.settings import PrecheckSettings
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.precheck.audit import AuditLog
@@ -98,6 +100,7 @@ class Desk:
         audit: AuditLog,
         clock: Callable[[], float] = time.time,
         state_dir: Path | None = None,
+        extensions: Callable[[], dict[str, Extension]] = dict,
     ):
         self.settings = settings
         self.assignment_id = assignment_id
@@ -106,6 +109,7 @@ class Desk:
         self.grade = grade
         self.audit = audit
         self.clock = clock
+        self.extensions = extensions  # read on every question: a TA's `gradekit extend` counts at once
         self.limits = RateLimiter(settings.cooldown_seconds, settings.daily_quota, clock)
         self.nonces = NonceBook(settings.request_window_seconds, clock)
         self.queue: FairQueue[Check] = FairQueue()
@@ -124,7 +128,7 @@ class Desk:
 
         Judged before the body is even parsed; audited like every refusal.
         """
-        closed = self.closed_because()
+        closed = self.closed_because(student)
         refusal = Refusal(Reason.CLOSED, closed) if closed else self._busy(student)
         if refusal is not None:
             self.audit.record(student, "(not read)", "refused", reason=refusal.reason.word)
@@ -183,7 +187,7 @@ class Desk:
                 Reason.UNKNOWN_NOTEBOOK,
                 f"{_shown(request.get('notebook'))} is not a notebook of the assignment {self.assignment_id} ({names})",
             )
-        closed = self.closed_because()
+        closed = self.closed_because(student)
         if closed:
             return Refusal(Reason.CLOSED, closed)
         return self._busy(student) or self.limits.refusal(student, notebook)
@@ -198,16 +202,28 @@ class Desk:
             5.0,
         )
 
-    def closed_because(self) -> str | None:
-        """Why the assignment's pre-check is closed now (switched off, or past its due date), or None while open."""
+    def deadline(self, student: str) -> datetime.datetime | None:
+        """The student's own deadline: their extension, else the assignment's due date (None: no due date)."""
+        return due_for(self.settings.due_date(self.assignment_id), self.extensions(), student)
+
+    def due_words(self, student: str) -> str:
+        """ "due Friday 18 December 2026, 23:00 UTC, in 2 days", or "" without a due date."""
+        deadline = self.deadline(student)
+        return due_line(deadline, self._now()) if deadline else ""
+
+    def _now(self) -> datetime.datetime:
+        return datetime.datetime.fromtimestamp(self.clock(), datetime.timezone.utc)
+
+    def closed_because(self, student: str = "") -> str | None:
+        """Why the pre-check is closed now for `student` (switched off, or past their deadline), or None while open."""
         if not self.settings.enabled:
             return "the pre-check is switched off for this course"
         if self.assignment_id in self.settings.closed_assignments:
             return f"the pre-check of {self.assignment_id} is switched off by the course team"
-        due = self.settings.due_date(self.assignment_id)
-        now = datetime.datetime.fromtimestamp(self.clock(), datetime.timezone.utc)
-        if due is not None and now >= due:
-            return f"the pre-check of {self.assignment_id} closed at its due date, {due.isoformat()}"
+        due = self.deadline(student)
+        if due is not None and self._now() >= due:
+            kind = "your extension" if student in self.extensions() else "its due date"
+            return f"the pre-check of {self.assignment_id} closed at {kind}, {due.isoformat()}"
         return None
 
     def result(self, student: str, check_id: str) -> Check | Refusal:
@@ -223,7 +239,7 @@ class Desk:
 
     def standing(self, student: str) -> dict:
         """What `student` may do now, per notebook: checks left today and seconds of cooldown left."""
-        closed = self.closed_because()
+        closed = self.closed_because(student)
         notebooks = {}
         for name in sorted(self.sources):
             refusal = self.limits.refusal(student, name)
@@ -231,7 +247,15 @@ class Desk:
                 "left_today": self.limits.remaining_today(student, name),
                 "wait_seconds": round(refusal.retry_after or 0, 1) if refusal else 0,
             }
-        return {"student": student, "open": closed is None, "closed_because": closed or "", "notebooks": notebooks}
+        deadline = self.deadline(student)
+        return {
+            "student": student,
+            "open": closed is None,
+            "closed_because": closed or "",
+            "due": deadline.isoformat() if deadline else "",
+            "due_line": self.due_words(student),
+            "notebooks": notebooks,
+        }
 
     # The queue ------------------------------------------------------------------------------
 
@@ -256,7 +280,8 @@ class Desk:
         reply = await self._reply(check)
         if reply["status"] == "grader error" and not self.limits.refund(check.student, check.notebook, check.taken_at):
             reply = grader_error_reply(counted=True)  # the day's refunds are used: no endless free runs
-        check.reply, check.state, check.content = reply, DONE, b""
+        due = self.due_words(check.student)
+        check.reply, check.state, check.content = ({**reply, "due": due} if due else reply), DONE, b""
         try:
             self._save(check.student)
         except OSError:  # a full disk must not keep the student in flight and the worker taken for good

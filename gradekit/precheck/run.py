@@ -16,6 +16,7 @@ from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
 from gradekit.core.course import Course
+from gradekit.core.extensions import BadExtension, Extension, read_extensions
 from gradekit.precheck.audit import AuditLog
 from gradekit.precheck.desk import Desk
 from gradekit.precheck.engine import SealedEngine
@@ -71,6 +72,7 @@ async def running_service(
                 engine.grade,
                 AuditLog(Path(state_dir) / AUDIT_FILE),
                 state_dir=engine.state_dir,  # limits, nonces and results survive a restart
+                extensions=lambda: course_extensions(course),
             )
             app.settings["precheck_desk"] = desk  # requests are taken from now on, graded once a process is warm
             try:
@@ -82,6 +84,15 @@ async def running_service(
             engine.close()
     finally:
         server.stop()
+
+
+def course_extensions(course: Course) -> dict[str, Extension]:
+    """The course's extensions as `gradekit extend` wrote them; a damaged file is logged and counts as none."""
+    try:
+        return read_extensions(course.extensions_file)
+    except BadExtension as error:
+        log.error("extensions not honoured: %s", error)
+        return {}
 
 
 def serve(course: Course, state_dir: Path) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import os
 import statistics
 from pathlib import Path
 
 from gradekit.core.catalog import Misconception
+from gradekit.core.extensions import Extension
 from gradekit.core.manifest import Manifest
 from gradekit.core.notes import NoteKind
 from gradekit.core.rows import CohortRow
@@ -66,6 +68,15 @@ class FeedbackLinks:
 
 
 @dataclasses.dataclass(frozen=True)
+class TermFacts:
+    """The assignment's due date, the late policy in words and the extensions granted, as the report lists them."""
+
+    due: datetime.datetime | None = None
+    late_policy: str = ""
+    extensions: tuple[Extension, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class ClassReport:
     """Everything the page and the CSV files show."""
 
@@ -79,6 +90,10 @@ class ClassReport:
     feedback: FeedbackLinks
     similarity_page: str = ""  # link to the similarity report, when one was written
     written: tuple[WrittenStats, ...] = ()  # the answers a TA grades, with how far their grading is
+    term: TermFacts = dataclasses.field(default_factory=lambda: TermFacts())
+
+    def extension_of(self, student: str) -> Extension | None:
+        return next((e for e in self.term.extensions if e.student_id == student), None)
 
     def with_status(self, status: Status) -> tuple[CohortRow, ...]:
         return tuple(r for r in self.rows if r.status is status)
@@ -136,6 +151,7 @@ def class_report(
     feedback_dir: Path | None = None,
     assignment_id: str = "",
     minimum: int = MIN_SUBMITTERS,
+    term: TermFacts | None = None,
 ) -> ClassReport:
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     return ClassReport(
@@ -149,6 +165,7 @@ def class_report(
         feedback=FeedbackLinks(feedback_dir, assignment_id or manifest.assignment, folder),
         similarity_page=SIMILARITY_PAGE if (folder / SIMILARITY_PAGE).is_file() else "",
         written=written_stats(manifest, rows),
+        term=term or TermFacts(),
     )
 
 
@@ -167,8 +184,7 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
             reasons.append(f"the grader's failure, not the student's: {row.cause.value}")
         if row.student_id in lowest:
             reasons.append("the lowest score" if shown == 1 else f"among the {shown} lowest scores")
-        if row.grades and row.grades.seconds_late:
-            reasons.append(f"handed in {late_by(row.grades.seconds_late)} after the due date")
+        reasons.extend(late_reasons(report, row))
         left_out = row.grades.unsubmitted if row.grades else ()
         unreadable = [note for note in row.notes if note.kind is NoteKind.UNREADABLE and note.notebook in left_out]
         reasons.extend(
@@ -182,6 +198,19 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
     return tuple(
         sorted(found, key=lambda pair: (pair[0].status.urgency, pair[0].student_id not in lowest, pair[0].score))
     )
+
+
+def late_reasons(report: ClassReport, row: CohortRow) -> list[str]:
+    """How late the row was, after which deadline, what the policy took, and whether it passed the cut-off."""
+    grades = row.grades
+    if not grades or not grades.seconds_late:
+        return []
+    extension = report.extension_of(row.student_id)
+    deadline = f"their extension to {extension.until:%Y-%m-%d %H:%M %Z}" if extension else "the due date"
+    said = f"handed in {late_by(grades.seconds_late)} after {deadline}"
+    if grades.past_cutoff:
+        return [said, "past the late policy's cut-off: the submission scores 0"]
+    return [f"{said} (late penalty {grades.late_penalty:g} points)" if grades.late_penalty else said]
 
 
 def lowest_shown(graded: int) -> int:

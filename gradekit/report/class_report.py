@@ -13,7 +13,7 @@ from pathlib import Path
 from gradekit.core.catalog import Misconception
 from gradekit.core.manifest import Manifest
 from gradekit.core.rows import CohortRow
-from gradekit.report.class_figures import class_report
+from gradekit.report.class_figures import TermFacts, class_report
 from gradekit.report.class_report_files import write_csv_files, write_page
 from gradekit.report.item_statistics import MIN_SUBMITTERS
 
@@ -26,13 +26,15 @@ def write_class_report(
     feedback_dir: Path | None = None,
     assignment_id: str = "",
     minimum: int = MIN_SUBMITTERS,
+    term: TermFacts | None = None,
 ) -> Path:
     """Write report.html and its CSV files into `folder`; returns report.html.
 
     `feedback_dir` is the course's feedback folder: student names link to their pages in it.
-    Discrimination is computed for notebooks with at least `minimum` submitters.
+    Discrimination is computed for notebooks with at least `minimum` submitters; `term` is the
+    due date, late policy and extensions the report lists.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    report = class_report(folder, manifest, rows, catalog, feedback_dir, assignment_id, minimum)
+    report = class_report(folder, manifest, rows, catalog, feedback_dir, assignment_id, minimum, term)
     write_csv_files(folder, report)
     return write_page(folder, report)

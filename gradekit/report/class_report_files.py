@@ -103,6 +103,10 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
         "written_max",
         "waiting_for_ta",
         "minutes_late",
+        "late_penalty",
+        "past_cutoff",
+        "extended_until",
+        "score_after_penalty",
         "misconceptions",
         "unsubmitted",
         "message",
@@ -121,6 +125,10 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
             f"{r.grades.written_max:g}" if r.grades else "",
             len(r.grades.waiting) if r.grades else 0,
             round(r.grades.seconds_late / 60) if r.grades else 0,
+            f"{r.grades.late_penalty:g}" if r.grades else "",
+            ("yes" if r.grades.past_cutoff else "no") if r.grades else "",
+            _extended_until(report, r.student_id),
+            f"{r.grades.after_penalty:g}" if r.grades else "",
             " ".join(r.grades.diagnosed) if r.grades else "",
             " ".join(r.grades.unsubmitted) if r.grades else "",
             r.message,
@@ -130,6 +138,11 @@ def student_lines(report: ClassReport) -> tuple[list[str], list[list]]:
         for r in report.rows
     ]
     return header, lines
+
+
+def _extended_until(report: ClassReport, student: str) -> str:
+    extension = report.extension_of(student)
+    return extension.until.isoformat() if extension else ""
 
 
 def misconception_lines(report: ClassReport) -> tuple[list[str], list[list]]:

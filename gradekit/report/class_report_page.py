@@ -24,6 +24,7 @@ def report_page(report: ClassReport) -> str:
         items_section(report),
         misconceptions_section(report),
         reach_out_section(report),
+        term_section(report),
         notes_section(report),
         students_section(report),
     )
@@ -225,6 +226,22 @@ def reach_out_section(report: ClassReport) -> Html:
     )
 
 
+def term_section(report: ClassReport) -> Html:
+    """The due date, the late policy and every extension granted, with who has it and why."""
+    term = report.term
+    title = element("h2", "Due date and extensions")
+    due = f"Due {term.due.isoformat()}" if term.due else "No due date is set (c.CourseKit.due_dates): nothing is late"
+    said = element("p", f"{due}. Late policy: {term.late_policy or 'no late penalty'}.")
+    if not term.extensions:
+        return join([title, said, element("p", "No extensions granted.")])
+    rows: list[list[object]] = [
+        [student_link(report, e.student_id), e.until.isoformat(), e.why, e.granted_at.isoformat(timespec="minutes")]
+        for e in term.extensions
+    ]
+    listing = table(["student", "extended until", "why", "granted"], rows)
+    return join([title, said, element("div", listing, id="extensions")])
+
+
 def notes_section(report: ClassReport) -> Html:
     title = element("h2", "What was set aside or repaired before grading")
     if not report.notes:
@@ -242,6 +259,7 @@ def students_section(report: ClassReport) -> Html:
             student_link(report, r.student_id),
             r.status.label,
             points(r.score),
+            r.grades.late_summary if r.grades else "",
             ", ".join(r.grades.diagnosed) if r.grades else "",
             join(
                 join([" " if i else "", link(notebook.split("_")[0], href)])
@@ -250,5 +268,5 @@ def students_section(report: ClassReport) -> Html:
         ]
         for r in report.rows
     ]
-    body = table(["student", "status", "score", "misconceptions", "feedback"], rows, numeric={2})
+    body = table(["student", "status", "score", "late penalty", "misconceptions", "feedback"], rows, numeric={2})
     return join([element("h2", "All students"), folded(f"{len(rows)} students (also in students.csv)", body)])

@@ -21,7 +21,8 @@ def student_table(
                 statuses.get(submission.student_id, Status.GRADED).label,
                 f"{submission.score:g}/{submission.max_score:g}",
                 submission.written_summary,
+                submission.late_summary,
                 named or "-",
             ]
         )
-    return text_table(["student", "status", "autograded", "written", "misconceptions diagnosed"], rows)
+    return text_table(["student", "status", "autograded", "written", "late", "misconceptions diagnosed"], rows)

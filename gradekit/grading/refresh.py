@@ -1,0 +1,48 @@
+"""The cohort's rows read back from the gradebook, without grading: what `grade --reports-only` reports from.
+
+After a TA grades written answers in formgrader the gradebook holds scores the feedback, the CSV files,
+the LMS file and the class report have not seen. The late penalty nbgrader stored at autograding was
+taken from the notebook's score then, before the written answers counted, so it is worked out again
+from today's score with the same policy, exactly as `AssignLatePenalties` would.
+"""
+
+from __future__ import annotations
+
+from gradekit.core.course import Course
+from gradekit.core.rows import CohortRow
+from gradekit.core.status import Status
+from gradekit.grading.gradebook import late_policy, open_gradebook, read_grades
+
+
+def reapply_late_penalties(course: Course) -> int:
+    """Each graded notebook's late penalty from its current score; returns how many penalties changed."""
+    policy = late_policy(course)
+    changed = 0
+    with open_gradebook(course) as gradebook:
+        for submission in gradebook.find_assignment(course.assignment_id).submissions:
+            late = float(submission.total_seconds_late)
+            for notebook in submission.notebooks:
+                penalty = min(
+                    policy.late_submission_penalty(submission.student.id, notebook.score, late), notebook.score
+                )
+                penalty_or_none = penalty if late > 0 else None
+                if notebook.late_submission_penalty != penalty_or_none:
+                    notebook.late_submission_penalty = penalty_or_none
+                    changed += 1
+        gradebook.db.commit()
+    return changed
+
+
+def gradebook_rows(course: Course) -> tuple[CohortRow, ...]:
+    """One row per student the gradebook holds a graded submission of, by student id."""
+    with open_gradebook(course) as gradebook:
+        submissions = gradebook.find_assignment(course.assignment_id).submissions
+        held = sorted((s.student.id, any(n.flagged for n in s.notebooks)) for s in submissions)
+    rows = []
+    for student, flagged in held:
+        if not (course.autograded_dir / student / course.assignment_id).is_dir():
+            continue  # never graded here (an extension's placeholder, or graded elsewhere)
+        status = Status.FLAGGED if flagged else Status.GRADED
+        message = "grade withheld for a TA (see the last grading run)" if flagged else ""
+        rows.append(CohortRow(student_id=student, status=status, message=message, grades=read_grades(course, student)))
+    return tuple(rows)
