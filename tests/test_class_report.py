@@ -63,6 +63,17 @@ def test_a_small_cohort_gets_no_discrimination_and_no_reassurance(tmp_path):
     assert cells["test_g2"]["discrimination"] == "" and "too few submitters" in cells["test_g2"]["remark"]
 
 
+def test_too_few_submitters_is_said_once_above_the_table_not_on_its_rows(tmp_path):
+    # Four submitters of 010_x (computed from four), three of 020_y (too few).
+    page = write_class_report(tmp_path / "class-report", MANIFEST, ROWS, CATALOG, minimum=4).read_text()
+    intro, table = page.split("<h2>Exercises and test cells</h2>")[1].split("<table>", 1)
+    assert "Discrimination not computed, too few submitters: 020_y (3 submitters)." in intro
+    assert "too few submitters" not in table.split("</table>")[0]
+    assert page.count("too few submitters") == 1
+    cells = {line["cell"]: line for line in read_csv(tmp_path / "class-report" / "cells.csv")}
+    assert "too few submitters (3; it takes 4)" in cells["test_h"]["remark"]  # the CSV keeps it per row
+
+
 def test_misconceptions_are_counted_per_student_most_frequent_first():
     assert [(s.id, s.students) for s in misconception_stats(ROWS, CATALOG)] == [
         ("first-wrong-idea", ("bob", "cai")),
@@ -90,10 +101,10 @@ def test_the_sections_come_in_the_order_a_ta_reads_them(report):
     _, page = report
     titles = re.findall(r"<h2>([^<]*)</h2>", page)
     assert titles == [
+        "Students to reach out to",
         "Scores",
         "Exercises and test cells",
         "Misconceptions",
-        "Students to reach out to",
         "Due date and extensions",
         "What was set aside or repaired before grading",
         "All students",

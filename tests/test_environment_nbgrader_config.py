@@ -6,6 +6,8 @@ release notebook, answered right and then wrong.
 """
 
 import io
+import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -13,10 +15,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbformat.v4 import new_code_cell, new_output
 from nbgrader.validator import Validator
+from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from gradekit.authoring.solutions import load_controls
 from gradekit.core.course import REPO_ROOT
+from gradekit.core.manifest import load_manifest
 from gradekit.proof.subjects import answer_sources, fill_answers
 
 ENVIRONMENT_CONFIG = REPO_ROOT / "deploy" / "jupyter" / "environment" / "nbgrader_config.py"
@@ -28,8 +34,8 @@ NOTEBOOK = "010_history"
 @pytest.fixture
 def loaded_config(monkeypatch):
     """The file loaded as nbgrader loads it; the original validator method is put back afterwards."""
-    monkeypatch.setattr(Validator, "_print_num_failed", Validator._print_num_failed)
-    monkeypatch.setattr(Validator, "_preprocess", Validator._preprocess)
+    for method in ("_print_num_failed", "_preprocess", "validate", "_extract_error", "_print_error"):
+        monkeypatch.setattr(Validator, method, getattr(Validator, method))
     PyFileConfigLoader(ENVIRONMENT_CONFIG.name, path=str(ENVIRONMENT_CONFIG.parent)).load_config()
 
 
@@ -68,9 +74,60 @@ def test_the_environment_holds_this_very_file():
     )
 
 
-def _validate(folder) -> str:
+def _environment_file() -> dict:
+    """The file's names, run as traitlets runs it (its methods are already in place: it keeps them)."""
+    return runpy.run_path(str(ENVIRONMENT_CONFIG), init_globals={"get_config": Config})
+
+
+def _failed_check(message: str, lines: int = 12):
+    cell = new_code_cell("\n".join(f"check_line_{n}()" for n in range(lines)))
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "test_accumulate_grads", "points": 2, "solution": False}
+    cell.outputs = [new_output("error", ename="AssertionError", evalue=message, traceback=["\x1b[31mlong traceback"])]
+    return cell
+
+
+@pytest.mark.unit
+def test_a_failed_checks_diagnosis_is_whole_and_named(loaded_config):
+    diagnosis = _environment_file()["diagnosis"]
+    message = "W.grad kept the last round's gradient: " + "clear it first " * 10 + "[misconception: grads-kept]"
+    assert diagnosis(_failed_check(message)) == f"test_accumulate_grads: {message}"
+
+
+@pytest.mark.unit
+def test_the_command_line_prints_the_diagnosis_first_wrapped_never_cut(loaded_config):
+    validator = Validator()
+    validator.stream = io.StringIO()
+    advice = "W.grad is not the gradient of the mean loss: " + "divide each batch's loss by the count " * 4
+    validator._print_error(f"test_accumulate_grads: {advice}", "check_line_0()\n... (11 more lines of the check)")
+    said = validator.stream.getvalue()
+    lines = said.splitlines()
+    assert lines[2] == "A check failed:" and lines[4].strip().startswith("test_accumulate_grads: W.grad is not")
+    shown = said.split("A check failed:")[1].split("Its code:")[0]
+    assert " ".join(shown.split()) == f"test_accumulate_grads: {advice}".strip()
+    assert all(len(line) <= validator.width for line in lines) and "..." not in said.split("Its code:")[0]
+
+
+@pytest.mark.unit
+def test_the_dialog_gets_the_diagnosis_first_and_the_code_shortened(loaded_config, monkeypatch, tmp_path):
+    shown_lines = _environment_file()["CODE_LINES_SHOWN"]
+    notebook = nbformat.v4.new_notebook(cells=[_failed_check("clear W.grad before the first batch")])
+    monkeypatch.setattr(Validator, "_preprocess", lambda self, nb: nb)  # the cell's outputs as a kernel left them
+    path = tmp_path / "050_safe_updates.ipynb"
+    nbformat.write(notebook, path)
+    (failed,) = Validator(ignore_checksums=True).validate(str(path))["failed"]
+    assert failed["source"] == "test_accumulate_grads: clear W.grad before the first batch"
+    shown = [f"check_line_{n}()" for n in range(shown_lines)]
+    assert failed["raw_error"] == "\n".join([*shown, f"... ({12 - shown_lines} more lines of the check)"])
+    assert failed["error"].startswith("The check&#x27;s code:\n")
+
+
+def _validate(folder, notebook: str = NOTEBOOK, this_file: bool = False) -> str:
+    env = dict(os.environ)
+    if this_file:  # this file read after the installed one: its settings win, as the installed copy's will
+        env["JUPYTER_CONFIG_PATH"] = str(ENVIRONMENT_CONFIG.parent)
     run = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "validate", f"{NOTEBOOK}.ipynb"],
+        [sys.executable, "-m", "nbgrader", "validate", f"{notebook}.ipynb"],
+        env=env,
         cwd=folder,
         capture_output=True,
         text=True,
@@ -120,6 +177,25 @@ def test_the_environments_due_words_are_the_kits(loaded_config, seconds):
 
     due = datetime.datetime(2026, 12, 18, 23, 0, tzinfo=datetime.timezone.utc)
     now = due - datetime.timedelta(seconds=seconds)
-    loaded: dict = {}  # the file's own functions, as a server loads them
+    loaded: dict = {
+        "get_config": Config
+    }  # the file sets its kernels' transport keys on it  # the file's own functions, as a server loads them
     exec(compile(ENVIRONMENT_CONFIG.read_text(), str(ENVIRONMENT_CONFIG), "exec"), loaded)
     assert loaded["due_line"](due, now) == due_line(due, now)
+
+
+@pytest.mark.nbgrader
+def test_validate_leads_with_the_diagnosis_of_a_failing_050_and_no_transport_warning(course, tmp_path):
+    manifest = load_manifest()
+    control = next(c for c in load_controls(manifest) if c.student_id.endswith("sgd_step__update_in_grad_mode"))
+    folder = tmp_path / course.assignment_id
+    shutil.copytree(course.release_dir, folder)
+    notebook = folder / "050_safe_updates.ipynb"
+    nbformat.write(fill_answers(notebook, answer_sources(manifest, "050_safe_updates", control)), notebook)
+
+    said = _validate(folder, "050_safe_updates", this_file=True)
+    assert "without encryption" not in said, said
+    first = said.split("A check failed:\n\n", 1)[1]
+    diagnosis = " ".join(first.split("Its code:")[0].split())
+    assert diagnosis.startswith("test_sgd_step: [misconception: inplace-leaf-in-grad-mode]"), said
+    assert "do the update inside torch.no_grad()" in diagnosis, said

@@ -188,7 +188,13 @@ def _demo(args) -> int:
 
 
 def _grade(args) -> int:
-    from gradekit.commands.ta_pipeline import NotACourseFolder, course_in_folder, grade_and_report
+    from gradekit.commands.ta_pipeline import (
+        NotACourseFolder,
+        course_here,
+        course_in_folder,
+        grade_and_report,
+        notebooks_present,
+    )
     from gradekit.grading.executors import DaskExecutor, LocalExecutor
     from gradekit.grading.worker_box import refusal
 
@@ -199,6 +205,9 @@ def _grade(args) -> int:
         except NotACourseFolder as error:
             print(f"grade: {error}", file=sys.stderr)
             return 2
+    else:
+        course = course_here(Path.cwd()) or course
+    manifest = notebooks_present(course, manifest)
     course = dataclasses.replace(course, allow_unconfined=course.allow_unconfined or args.allow_unconfined)
     refused = None if args.scheduler else refusal(course.allow_unconfined)  # a cluster's workers check their own
     if refused:

@@ -12,7 +12,6 @@ and a table of who scored what and which misconceptions their feedback names.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import shutil
 from pathlib import Path
@@ -22,6 +21,7 @@ import nbformat
 from gradekit.authoring.release import new_workspace
 from gradekit.authoring.solutions import load_controls
 from gradekit.commands.demo_cohort import DemoStudent, demo_cohort
+from gradekit.commands.demo_folder import complete_course_folder, state_due_date, write_roster
 from gradekit.commands.digits import NOTEBOOK, train_on_digits
 from gradekit.commands.ta_pipeline import grade_and_report
 from gradekit.core.course import Course
@@ -35,10 +35,10 @@ HOURS_SINCE_DUE = 6  # the demo's due date lies this far before the run, so the 
 
 
 def demo_course(course: Course, manifest: Manifest, root: Path) -> Course:
-    """A fresh course directory at `root` with the release of the manifest's notebooks built."""
+    """A fresh course folder at `root` with the release of the manifest's notebooks built, complete for a TA."""
     if root.exists():
         shutil.rmtree(root)
-    return new_workspace(course, root, tuple(entry.name for entry in manifest.notebooks))
+    return complete_course_folder(new_workspace(course, root, tuple(entry.name for entry in manifest.notebooks)))
 
 
 def demo_subjects(manifest: Manifest) -> tuple[Subject, ...]:
@@ -95,8 +95,8 @@ def enrol(course: Course, students: tuple[DemoStudent, ...]) -> None:
 
 
 def with_due_date(demo: Course, due: datetime.datetime) -> Course:
-    """The demo course with its due date (as c.CourseKit.due_dates states a real course's), zoned in UTC."""
-    return dataclasses.replace(demo, due_date=due.replace(tzinfo=datetime.timezone.utc))
+    """The demo course with its due date, zoned in UTC and stated in its folder's configuration."""
+    return state_due_date(demo, due.replace(tzinfo=datetime.timezone.utc))
 
 
 def hand_in_cohort(demo: Course, manifest: Manifest, due: datetime.datetime) -> tuple[DemoStudent, ...]:
@@ -139,6 +139,7 @@ def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None, full: bo
         demo = with_due_date(demo, due)
         hand_in_cohort(demo, manifest, due)
         print("(--full grades the proof's pseudo students instead: the reference, blank stubs and every control)")
+    write_roster(demo)
     result = grade_and_report(demo, manifest, LocalExecutor(jobs or default_jobs()))
     if any(entry.name == NOTEBOOK for entry in manifest.notebooks):
         loss, accuracy, seconds = train_on_digits(demo, manifest)

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from gradekit.core.catalog import load_catalog
-from gradekit.core.course import Course
+from gradekit.core.course import CONFIG_FILE, Course, load_course
 from gradekit.core.extensions import read_extensions
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
@@ -172,6 +172,25 @@ def course_in_folder(course: Course, folder: Path) -> Course:
         )
     url = os.environ.get(GRADEBOOK_VARIABLE)
     return dataclasses.replace(moved, db_url=url) if url else moved
+
+
+def course_here(folder: Path) -> Course | None:
+    """The course of `folder` when it is a course folder of its own (its source and nbgrader_config.py), as nbgrader reads it.
+
+    A TA who runs the grade command in such a folder (the demo's, say) grades that course, as
+    nbgrader run there would; the kit's own folder, or any other, gives None.
+    """
+    config = folder / CONFIG_FILE.name
+    if not config.is_file() or config.resolve() == CONFIG_FILE.resolve():
+        return None
+    course = load_course(config)
+    return course if course.source_dir.is_dir() else None
+
+
+def notebooks_present(course: Course, manifest: Manifest) -> Manifest:
+    """The manifest narrowed to the notebooks the course's source holds (a demo course may hold a few)."""
+    present = [entry.name for entry in manifest.notebooks if (course.source_dir / f"{entry.name}.ipynb").is_file()]
+    return manifest.only(present) if present else manifest
 
 
 def waiting_line(graded: list[SubmissionGrades]) -> str:

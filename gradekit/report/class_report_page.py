@@ -1,8 +1,8 @@
 """The class report page, section by section, in the order a TA reads it.
 
-1. the headline figures; 2. the score histogram; 3. share of points earned and discrimination
-per exercise and test cell; 4. the commonest misconceptions; 5. the students to
-reach out to; 6. what was set aside or repaired, grouped by kind.
+1. the headline figures; 2. the students to reach out to; 3. the score histogram; 4. share of
+points earned and discrimination per exercise and test cell; 5. the commonest misconceptions;
+6. what was set aside or repaired, grouped by kind.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ REACH_OUT_SHOWN = 12
 def report_page(report: ClassReport) -> str:
     sections = (
         headline(report),
+        reach_out_section(report),
         score_section(report),
         items_section(report),
         misconceptions_section(report),
-        reach_out_section(report),
         term_section(report),
         notes_section(report),
         students_section(report),
@@ -106,7 +106,7 @@ def items_section(report: ClassReport) -> Html:
                     join(
                         [
                             element("b", f"{i.notebook} / {i.cell}"),
-                            f": {i.remark}"
+                            f": {i.row_remark}"
                             + (
                                 f" (r = {decimal(i.discrimination.value)})"
                                 if i.discrimination.value is not None
@@ -118,7 +118,16 @@ def items_section(report: ClassReport) -> Html:
                 ),
             ]
         )
-    return join([element("h2", "Exercises and test cells"), intro, summary, item_table(report)])
+    return join([element("h2", "Exercises and test cells"), intro, summary, too_few_line(report), item_table(report)])
+
+
+def too_few_line(report: ClassReport) -> Html:
+    """Once for the table: the notebooks whose rows have no discrimination for want of submitters."""
+    few = {i.notebook: i.submitted for i in report.cells if i.discrimination.too_few}
+    if not few or all(i.discrimination.value is None for i in report.cells):  # the summary has said it then
+        return join([])
+    named = ", ".join(f"{notebook} ({count} submitters)" for notebook, count in few.items())
+    return element("p", f"Discrimination not computed, too few submitters: {named}.", class_="muted")
 
 
 def item_table(report: ClassReport) -> Html:
@@ -170,7 +179,7 @@ def item_row(item: ItemStats, name: str) -> list:
         item.full_marks,
         decimal(item.share_earned) or "–",
         decimal(item.discrimination.value) or "–",
-        element("span", item.remark, class_="note"),
+        element("span", item.row_remark, class_="note"),
     ]
 
 

@@ -36,6 +36,7 @@ class Correlation:
 
     value: float | None
     reason: str = ""
+    too_few: bool = False  # not computed for want of submitters: the page says so once, not on every row
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,12 +74,20 @@ class ItemStats:
 
     @property
     def remark(self) -> str:
-        weak = (
+        return (self._weak_remark + self._discrimination_remark).rstrip("; ")
+
+    @property
+    def _weak_remark(self) -> str:
+        return (
             f"weak: {self.share_earned:.0%} of its points earned; "
             if self.weak and self.share_earned is not None
             else ""
         )
-        return (weak + self._discrimination_remark).rstrip("; ")
+
+    @property
+    def row_remark(self) -> str:
+        """The remark without "too few submitters", which the page says once for all its rows."""
+        return self.remark if not self.discrimination.too_few else self._weak_remark.rstrip("; ")
 
     @property
     def _discrimination_remark(self) -> str:
@@ -99,7 +108,7 @@ def mean(values: Sequence[float]) -> float | None:
 def point_biserial(item: Sequence[float], rest: Sequence[float], minimum: int = MIN_SUBMITTERS) -> Correlation:
     """Pearson's r of the item's scores with the rest scores (point-biserial when the item is pass/fail)."""
     if len(item) < max(minimum, 2):
-        return Correlation(None, f"too few submitters ({len(item)}; it takes {max(minimum, 2)})")
+        return Correlation(None, f"too few submitters ({len(item)}; it takes {max(minimum, 2)})", too_few=True)
     item_mean, rest_mean = sum(item) / len(item), sum(rest) / len(rest)
     item_spread = sum((x - item_mean) ** 2 for x in item)
     rest_spread = sum((y - rest_mean) ** 2 for y in rest)

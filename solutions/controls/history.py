@@ -64,6 +64,12 @@ def gradient_at__finite_differences(function, values):
     return gradient
 
 
+@negative_control("grad-by-formula", fails=["test_gradient_at"])
+def gradient_at__formula(function, values):
+    # The derivative of the page's sum of squares, written out: the function is never called.
+    return torch.tensor([2.0 * v for v in values], dtype=torch.float64)
+
+
 @negative_control("cast-restores-precision", fails=["test_float64_leaf"])
 def float64_leaf__built_in_float32_then_cast(values):
     # .double() before requires_grad_() keeps it a leaf, and the dtype ends up float64

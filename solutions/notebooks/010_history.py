@@ -74,7 +74,8 @@ expect(
 )
 expect(
     leaf.is_leaf,
-    "float64_leaf([1.0, 2.0, 3.0]) requires grad but is not a leaf: an operation ran after tracking was switched on",
+    "float64_leaf([1.0, 2.0, 3.0]) requires grad but is not a leaf: an operation (such as .double() or .to()) ran "
+    "after tracking was switched on; build the tensor as float64 first, then set requires_grad",
     "op-after-requires-grad",
 )
 expect(leaf.detach().tolist() == [1.0, 2.0, 3.0], "float64_leaf([1.0, 2.0, 3.0]) does not hold 1, 2 and 3")
@@ -112,7 +113,8 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, 
     expect(
         leaf.is_leaf,
         f"{shown} requires grad but is not a leaf (it was produced by {type(leaf.grad_fn).__name__}): "
-        "an operation ran after tracking was switched on",
+        "an operation (such as .double() or .to()) ran after tracking was switched on; build the tensor as float64 "
+        "first, then set requires_grad",
         "op-after-requires-grad",
     )
     expect_close(leaf, torch.tensor(values, dtype=torch.float64), f"{shown} does not hold the given numbers")
@@ -230,7 +232,7 @@ for start in starts:
 # %% answer answer_gradient_at
 from solutions.reference.history import gradient_at
 
-# %% test test_gradient_at points=3 targets=grad-on-by-default,numpy-default-dtype,autodiff-is-finite-differences,cast-restores-precision
+# %% test test_gradient_at points=3 targets=grad-on-by-default,numpy-default-dtype,autodiff-is-finite-differences,cast-restores-precision,grad-by-formula
 def sines_gradient(t):
     return torch.stack([t[0].cos() * t[1].sin(), t[0].sin() * t[1].cos()])
 
@@ -240,7 +242,13 @@ def check_gradient_at(name, function, values, closed_form):
     calls = []
     gradient = call_answer(gradient_at, functools.partial(checks.noting_calls, function, calls), values)
     shown = f"gradient_at({name}, {values})"
-    expect(calls, f"{shown} never called the function it was given")
+    expect(
+        calls,
+        f"{shown} never called the function it was given, so autograd computed nothing: evaluate the function on a "
+        "float64 leaf with requires_grad=True, call backward() on its result and return the leaf's .grad, not a "
+        "derivative written out by hand",
+        "grad-by-formula",
+    )
     expect(
         any(calls) or len(calls) == 1,
         f"{shown} evaluated the function {len(calls)} times, never on a tensor that requires grad: "

@@ -62,11 +62,22 @@ torch.set_num_threads(1)
 from solutions.reference.cotangents import vjp
 
 # %% test test_vjp points=3 targets=vector-backward-without-cotangent,sum-replaces-cotangent,dense-jacobian-for-vjp
+# Here the way forward from a bare backward() is the cotangent vjp was given, never a reduction
+# (reducing is the next mistake this check looks for).
+VJP_ERRORS = (
+    (
+        "scalar outputs",
+        "vector-backward-without-cotangent",
+        "backward() was called with no argument on an output with more than one element: pass it the "
+        "cotangent vjp was given, as y.backward(v), so that x.grad holds vᵀJ",
+    ),
+) + checks.COMMON_ERRORS
 result = call_answer(
     vjp,
     checks.squared,
     torch.tensor([2.0, 3.0], dtype=torch.float64),
     torch.tensor([4.0, 5.0], dtype=torch.float64),
+    known_errors=VJP_ERRORS,
 )
 shown = "vjp(square, x, v) for the page's x = (2, 3) and v = (4, 5)"
 expect_tensor(result, shown, shape=(2,))
@@ -113,11 +124,19 @@ for name, f, shape, pullback in cases:
     summed = pullback(x, torch.ones_like(v))
     shown = f"vjp({name}, x, v)"
     budget = 8 * max(x.numel(), v.numel(), 16)
-    result, watched = checks.call_watched(vjp, f, x.clone(), v.clone(), limit=budget)
+    result, watched = checks.call_watched(vjp, f, x.clone(), v.clone(), limit=budget, known_errors=VJP_ERRORS)
     checks.expect_within(
         watched,
         f"{shown} made a tensor of more than {budget} entries, while the Jacobian of this f has "
         f"{v.numel()} x {x.numel()} entries: backward(v) gives vᵀJ without building J",
+        "dense-jacobian-for-vjp",
+    )
+    # A Jacobian, or a product with it that kept its axes, ends in the shape of x with more axes before.
+    expect(
+        not (isinstance(result, torch.Tensor) and result.dim() > len(shape) and tuple(result.shape[-len(shape):]) == shape),
+        f"{shown} has shape {tuple(getattr(result, 'shape', ()))}, the shape of a Jacobian (f(x)'s {tuple(output_shape)} "
+        f"then x's {shape}) or of a product that kept its axes: vᵀJ has the shape of x; pass v to backward(v) "
+        "and return x.grad instead of building J",
         "dense-jacobian-for-vjp",
     )
     expect_tensor(result, shown, shape=shape)

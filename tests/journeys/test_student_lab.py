@@ -66,6 +66,10 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
     lab_ui.save_notebook(page)
     failed = lab_ui.validate(page)
     assert "The following cell failed" in failed and f"[misconception: {control.misconception}]" in failed, failed
+    # The first thing under the heading is the failed check's name and its diagnosis, whole, not its code.
+    first = page.locator(".jp-Dialog .validation-failed pre").first.inner_text()
+    assert first.startswith("test_") and f"[misconception: {control.misconception}]" in first, first
+    assert "def " not in first and "..." not in first, first
     screenshot(page, "validate-fails")
     lab_ui.close_dialog(page)
 

@@ -42,8 +42,11 @@ def test_ta_reads_the_demo_class_report_and_a_feedback_page_from_disk(demo_repor
     assert waiting, headline
     assert int(waiting.group(1)) == sum(1 for s in cohort if s.written) and int(waiting.group(2)) > 0
 
+    # Who to reach out to comes right after the headline, before the figures.
+    titles = page.locator("h2").all_inner_texts()
+    assert titles[:2] == ["Students to reach out to", "Scores"], titles
     # The exercise table starts with what needs a look: weak cells first, highlighted.
-    table = page.locator("table").first
+    table = page.locator("table", has=page.locator("th", has_text="share of points earned"))
     first = table.locator("tr").nth(1)
     assert "flagged" in (first.get_attribute("class") or "")
     assert "weak:" in first.inner_text()

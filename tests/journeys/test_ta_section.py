@@ -6,6 +6,8 @@ state a fresh clone is in. Every command of the page's code blocks runs in the
 copy's root, as a TA types it, except `jupyter lab`, which starts a server
 (the formgrader journey covers it) and `--collect`, which needs students who
 submitted through the exchange (the lifecycle journey covers it).
+The same commands, `--collect` and the LMS export included, run as written in
+the demo's course folder too, as a TA trying the kit would after `make demo`.
 """
 
 import csv
@@ -13,14 +15,17 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.core.course import REPO_ROOT
+from gradekit.commands.demo import demo_course, run_demo
+from gradekit.core.course import CONFIG_FILE, REPO_ROOT
 from gradekit.core.manifest import load_manifest
 from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.proof.subjects import answer_sources, fill_answers, written_answer_sources
@@ -104,3 +109,60 @@ def _the_summary_counts_what_waits_for_a_ta(course: Path, said: str) -> None:
         (row,) = csv.DictReader(table)
     assert int(row["waiting_for_ta"]) == len(written) and float(row["written_max"]) == points
     assert "not handed in through the exchange" in row["notes"]
+
+
+# The LMS export the page gives as an indented line (run in the course folder, as written).
+LMS_EXPORT = re.compile(r"^\s+(python -m nbgrader export --exporter=\S+ --to=(\S+))$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def demo_folder(course, manifest, tmp_path_factory):
+    """`make demo`'s course folder, on two notebooks (090 has written answers), graded once by the demo."""
+    narrow = manifest.only(list(NOTEBOOKS))
+    demo = demo_course(course, narrow, tmp_path_factory.mktemp("demo") / "demo-course")
+    assert run_demo(demo, narrow, jobs=2) == 0
+    return demo
+
+
+def test_every_command_of_the_ta_page_works_as_written_in_the_demo_course(demo_folder):
+    env = grading_environment()
+    for name in ("KIT_EXCHANGE_ROOT", "KIT_GRADEBOOK_URL", "PYTHONPATH"):  # a TA's shell, nothing set for the kit
+        env.pop(name, None)
+    root = demo_folder.root
+    (lms_command, lms_file) = LMS_EXPORT.search(TA_PAGE.read_text()).groups()
+    ran = []
+    for words in [*page_commands(TA_PAGE), shlex.split(lms_command)]:
+        if " ".join(words[:2]) in NOT_RUN_HERE:
+            continue
+        result = subprocess.run(words, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+        ran.append(" ".join(words))
+        assert result.returncode == 0, f"{' '.join(words)}:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
+        if words[:3] == ["python", "-m", "gradekit"]:  # the folder's own course was graded, not the kit's
+            assert f"grades:       {root / 'grades.csv'}" in result.stdout, result.stdout[-2000:]
+    assert ran == [
+        "python -m gradekit grade --collect",
+        "nbgrader release_feedback autograd",
+        lms_command,
+    ]
+    students = sorted(path.name for path in (root / "submitted").iterdir())
+    released = list((root / "exchange" / demo_folder.course_id / "feedback").glob("*.html"))
+    assert len(released) >= len(students), "release_feedback did not deliver every student's feedback"
+    with open(root / lms_file, newline="") as table:
+        rows = list(csv.DictReader(table))
+    assert sorted(row["SIS Login ID"] for row in rows) == students
+    assert all(row[demo_folder.assignment_id] != "" for row in rows)
+
+
+def test_formgrader_in_the_demo_course_reads_the_courses_pages_and_its_own_exchange(demo_folder):
+    """What formgrader started in the folder reads: the folder's course, the kit's grading page (typeset math, no
+    comment box under a mark scheme) and an exchange that exists with the hub's modes, so it warns of nothing."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(demo_folder.root)).load_config()
+    kit = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
+    assert config.CourseDirectory.root == str(demo_folder.root)
+    assert config.CourseDirectory.db_url == f"sqlite:///{demo_folder.root / 'gradebook.db'}"
+    assert config.HTMLExporter.extra_template_paths == kit.HTMLExporter.extra_template_paths
+    assert config.HTMLExporter.extra_template_basedirs == kit.HTMLExporter.extra_template_basedirs
+    exchange = Path(config.Exchange.root)
+    assert exchange == demo_folder.root / "exchange"
+    assert stat.S_IMODE(exchange.stat().st_mode) == 0o1777
+    assert stat.S_IMODE((exchange / demo_folder.course_id / "feedback").stat().st_mode) == 0o711

@@ -7,11 +7,20 @@ have not said; the course prints what is true instead, and, for a notebook relea
 when it is due ("This notebook is due Friday 18 December 2026, 23:00 UTC, in 2 days.").
 JupyterLab's Validate dialog draws its own copy of that line: the course's lab extension
 rewords it (the due date is not in the dialog: it heads the notebook).
+
+A failed check leads with its diagnosis, whole and wrapped, under the check's
+name; its code follows, shortened to its first lines. nbgrader shows the whole
+code first and cuts every line of the error at 80 characters, which loses the
+advice at the end of a diagnosis. The dialog draws what the validator returns in
+its order (the "source" first), so the validator returns the diagnosis there.
 """
 
 import datetime
+from html import escape
 from textwrap import fill
 
+import zmq
+from nbconvert.filters import strip_ansi
 from nbgrader.validator import Validator
 
 DUE_KEY = "kit_due"  # a release notebook's metadata: its due date (gradekit/authoring/due_header.py writes it)
@@ -21,6 +30,12 @@ NO_CELL_FAILED = (
     "page's own examples only, and the grader also tests other inputs (on the course's hub, "
     "Pre-check runs those before you submit)."
 )
+CODE_LINES_SHOWN = 4  # of a failed check's code, after its diagnosis: enough to find the cell again
+
+# Kernels get CurveZMQ keys, so ipykernel does not print its "running over TCP without
+# encryption" warning on a student's screen at every Validate.
+c = get_config()  # noqa: F821
+c.KernelManager.transport_encryption = "auto" if zmq.has("curve") else "disabled"
 
 
 def due_line(due: datetime.datetime, now: datetime.datetime) -> str:
@@ -64,8 +79,56 @@ def _remembering_preprocess(self, nb, nbgraders_own=Validator._preprocess):
     return nbgraders_own(self, nb)
 
 
-# A server reads its configuration afresh for every Validate, so the line is replaced once only.
+def diagnosis(cell, nbgraders_words=Validator._extract_error) -> str:
+    """What the failed check said, whole: its exception's message (or its stderr), under the check's name."""
+    said = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "error":
+            said.append(strip_ansi(output.evalue) or output.ename)
+        elif output.output_type == "stream" and output.name == "stderr":
+            said.append(strip_ansi(output.text).strip())
+    if not said:
+        said.append(nbgraders_words(Validator(), cell))  # no response, or partial credit
+    name = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+    return (f"{name}: " if name else "") + "\n".join(said)
+
+
+def shortened(source: str) -> str:
+    lines = source.strip().splitlines()
+    more = len(lines) - CODE_LINES_SHOWN
+    return "\n".join(lines[:CODE_LINES_SHOWN] + ([f"... ({more} more lines of the check)"] if more > 0 else []))
+
+
+def _diagnosis_first(self, filename: str, nbgraders_own=Validator.validate) -> dict:
+    results = nbgraders_own(self, filename)
+    for failed in results.get("failed", []):
+        code = shortened(failed["source"])
+        failed["source"] = failed["raw_error"]  # the diagnosis, from _extract_error below
+        failed["error"] = escape("The check's code:\n" + code)
+        failed["raw_error"] = code
+    return results
+
+
+def _extract_diagnosis(self, cell) -> str:
+    return diagnosis(cell)
+
+
+def _print_diagnosis_first(self, source: str, error: str) -> None:
+    self.stream.write("\n" + "=" * self.width + "\n")
+    self.stream.write("A check failed:\n\n")
+    for paragraph in source.splitlines():  # wrapped, never cut
+        self.stream.write(fill(paragraph, width=self.width, initial_indent=self.indent, subsequent_indent=self.indent))
+        self.stream.write("\n")
+    self.stream.write("\nIts code:\n\n" + self._indent(error) + "\n\n")
+
+
+# A server reads its configuration afresh for every Validate, so each method is replaced once only.
 if not getattr(Validator._print_num_failed, "says_what_ran", False):
     _honest_print_num_failed.says_what_ran = True  # type: ignore[attr-defined]
     Validator._print_num_failed = _honest_print_num_failed  # type: ignore[method-assign]
     Validator._preprocess = _remembering_preprocess  # type: ignore[method-assign]
+if not getattr(Validator.validate, "diagnosis_first", False):
+    _diagnosis_first.diagnosis_first = True  # type: ignore[attr-defined]
+    Validator.validate = _diagnosis_first  # type: ignore[method-assign]
+    Validator._extract_error = _extract_diagnosis  # type: ignore[method-assign]
+    Validator._print_error = _print_diagnosis_first  # type: ignore[method-assign]
