@@ -180,6 +180,9 @@ def _shadowing_files(b: Builder) -> None:
     (b.folder / "torch.py").write_text("raise SystemExit('a fake torch')\n")
     (b.folder / "numpy.py").write_text("raise SystemExit('a fake numpy')\n")
     (b.folder / "autograd_checks.py").write_text("def expect(*args, **kwargs):\n    pass\n")
+    # Pages formgrader would serve from autograded/ on the TA's origin, if they got there.
+    (b.folder / "notes.html").write_text("<script>fetch('/api/terminals', {method: 'POST'})</script>\n")
+    (b.folder / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>\n")
 
 
 def _writes_gradebook(b: Builder) -> None:
@@ -1029,7 +1032,10 @@ def case_list() -> tuple[Case, ...]:
             "shadowing-files",
             _shadowing_files,
             Expected(
-                Status.GRADED, says=("not graded (not part of the assignment): autograd_checks.py, numpy.py, torch.py",)
+                Status.GRADED,
+                says=(
+                    "not graded (not part of the assignment): autograd_checks.py, figure.svg, notes.html, numpy.py, torch.py",
+                ),
             ),
         ),
         Case(

@@ -207,6 +207,19 @@ def test_shadowing_files_never_reach_the_kernel(graded, course):
     assert (folder / "autograd_checks.py").read_bytes() == (course.source_dir / "autograd_checks.py").read_bytes()
 
 
+def test_no_file_of_the_students_own_but_notebooks_reaches_autograded(graded, course):
+    """Formgrader serves autograded/ from the TA's origin: only notebooks, the course's files and the stamps get there."""
+    scratch, _, _, _ = graded
+    course_files = {path.name for path in course.source_dir.iterdir() if path.suffix != ".ipynb"}
+    stamps = {"timestamp.txt", "submission_secret.txt"}
+    released = {path.name for path in course.release_dir.glob("*.ipynb")}
+    for folder in sorted(scratch.autograded_dir.glob(f"*/{scratch.assignment_id}")):
+        others = {path.name for path in folder.iterdir()} - released - course_files - stamps
+        assert others == set(), folder
+    shadowed = scratch.autograded_dir / "shadowing-files" / scratch.assignment_id
+    assert not (shadowed / "notes.html").exists() and not (shadowed / "figure.svg").exists()
+
+
 def test_files_opened_in_c_code_are_refused_by_the_system(graded):
     """torch.from_file opens files without an audit event: Landlock refuses the course's files."""
     scratch, _, _, _ = graded
