@@ -82,6 +82,14 @@ def test_check_reports_the_scaffold_until_it_is_written(tmp_path):
     scaffolded = run("new-exercise", "010_history", "leaf_count")
     assert scaffolded.returncode == 0, scaffolded.stderr
     assert "answer_leaf_count" in (copy / "source" / "autograd" / "010_history.ipynb").read_text()
+    assert "python -m gradekit sync" in scaffolded.stdout
+    script = copy / "solutions" / "notebooks" / "010_history.py"
+    script.write_text(script.read_text() + "\n# %% [markdown] more\n# One more paragraph.\n")
+    stale = run("check", "--notebook", "010_history")
+    assert stale.returncode == 1
+    assert "010_history.ipynb differs from its script; run `python -m gradekit sync`" in stale.stderr
+    assert "holds" not in stale.stdout and "hold in process" not in stale.stdout
+    assert run("sync").returncode == 0
     checked = run("check", "--notebook", "010_history")
     assert checked.returncode == 1
     assert "reference @ 010_history/test_leaf_count: the reference must earn full marks" in checked.stdout

@@ -82,6 +82,11 @@ def _check(args) -> int:
     from gradekit.proof.check_course import check_course
 
     course, manifest = _narrowed(args)
+    drift = _drift(course, manifest)
+    if drift:  # checking the old notebook would prove what the script no longer says
+        print("\n".join(drift), file=sys.stderr)
+        print("checks not run: the source notebooks are not what their scripts say", file=sys.stderr)
+        return 1
     result = check_course(course, manifest, complete=not args.notebook)
     _print_judgement(manifest, result)
     _print_visible(result)
@@ -95,6 +100,18 @@ def _check(args) -> int:
 
         figures.write_figure(args.visible_figures, "check", figures.visible_figure(result), "--visible-figures")
     return 0 if result.ok else 1
+
+
+def _drift(course, manifest) -> list[str]:
+    """What `sync` would rewrite among the checked notebooks (every stray notebook too)."""
+    from gradekit.authoring.sync import notebook_drift
+
+    names = {entry.name for entry in manifest.notebooks}
+    return [
+        problem
+        for problem in notebook_drift(course.source_dir)
+        if problem.split(".ipynb")[0] in names or "has no script" in problem
+    ]
 
 
 def _print_visible(result) -> None:
@@ -167,7 +184,10 @@ def _new_exercise(args) -> int:
     root = course.root
     print("\n".join(f"added to {path.relative_to(root)}" for path in changed))
     print(f"rendered source/{course.assignment_id}/{args.notebook}.ipynb")
-    print("\nReplace every TODO (the catalog entry gets a real id too), then prove the exercise:")
+    print(
+        "\nReplace every TODO (the catalog entry gets a real id too), render the notebook again, then prove the exercise:"
+    )
+    print("  python -m gradekit sync                             # after each edit of the script or the reference")
     print(f"  python -m gradekit check --notebook {args.notebook}    # seconds, in this process")
     print(f"  python -m gradekit prove --notebook {args.notebook}    # the grading engine, as a TA grades")
     return 0
