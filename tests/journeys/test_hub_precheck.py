@@ -10,6 +10,7 @@ in kit-student-a's name; a cell of kit-student-b's kernel pre-checks through the
 helper, with the hub token their server hands its kernels. Screenshots go to test-artifacts/hub-precheck/.
 """
 
+import datetime
 import json
 import os
 import pwd
@@ -25,6 +26,7 @@ import pytest
 
 from gradekit.authoring.solutions import load_controls
 from gradekit.core.course import REPO_ROOT
+from gradekit.core.due_words import due_line
 from gradekit.core.manifest import load_manifest
 from gradekit.proof.subjects import answer_sources, fill_answers
 from journeys import hub_ui, lab_ui
@@ -48,6 +50,7 @@ COOLDOWN_SECONDS = 60  # longer than reopening the notebook takes on a loaded ma
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "hub-precheck"
 SERVICE_START_SECONDS = 300  # the service builds its grading template and warms a kernel first
 RESULT_TIMEOUT_MS = 180_000
+DUE = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=3, hours=1)).replace(microsecond=0)
 
 
 @pytest.fixture
@@ -63,6 +66,7 @@ def hub_course(artifacts):
         config = Path(course.precheck["course_dir"]) / "nbgrader_config.py"
         with open(config, "a") as handle:  # the course's own setting, shortened so the test can wait it out
             handle.write(f"\nc.Precheck.cooldown_seconds = {COOLDOWN_SECONDS}\n")
+            handle.write(f"c.CourseKit.due_dates = {{'autograd': {DUE.isoformat()!r}}}\n")  # the panel says it
         with running_hub(course, artifacts) as hub:
             _wait_for_service(hub)
             yield course, hub
@@ -84,6 +88,7 @@ def test_a_student_prechecks_fixes_waits_out_the_cooldown_and_passes_and_nobody_
     first = _precheck(page)
     screenshot(page, f"{student}-wrong-answer")
     assert first["state"] == "done", first["text"]
+    assert f"This notebook is {due_line(DUE, datetime.datetime.now(datetime.timezone.utc))}." in first["text"]
     failing = _failed_cells(page)
     assert set(failing) == set(control.fails), first["text"]
     assert f"[misconception: {control.misconception}]" in failing[control.fails[0]], failing
@@ -94,6 +99,11 @@ def test_a_student_prechecks_fixes_waits_out_the_cooldown_and_passes_and_nobody_
     refused = _precheck(page)
     screenshot(page, f"{student}-cooldown")
     assert refused["state"] == "refused" and "again in" in refused["text"], refused["text"]
+    # The cooldown is a line above the last answer, which stays: the student can still read what failed.
+    assert refused["text"].startswith(f"Pre-check {NOTEBOOK}.ipynb again in "), refused["text"]
+    assert f"Your last pre-check of {NOTEBOOK}.ipynb, at " in refused["text"], refused["text"]
+    assert _failed_cells(page) == failing, refused["text"]
+    assert page.locator("#kit-precheck-result").get_attribute("aria-live") == "polite"
 
     time.sleep(max(0.0, COOLDOWN_SECONDS + 1 - (time.monotonic() - checked_at)))
     passed = _precheck(page)

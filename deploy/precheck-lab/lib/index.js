@@ -64,6 +64,11 @@ class ResultPanel extends Widget {
     this.title.caption = 'What the course grader said about your saved notebook';
     this.title.closable = true;
     this.addClass('kit-precheck-panel');
+    // A screen reader reads each new answer out without the student moving to the panel.
+    this.node.setAttribute('role', 'status');
+    this.node.setAttribute('aria-live', 'polite');
+    this.node.tabIndex = 0;
+    this.last = new Map(); // notebook name -> its last answer from the grader, kept through a cooldown
   }
 
   line(text, className) {
@@ -89,22 +94,40 @@ class ResultPanel extends Widget {
   show(name, check) {
     this.clear();
     if (check.error) {
-      const headline = this.line(`Pre-check of ${name} not run`, 'kit-precheck-headline');
-      headline.dataset.state = 'refused';
-      this.line(check.message || check.error, 'kit-precheck-message');
+      this.refused(name, check);
       return;
     }
+    const at = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    this.last.set(name, { check, at });
+    this.answer(name, check, 'kit-precheck-headline');
+    this.line('The grader ran its own tests; fix what failed, save, and check again after the cooldown.');
+  }
+
+  refused(name, check) {
+    // A cooldown or a quota is a line above the last answer, which stays readable below it.
+    const earlier = check.retry_after ? this.last.get(name) : undefined;
+    const title = earlier ? `Pre-check ${name} again ${inTime(check.retry_after)}` : `Pre-check of ${name} not run`;
+    this.line(title, 'kit-precheck-headline').dataset.state = 'refused';
+    this.line(check.message || check.error, 'kit-precheck-message');
+    if (earlier) {
+      this.line(`Your last pre-check of ${name}, at ${earlier.at}:`, 'kit-precheck-earlier');
+      this.answer(name, earlier.check, 'kit-precheck-earlier-headline');
+    }
+  }
+
+  answer(name, check, headlineClass) {
     const result = check.result;
-    if (result.status !== 'graded') {
-      this.line(`Pre-check of ${name}: ${result.status}`, 'kit-precheck-headline').dataset.state = 'done';
+    const graded = result.status === 'graded';
+    const said = graded ? `${result.score} of ${result.max_score} points` : result.status;
+    const headline = this.line(`Pre-check of ${name}: ${said}`, headlineClass);
+    headline.dataset.state = 'done';
+    if (result.due) {
+      this.line(`This notebook is ${result.due}.`, 'kit-precheck-due');
+    }
+    if (!graded) {
       this.line(result.message, 'kit-precheck-message');
       return;
     }
-    const headline = this.line(
-      `Pre-check of ${name}: ${result.score} of ${result.max_score} points`,
-      'kit-precheck-headline'
-    );
-    headline.dataset.state = 'done';
     for (const cell of result.cells) {
       const block = document.createElement('div');
       block.className = 'kit-precheck-cell';
@@ -122,8 +145,15 @@ class ResultPanel extends Widget {
       }
       this.node.appendChild(block);
     }
-    this.line('The grader ran its own tests; fix what failed, save, and check again after the cooldown.');
   }
+}
+
+function inTime(seconds) {
+  // Rounded up: "in 40 s" below a minute, "in 4 min" below an hour, "in 9 h" for a day's quota.
+  if (seconds >= 3600) {
+    return `in ${Math.ceil(seconds / 3600)} h`;
+  }
+  return seconds >= 60 ? `in ${Math.ceil(seconds / 60)} min` : `in ${Math.ceil(seconds)} s`;
 }
 
 function reveal(app, results, panel) {
