@@ -435,3 +435,15 @@ def test_the_bytes_paired_over_a_notebook_are_capped(monkeypatch):
     assert loop.grader.paired_bytes == 800
     with pytest.raises(CrossingError, match="passed 1000 bytes"):
         kept.append(loop.answer("make")())
+
+
+def test_the_wire_grammar_is_declared_once_and_each_side_reads_exactly_its_own_tags():
+    tags = {value for name, value in vars(crossing.Node).items() if name.isupper()}
+    grader, kernel = set(crossing._READERS["grader"]), set(crossing._READERS["kernel"])
+    assert grader | kernel == tags
+    assert grader - kernel == {crossing.Node.HANDLE}  # only the kernel sends the student's objects
+    assert kernel - grader == {"answer", "module", "global", "method", "getattr", "partial"}
+    with pytest.raises(CrossingError, match="the grader does not accept 'module' nodes"):
+        crossing._Decoder(Mirror("grader"), []).decode(("module", "os"))
+    with pytest.raises(CrossingError, match="unknown node 'handle'"):
+        crossing._Decoder(Mirror("kernel"), []).decode(("handle", "h1", "Model"))

@@ -23,6 +23,7 @@ the trusted sources come as the step's traits, set by the scratch grader.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import secrets
 import signal
@@ -77,6 +78,17 @@ class _GraderStop(KernelStopped):
 
 # Findings that say nothing of tampering with the kernel's side of the wire.
 UNTAMPERED = frozenset({FindingKind.UNREADABLE_ANSWER, FindingKind.HIDDEN_CODE_SHOWN})
+
+
+@dataclasses.dataclass
+class _LogReading:
+    """What the guard's log shows as a whole, gathered record by record."""
+
+    tampered: str = ""  # why the log is not the guard's own, or ""
+    armed: bool = False
+    answered: set[str] = dataclasses.field(default_factory=set)  # probes the guard answered
+    refusals_logged: int = 0
+    refusals_counted: int = 0  # as the guard's last probe counted them
 
 
 class SafeExecute(WarmExecute):
@@ -484,45 +496,52 @@ class SafeExecute(WarmExecute):
         if not self._guard_log:
             return tuple(findings)
         log = Path(self._guard_log)
-        answered: set[str] = set()
-        armed = False
-        refusals_logged = refusals_counted = 0
         records, tampered = read_log(log, self._log_identity)
+        reading = _LogReading(tampered=tampered)
         for record in records:
-            if ("armed" in record or "probe" in record) and not self._written_to_our_log(record):
-                tampered = tampered or "holds an answer that names another file"
-            if "armed" in record:
-                armed = True
-            elif "refused" in record:
-                refusals_logged += 1
-                refused = self._finding(FindingKind.ANSWER_REFUSED, str(record.get("reason")), str(record["refused"]))
-                findings[refused] = None
-            elif "probe" in record:
-                answered.add(record["probe"])
-                refusals_counted = max(refusals_counted, int(record.get("refusals", 0)))
-                after = self._probes.get(record["probe"], "a cell")
-                for seen in record.get("findings", []):
-                    if not any(f.kind is FindingKind.GUARD_SAW and f.detail == str(seen) for f in findings):
-                        findings[self._finding(FindingKind.GUARD_SAW, str(seen), after)] = None
-            else:
-                findings[self._finding(FindingKind.FOREIGN_LOG_LINE)] = None
-        if tampered:
-            findings[self._finding(FindingKind.LOG_TAMPERED, tampered)] = None
-        if not armed and self._probes and not tampered:
+            self._read_record(record, reading, findings)
+        self._judge_log(reading, findings)
+        log.unlink(missing_ok=True)
+        self._notice_unreadable_replies(tuple(findings))
+        return tuple(findings)
+
+    def _read_record(self, record: dict, reading: _LogReading, findings: dict[Finding, None]) -> None:
+        """One record of the guard's log: what it adds to the findings and to what the log shows overall."""
+        if ("armed" in record or "probe" in record) and not self._written_to_our_log(record):
+            reading.tampered = reading.tampered or "holds an answer that names another file"
+        if "armed" in record:
+            reading.armed = True
+        elif "refused" in record:
+            reading.refusals_logged += 1
+            findings[self._finding(FindingKind.ANSWER_REFUSED, str(record.get("reason")), str(record["refused"]))] = (
+                None
+            )
+        elif "probe" in record:
+            reading.answered.add(record["probe"])
+            reading.refusals_counted = max(reading.refusals_counted, int(record.get("refusals", 0)))
+            after = self._probes.get(record["probe"], "a cell")
+            for seen in record.get("findings", []):
+                if not any(f.kind is FindingKind.GUARD_SAW and f.detail == str(seen) for f in findings):
+                    findings[self._finding(FindingKind.GUARD_SAW, str(seen), after)] = None
+        else:
+            findings[self._finding(FindingKind.FOREIGN_LOG_LINE)] = None
+
+    def _judge_log(self, reading: _LogReading, findings: dict[Finding, None]) -> None:
+        """What the whole log shows: tampering, a guard never armed, lost records, probes left unanswered."""
+        if reading.tampered:
+            findings[self._finding(FindingKind.LOG_TAMPERED, reading.tampered)] = None
+        if not reading.armed and self._probes and not reading.tampered:
             # The guard is armed before any student code runs: unless its log shows a stranger's hand, that is ours.
             if any(f.kind is FindingKind.FOREIGN_LOG_LINE for f in findings):
                 findings[self._finding(FindingKind.GUARD_NEVER_ARMED)] = None
             else:
                 self.sink.notice(GraderFailure(GraderCause.GUARD_NOT_ARMED, self._notebook))
-        if refusals_counted > refusals_logged:
+        if reading.refusals_counted > reading.refusals_logged:
             findings[self._finding(FindingKind.LOG_LOST_RECORDS)] = None
         if not self._stopped:
             for nonce, cell in self._probes.items():
-                if nonce not in answered:
+                if nonce not in reading.answered:
                     findings[self._finding(FindingKind.PROBE_UNANSWERED, "", cell)] = None
-        log.unlink(missing_ok=True)
-        self._notice_unreadable_replies(tuple(findings))
-        return tuple(findings)
 
     def _written_to_our_log(self, record: dict) -> bool:
         """True when the guard's record names the log the grader made as the file it was written to."""

@@ -117,6 +117,39 @@ class ValueCannotCross(CrossingError):
 REFUSAL_TYPE = "ValueCannotCross"  # the type name a refusal reaches the grader under (a TypeError there)
 
 
+class Node:
+    """The wire's grammar: the tag each encoded node starts with, written by `_Encoder`, read by `_Decoder`.
+
+    Tags are plain strings on the wire; every writer and reader names them here.
+    """
+
+    PLAIN = "v"  # (PLAIN, a value of PLAIN_TYPES)
+    REF = "ref"  # (REF, handle): an object the other side already holds
+    TENSOR = "tensor"  # (TENSOR, handle, facts): a view on a storage, with its autograd facts
+    NDARRAY = "ndarray"  # (NDARRAY, (None, handle, facts)): an array, carried as the tensor sharing its bytes
+    LIST = "list"  # (LIST, handle or None, [items])
+    DICT = "dict"  # (DICT, handle or None, [[key, value], ...])
+    TUPLE = "tuple"  # (TUPLE, [items])
+    SET = "set"  # (SET, [items])
+    FROZENSET = "frozenset"  # (FROZENSET, [items])
+    NPSCALAR = "npscalar"  # (NPSCALAR, dtype string, value)
+    DTYPE = "dtype"  # (DTYPE, torch's name without "torch.")
+    SIZE = "size"  # (SIZE, [ints])
+    DEVICE = "device"  # (DEVICE, name)
+    SLICE = "slice"  # (SLICE, [start, stop, step] as nodes)
+    RANGE = "range"  # (RANGE, [start, stop, step] as ints)
+    ELLIPSIS = "ellipsis"  # (ELLIPSIS,)
+    # Kernel to grader only: an object of the student's the grader holds by handle.
+    HANDLE = "handle"  # (HANDLE, handle, type name)
+    # Grader to kernel only: what the test calls, named so the kernel finds it itself.
+    ANSWER = "answer"  # (ANSWER, the answer function's name)
+    MODULE = "module"  # (MODULE, module name)
+    GLOBAL = "global"  # (GLOBAL, module name, dotted attribute path)
+    METHOD = "method"  # (METHOD, node of the object, method name)
+    GETATTR = "getattr"  # (GETATTR,)
+    PARTIAL = "partial"  # (PARTIAL, function node, args node, keywords node)
+
+
 def refusal_reply(refusal):
     """The reply that reports a refused value as the student's error."""
     return ("raised", REFUSAL_TYPE, "TypeError", str(refusal)[:TEXT_LIMIT])
@@ -515,40 +548,52 @@ class _Encoder:
         return updates
 
     def encode(self, value):
-        mirror = self.mirror
         kind = type(value)
         if kind in PLAIN_TYPES:
-            return ("v", value)
-        handle = mirror.handle_of(value)
+            return (Node.PLAIN, value)
+        handle = self.mirror.handle_of(value)
         if handle is not None:  # paired: its changes, if any, travel in the message's updates
-            return ("ref", handle)
+            return (Node.REF, handle)
+        node = self._array_like(value)
+        if node is None:
+            node = self._builtin(value, kind)
+        if node is not None:
+            return node
+        if self.mirror.side == "kernel":
+            return self._kernel_other(value)
+        return self._grader_other(value)
+
+    def _array_like(self, value):
+        """Tensors, arrays, NumPy scalars and torch's own descriptions of them; None for anything else."""
         if isinstance(value, numpy.ndarray):
             return self._ndarray(value)
         if isinstance(value, torch.Tensor):
             return self._tensor(value, None)
         if isinstance(value, numpy.generic):
-            return ("npscalar", value.dtype.str, value.item())
+            return (Node.NPSCALAR, value.dtype.str, value.item())
         if isinstance(value, torch.dtype):
-            return ("dtype", str(value).removeprefix("torch."))
+            return (Node.DTYPE, str(value).removeprefix("torch."))
         if isinstance(value, torch.Size):
-            return ("size", [int(n) for n in value])
+            return (Node.SIZE, [int(n) for n in value])
         if isinstance(value, torch.device):
-            return ("device", str(value))
+            return (Node.DEVICE, str(value))
+        return None
+
+    def _builtin(self, value, kind):
+        """Python's own containers and index values, of their exact types; None for anything else."""
         if isinstance(value, slice):
-            return ("slice", [self.encode(value.start), self.encode(value.stop), self.encode(value.step)])
+            return (Node.SLICE, [self.encode(value.start), self.encode(value.stop), self.encode(value.step)])
         if isinstance(value, range):
-            return ("range", [value.start, value.stop, value.step])
+            return (Node.RANGE, [value.start, value.stop, value.step])
         if value is Ellipsis:
-            return ("ellipsis",)
+            return (Node.ELLIPSIS,)
         if isinstance(value, (list, dict)) and kind in (list, dict):
             return self._container(value, None)
         if isinstance(value, tuple) and kind is tuple:
-            return ("tuple", [self.encode(item) for item in value])
+            return (Node.TUPLE, [self.encode(item) for item in value])
         if isinstance(value, (set, frozenset)) and kind in (set, frozenset):
-            return (kind.__name__, [self.encode(item) for item in value])
-        if mirror.side == "kernel":
-            return self._kernel_other(value)
-        return self._grader_other(value)
+            return (Node.SET if kind is set else Node.FROZENSET, [self.encode(item) for item in value])
+        return None
 
     # Tensors: a storage (bytes once, then by handle) and a view on it, with autograd facts.
     def _storage(self, tensor):
@@ -607,8 +652,8 @@ class _Encoder:
             "kind": _tensor_kind(tensor),
             "retains_grad": bool(not tensor.is_leaf and tensor.retains_grad),
         }
-        facts["grad"] = self.encode(grad) if grad is not None else ("v", None)
-        return ("tensor", handle, facts)
+        facts["grad"] = self.encode(grad) if grad is not None else (Node.PLAIN, None)
+        return (Node.TENSOR, handle, facts)
 
     def _ndarray(self, array):
         try:
@@ -617,7 +662,7 @@ class _Encoder:
             return self._other(array)
         node = self._tensor(tensor, None)
         self.mirror.pair_array(node[1], array, tensor)
-        return ("ndarray", node)
+        return (Node.NDARRAY, node)
 
     def _container(self, value, handle):
         mirror = self.mirror
@@ -625,20 +670,20 @@ class _Encoder:
             handle = mirror._new_handle()
             mirror._pair(handle, value)
         if isinstance(value, dict):
-            return ("dict", handle, [[self.encode(k), self.encode(v)] for k, v in value.items()])
-        return ("list", handle, [self.encode(item) for item in value])
+            return (Node.DICT, handle, [[self.encode(k), self.encode(v)] for k, v in value.items()])
+        return (Node.LIST, handle, [self.encode(item) for item in value])
 
     def _kernel_other(self, value):
         """Kernel side: a subclass of a data type crosses as its base value; anything else stays here."""
         for base in (int, float, complex, str, bytes):  # bool cannot be subclassed
             if isinstance(value, base):
-                return ("v", base(value))
+                return (Node.PLAIN, base(value))
         if isinstance(value, tuple):
-            return ("tuple", [self.encode(item) for item in tuple.__iter__(value)])
+            return (Node.TUPLE, [self.encode(item) for item in tuple.__iter__(value)])
         if isinstance(value, list):
-            return ("list", None, [self.encode(item) for item in list.__iter__(value)])
+            return (Node.LIST, None, [self.encode(item) for item in list.__iter__(value)])
         if isinstance(value, dict):
-            return ("dict", None, [[self.encode(k), self.encode(v)] for k, v in dict.items(value)])
+            return (Node.DICT, None, [[self.encode(k), self.encode(v)] for k, v in dict.items(value)])
         for base in (frozenset, set):
             if isinstance(value, base):
                 return (base.__name__, [self.encode(item) for item in base.__iter__(value)])
@@ -654,36 +699,36 @@ class _Encoder:
         if handle is None:
             handle = mirror._new_handle()
             mirror._pair(handle, value)
-        return ("handle", handle, type(value).__name__)
+        return (Node.HANDLE, handle, type(value).__name__)
 
     def _grader_other(self, value):
         """Grader side: answers, kernel objects, modules, and functions the kernel can import by name."""
         if isinstance(value, RemoteObject):
-            return ("ref", value._handle)
+            return (Node.REF, value._handle)
         if isinstance(value, _Getattr):
-            return ("getattr",)
+            return (Node.GETATTR,)
         answer_name = getattr(value, "_kit_answer_name", None)
         if answer_name is not None and type(value).__name__ == "RemoteAnswer":
-            return ("answer", answer_name)
+            return (Node.ANSWER, answer_name)
         if isinstance(value, types.ModuleType):
-            return ("module", value.__name__)
+            return (Node.MODULE, value.__name__)
         if isinstance(value, types.MethodType) and self.mirror.handle_of(value.__self__) is not None:
-            return ("method", self.encode(value.__self__), value.__func__.__name__)
+            return (Node.METHOD, self.encode(value.__self__), value.__func__.__name__)
         if (
             isinstance(value, (types.BuiltinFunctionType, types.BuiltinMethodType))
             and isinstance(getattr(value, "__self__", None), (torch.Tensor,))
             and self.mirror.handle_of(value.__self__) is not None
         ):
-            return ("method", self.encode(value.__self__), value.__name__)
+            return (Node.METHOD, self.encode(value.__self__), value.__name__)
         public = _public_name(value)
         if public is not None:
-            return ("global", PUBLIC_MODULE, public)
+            return (Node.GLOBAL, PUBLIC_MODULE, public)
         path = _import_path(value) if callable(value) else None
         if path is not None:
-            return ("global", *path)
+            return (Node.GLOBAL, *path)
         if isinstance(value, functools.partial):
             return (
-                "partial",
+                Node.PARTIAL,
                 self.encode(value.func),
                 self.encode(tuple(value.args)),
                 self.encode(dict(value.keywords)),
@@ -868,85 +913,110 @@ class _Decoder:
             self.walk.leave()
 
     def _decode_node(self, node):
-        mirror = self.mirror
         if not isinstance(node, tuple) or not node or not isinstance(node[0], str):
             raise CrossingError("a node of the message is malformed")
-        tag = node[0]
-        if tag == "v":
-            value = node[1]
-            if type(value) not in PLAIN_TYPES:
-                raise CrossingError("a plain value has the wrong type")
-            return value
-        if tag == "ref":
-            if node[1] not in mirror.objects:
-                raise CrossingError(f"unknown handle {node[1]!r}")
-            return mirror.objects[node[1]]
-        if tag == "tensor":
-            return self._tensor(node[1], node[2])
-        if tag == "ndarray":
-            _, handle, facts = node[1]
-            known = mirror.objects.get(handle)
-            if isinstance(known, numpy.ndarray):  # its bytes live in a paired storage
-                self._storage(facts["storage"])
-                self.touched.add(handle)
-                return known
-            tensor = self._tensor(handle, facts).detach()
-            array = tensor.numpy()
-            mirror.pair_array(handle, array, tensor)
-            return array
-        if tag == "list":
-            return self._container(node[1], node[2], is_dict=False)
-        if tag == "dict":
-            return self._container(node[1], node[2], is_dict=True)
-        if tag == "tuple":
-            return tuple(self.decode(item) for item in node[1])
-        if tag in ("set", "frozenset"):
-            return (set if tag == "set" else frozenset)(self.decode(item) for item in node[1])
-        if tag == "npscalar":
-            dtype = numpy.dtype(str(node[1]))
-            if dtype.kind not in "biufc?" or dtype.fields or dtype.shape:
-                raise CrossingError("a NumPy scalar of an unexpected kind")
-            return dtype.type(node[2])
-        if tag == "dtype":
-            return _dtype(node[1])
-        if tag == "size":
-            return torch.Size([int(n) for n in node[1]])
-        if tag == "device":
-            return torch.device(str(node[1]))
-        if tag == "slice":
-            return slice(*(self.decode(part) for part in node[1]))
-        if tag == "range":
-            return range(*(int(part) for part in node[1]))
-        if tag == "ellipsis":
-            return Ellipsis
-        if tag == "handle" and mirror.side == "grader":
-            known = mirror.objects.get(node[1])
-            if known is None:
-                known = RemoteObject(mirror, str(node[1]), str(node[2])[:80])
-                mirror._pair(node[1], known)
-            return known
-        if mirror.side == "kernel":
-            return self._kernel_only(node)
-        raise CrossingError(f"the grader does not accept {tag!r} nodes")
+        side = self.mirror.side
+        read = _READERS[side].get(node[0])
+        if read is None:
+            raise CrossingError(
+                f"unknown node {node[0]!r}" if side == "kernel" else f"the grader does not accept {node[0]!r} nodes"
+            )
+        return read(self, node)
 
-    def _kernel_only(self, node):
-        tag = node[0]
-        if tag == "answer":
-            return self.mirror._resolve_answer(node[1])
-        if tag == "module":
-            return importlib.import_module(node[1])
-        if tag == "global":
-            found = importlib.import_module(node[1])
-            for part in node[2].split("."):
-                found = getattr(found, part)
-            return found
-        if tag == "method":
-            return getattr(self.decode(node[1]), node[2])
-        if tag == "getattr":
-            return getattr
-        if tag == "partial":
-            return functools.partial(self.decode(node[1]), *self.decode(node[2]), **self.decode(node[3]))
-        raise CrossingError(f"unknown node {tag!r}")
+    # Both sides: values.
+    def _plain(self, node):
+        value = node[1]
+        if type(value) not in PLAIN_TYPES:
+            raise CrossingError("a plain value has the wrong type")
+        return value
+
+    def _ref(self, node):
+        if node[1] not in self.mirror.objects:
+            raise CrossingError(f"unknown handle {node[1]!r}")
+        return self.mirror.objects[node[1]]
+
+    def _tensor_node(self, node):
+        return self._tensor(node[1], node[2])
+
+    def _ndarray(self, node):
+        mirror = self.mirror
+        _, handle, facts = node[1]
+        known = mirror.objects.get(handle)
+        if isinstance(known, numpy.ndarray):  # its bytes live in a paired storage
+            self._storage(facts["storage"])
+            self.touched.add(handle)
+            return known
+        tensor = self._tensor(handle, facts).detach()
+        array = tensor.numpy()
+        mirror.pair_array(handle, array, tensor)
+        return array
+
+    def _list(self, node):
+        return self._container(node[1], node[2], is_dict=False)
+
+    def _dict(self, node):
+        return self._container(node[1], node[2], is_dict=True)
+
+    def _tuple(self, node):
+        return tuple(self.decode(item) for item in node[1])
+
+    def _set(self, node):
+        return (set if node[0] == Node.SET else frozenset)(self.decode(item) for item in node[1])
+
+    def _npscalar(self, node):
+        dtype = numpy.dtype(str(node[1]))
+        if dtype.kind not in "biufc?" or dtype.fields or dtype.shape:
+            raise CrossingError("a NumPy scalar of an unexpected kind")
+        return dtype.type(node[2])
+
+    def _dtype_node(self, node):
+        return _dtype(node[1])
+
+    def _size(self, node):
+        return torch.Size([int(n) for n in node[1]])
+
+    def _device(self, node):
+        return torch.device(str(node[1]))
+
+    def _slice(self, node):
+        return slice(*(self.decode(part) for part in node[1]))
+
+    def _range(self, node):
+        return range(*(int(part) for part in node[1]))
+
+    def _ellipsis(self, node):
+        return Ellipsis
+
+    # The grader's side only: the student's objects, by handle.
+    def _handle(self, node):
+        mirror = self.mirror
+        known = mirror.objects.get(node[1])
+        if known is None:
+            known = RemoteObject(mirror, str(node[1]), str(node[2])[:80])
+            mirror._pair(node[1], known)
+        return known
+
+    # The kernel's side only: what the test calls, found by name.
+    def _answer(self, node):
+        return self.mirror._resolve_answer(node[1])
+
+    def _module(self, node):
+        return importlib.import_module(node[1])
+
+    def _global(self, node):
+        found = importlib.import_module(node[1])
+        for part in node[2].split("."):
+            found = getattr(found, part)
+        return found
+
+    def _method(self, node):
+        return getattr(self.decode(node[1]), node[2])
+
+    def _getattr(self, node):
+        return getattr
+
+    def _partial(self, node):
+        return functools.partial(self.decode(node[1]), *self.decode(node[2]), **self.decode(node[3]))
 
     def _storage(self, spec):
         mirror = self.mirror
@@ -1111,6 +1181,43 @@ class _Decoder:
         else:
             known[:] = fresh
         return known
+
+
+_VALUE_READERS = {
+    Node.PLAIN: _Decoder._plain,
+    Node.REF: _Decoder._ref,
+    Node.TENSOR: _Decoder._tensor_node,
+    Node.NDARRAY: _Decoder._ndarray,
+    Node.LIST: _Decoder._list,
+    Node.DICT: _Decoder._dict,
+    Node.TUPLE: _Decoder._tuple,
+    Node.SET: _Decoder._set,
+    Node.FROZENSET: _Decoder._set,
+    Node.NPSCALAR: _Decoder._npscalar,
+    Node.DTYPE: _Decoder._dtype_node,
+    Node.SIZE: _Decoder._size,
+    Node.DEVICE: _Decoder._device,
+    Node.SLICE: _Decoder._slice,
+    Node.RANGE: _Decoder._range,
+    Node.ELLIPSIS: _Decoder._ellipsis,
+}
+# What each side reads: the values, and what only the other side sends it.
+_READERS = types.MappingProxyType(
+    {
+        "grader": types.MappingProxyType({**_VALUE_READERS, Node.HANDLE: _Decoder._handle}),
+        "kernel": types.MappingProxyType(
+            {
+                **_VALUE_READERS,
+                Node.ANSWER: _Decoder._answer,
+                Node.MODULE: _Decoder._module,
+                Node.GLOBAL: _Decoder._global,
+                Node.METHOD: _Decoder._method,
+                Node.GETATTR: _Decoder._getattr,
+                Node.PARTIAL: _Decoder._partial,
+            }
+        ),
+    }
+)
 
 
 def _plain_bytes(data, nbytes):
