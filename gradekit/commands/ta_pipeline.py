@@ -15,6 +15,7 @@ from gradekit.core.extensions import read_extensions
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
+from gradekit.core.row_record import load_rows, save_rows
 from gradekit.core.rows import CohortRow
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
 from gradekit.grading.exchange import ensure_exchange
@@ -60,7 +61,7 @@ def refresh_reports(course: Course, manifest: Manifest, processes: int) -> tuple
     changed = reapply_late_penalties(course)
     if changed:
         print(f"late penalties worked out again from the current scores: {changed} notebook(s)")
-    rows = gradebook_rows(course)
+    rows = gradebook_rows(course, load_rows(report_dir(course)))
     files = write_reports(course, manifest, rows, processes)
     print_summary(course, rows, files, f"{len(rows)} submissions read from the gradebook (nothing regraded)")
     return rows
@@ -84,6 +85,7 @@ def write_reports(course: Course, manifest: Manifest, rows: tuple[CohortRow, ...
     similarity = write_similarity_report(
         course.submitted_dir, course.release_dir, course.assignment_id, report_dir(course), course.source_dir
     )
+    save_rows(report_dir(course), rows)  # what --reports-only gives the gradebook's rows back
     report = write_class_report(
         report_dir(course),
         manifest,

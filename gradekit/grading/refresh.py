@@ -8,7 +8,10 @@ from today's score with the same policy, exactly as `AssignLatePenalties` would.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from gradekit.core.course import Course
+from gradekit.core.row_record import with_grades_of
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
 from gradekit.grading.gradebook import late_policy, open_gradebook, read_grades
@@ -33,8 +36,13 @@ def reapply_late_penalties(course: Course) -> int:
     return changed
 
 
-def gradebook_rows(course: Course) -> tuple[CohortRow, ...]:
-    """One row per student the gradebook holds a graded submission of, by student id."""
+def gradebook_rows(course: Course, earlier: Mapping[str, CohortRow] | None = None) -> tuple[CohortRow, ...]:
+    """One row per student the gradebook holds a graded submission of, by student id.
+
+    `earlier` (the last grading run's rows, `core/row_record.py`) gives each row back its notes and
+    findings; its rows the gradebook holds no grades of (a submission that could not be graded) stay too.
+    """
+    earlier = earlier or {}
     with open_gradebook(course) as gradebook:
         submissions = gradebook.find_assignment(course.assignment_id).submissions
         held = sorted((s.student.id, any(n.flagged for n in s.notebooks)) for s in submissions)
@@ -44,5 +52,8 @@ def gradebook_rows(course: Course) -> tuple[CohortRow, ...]:
             continue  # never graded here (an extension's placeholder, or graded elsewhere)
         status = Status.FLAGGED if flagged else Status.GRADED
         message = "grade withheld for a TA (see the last grading run)" if flagged else ""
-        rows.append(CohortRow(student_id=student, status=status, message=message, grades=read_grades(course, student)))
-    return tuple(rows)
+        current = CohortRow(student_id=student, status=status, message=message, grades=read_grades(course, student))
+        rows.append(with_grades_of(earlier[student], current) if student in earlier else current)
+    held_ids = {row.student_id for row in rows}
+    rows += [row for student, row in earlier.items() if student not in held_ids and not row.status.has_grades]
+    return tuple(sorted(rows, key=lambda row: row.student_id))
