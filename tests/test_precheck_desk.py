@@ -3,6 +3,7 @@
 import asyncio
 import dataclasses
 import datetime
+import json
 
 import pytest
 from precheck_fixtures import HIDDEN_LINE, NOTEBOOK, Clock, StandInGrader, desk, graded, request, run_apart
@@ -148,6 +149,25 @@ def test_the_cooldown_and_quota_apply_and_a_grader_failure_is_given_back(tmp_pat
     assert isinstance(retried, Check)  # no cooldown, no quota spent on the grader's failure
     assert counted.reply["status"] == "graded"
     assert isinstance(over, Refusal) and over.reason is Reason.QUOTA
+
+
+def test_a_cooldown_refusal_carries_the_students_own_last_answer_for_that_notebook_only(tmp_path):
+    clock = Clock()
+    diagnosis = "W1 was scaled after requires_grad [misconception: requires-grad-then-scale]"
+
+    async def scenario():
+        front = desk(tmp_path, StandInGrader(graded(0, diagnosis)), clock)
+        first = await _checked(front, "ana", request(clock, "a" * 16))
+        again = front.submit("ana", request(clock, "b" * 16))
+        theirs = front.submit("ben", request(clock, "c" * 16))
+        return first, again, theirs
+
+    first, again, theirs = run(scenario())
+    assert isinstance(again, Refusal) and again.reason is Reason.COOLDOWN
+    body = again.as_json()
+    assert body["last"] == {"taken_at": first.taken_at, "result": first.reply}
+    assert "W1 was scaled after requires_grad" in json.dumps(body["last"])  # what failed stays readable
+    assert isinstance(theirs, Check)  # ben's first check: nothing of ana's reaches him
 
 
 def test_the_audit_log_records_who_checked_what_and_when_but_no_answer_or_diagnosis(tmp_path):

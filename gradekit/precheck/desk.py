@@ -190,7 +190,17 @@ class Desk:
         closed = self.closed_because(student)
         if closed:
             return Refusal(Reason.CLOSED, closed)
-        return self._busy(student) or self.limits.refusal(student, notebook)
+        return self._busy(student) or self._with_last_answer(self.limits.refusal(student, notebook), student, notebook)
+
+    def _with_last_answer(self, refusal: Refusal | None, student: str, notebook: str) -> Refusal | None:
+        """A cooldown or quota refusal, carrying `student`'s last finished answer for `notebook`."""
+        if refusal is None:
+            return None
+        done = [c for c in self.checks.get(student, {}).values() if c.notebook == notebook and c.state == DONE]
+        if not done:
+            return refusal
+        last = done[-1]
+        return dataclasses.replace(refusal, last={"taken_at": last.taken_at, "result": last.reply})
 
     def _busy(self, student: str) -> Refusal | None:
         pending = self.in_flight.get(student)

@@ -38,9 +38,13 @@ class Refusal:
     reason: Reason
     message: str
     retry_after: float | None = None  # seconds, where waiting helps (cooldown, a check still running)
+    # The student's own last answer for the notebook, so a reloaded page can still show what failed.
+    last: dict | None = None
 
     def as_json(self) -> dict:
         body: dict = {"error": self.reason.word, "message": self.message}
         if self.retry_after is not None:
             body["retry_after"] = round(self.retry_after, 1)
+        if self.last is not None:
+            body["last"] = self.last
         return body

@@ -97,16 +97,18 @@ class ResultPanel extends Widget {
       this.refused(name, check);
       return;
     }
-    const at = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    const at = clockTime(Date.now());
     this.last.set(name, { check, at });
     this.answer(name, check, 'kit-precheck-headline');
     this.line('The grader ran its own tests; fix what failed, save, and check again after the cooldown.');
   }
 
   refused(name, check) {
-    // A cooldown or a quota is a line above the last answer, which stays readable below it.
-    const earlier = check.retry_after ? this.last.get(name) : undefined;
-    const title = earlier ? `Pre-check ${name} again ${inTime(check.retry_after)}` : `Pre-check of ${name} not run`;
+    // A cooldown or a quota is a line above the last answer, which stays readable below it. The
+    // service sends that answer with the refusal, so it survives a reload; this page's memory is a fallback.
+    const sent = check.last && check.last.result ? check.last : undefined;
+    const earlier = sent ? { check: { result: sent.result }, at: clockTime(sent.taken_at * 1000) } : this.last.get(name);
+    const title = check.retry_after ? `Pre-check ${name} again ${inTime(check.retry_after)}` : `Pre-check of ${name} not run`;
     this.line(title, 'kit-precheck-headline').dataset.state = 'refused';
     this.line(check.message || check.error, 'kit-precheck-message');
     if (earlier) {
@@ -146,6 +148,10 @@ class ResultPanel extends Widget {
       this.node.appendChild(block);
     }
   }
+}
+
+function clockTime(milliseconds) {
+  return new Date(milliseconds).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
 function inTime(seconds) {
