@@ -166,3 +166,36 @@ def test_the_empty_groups_of_workers_that_ended_are_removed_and_no_other(tmp_pat
     kernel_cgroups.remove_groups_of_ended_workers(tmp_path)
     assert sorted(path.name for path in tmp_path.iterdir()) == [alive.name, "other"]
     assert (alive / "k1").is_dir()
+
+
+def test_workers_forked_from_one_process_each_make_their_own_kit_group(kit_layout):
+    """The parent's group and numbering are not inherited: two forked workers' first kernels never collide."""
+    first = kernel_cgroups.kernel_group(64 * MiB)
+    assert first is not None
+    children = {}
+    for _ in range(2):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a worker: make a kernel group, say where, remove it
+            os.close(read_end)
+            try:
+                group = kernel_cgroups.kernel_group(64 * MiB)
+                assert group is not None and kernel_cgroups._layout is not None
+                said = str(group.memory)
+                group.remove()
+                kernel_cgroups.remove_kit_group(kernel_cgroups._layout)
+            except Exception as error:  # the parent reads it and fails the test
+                said = f"error: {error}"
+            os.write(write_end, said.encode())
+            os._exit(0)
+        os.close(write_end)
+        children[pid] = read_end
+    made = {}
+    for pid, read_end in children.items():
+        os.waitpid(pid, 0)
+        with os.fdopen(read_end) as said:
+            made[pid] = said.read()
+    first.remove()
+    for pid, where in made.items():
+        assert Path(where).parent.name == f"{kernel_cgroups.KIT_GROUP_PREFIX}{pid}", made
+    assert len(set(made.values())) == 2

@@ -79,7 +79,7 @@ def test_every_row_of_an_unconfined_run_says_so(course, manifest, tmp_path, no_b
     assert len(result.rows) == 2
     for row in result.rows:
         if allowed:
-            assert row.status is Status.GRADED
+            assert row.status is Status.GRADED, row.message
             assert [note.kind for note in row.notes] == [NoteKind.UNCONFINED]
             assert "bubblewrap" in row.notes[0].text
         else:

@@ -214,6 +214,18 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def _forget_in_child() -> None:
+    """A forked worker decides afresh: its parent's kit group and numbering are not its own."""
+    global _layout, _sequence
+    _layout, _sequence = None, 0
+    unavailable_reason.cache_clear()
+
+
+# Two workers forked from one process would otherwise both number their kernels k1, k2, … in the
+# parent's group, and the second to start a kernel would find the first one's group there.
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def kernel_group(memory_bytes: int, tasks: int = KERNEL_TASKS) -> KernelGroup | None:
     """A new, limited group for one kernel; None where this process can make none (see unavailable_reason)."""
     global _sequence
