@@ -59,8 +59,11 @@ def test_sigterm_ends_the_service_and_every_grading_process_without_a_traceback(
         if service.poll() is None:
             service.kill()
     _, alive = psutil.wait_procs(processes, timeout=5)
+    left_running = [process.cmdline() for process in alive]
+    for process in alive:  # a failing run must not leave graders behind to confuse the next test
+        process.kill()
     output = "".join(said)
     assert returncode == 0, output
     assert "Traceback" not in output, output
     assert "stopped; its grading processes have ended" in output, output
-    assert alive == [], [process.cmdline() for process in alive]
+    assert left_running == []
