@@ -70,7 +70,9 @@ def test_the_pages_policy_alone_stops_a_script_the_sanitizer_would_have_missed(f
 
 
 # Markup that would run in a page, each payload setting window.__pwned; the quote ends an attribute.
-PAYLOAD = "\"'><script>window.__pwned = 11</script><img src=x onerror=\"window.__pwned = 12\"><svg onload=window.__pwned=13>"
+PAYLOAD = (
+    '"\'><script>window.__pwned = 11</script><img src=x onerror="window.__pwned = 12"><svg onload=window.__pwned=13>'
+)
 
 
 def hostile_rows() -> tuple[CohortRow, ...]:
@@ -117,7 +119,10 @@ def test_no_payload_of_a_student_runs_in_the_class_report(file_browser, tmp_path
 def test_no_payload_of_a_student_runs_in_the_similarity_page(file_browser, tmp_path):
     code = f"def grad(x):\n    # </pre>{PAYLOAD}\n    y = (x ** 2).sum()\n    y.backward()\n    return x.grad\n" * 3
     texts = {f"ann{PAYLOAD}": code, "bob": code + "\n# mine"}
-    pairs = [rank_pairs(texts, "", "010_history")[0], SimilarPair("010_history", f"ann{PAYLOAD}", "bob", (1.0, 1.0), ())]
+    pairs = [
+        rank_pairs(texts, "", "010_history")[0],
+        SimilarPair("010_history", f"ann{PAYLOAD}", "bob", (1.0, 1.0), ()),
+    ]
     page_file = tmp_path / "similarity.html"
     page_file.write_text(similarity_page(pairs, {"010_history": texts}, {}))
     tab = opened_from_disk(file_browser, page_file)
