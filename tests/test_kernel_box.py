@@ -36,6 +36,10 @@ reply = os.path.join(mailbox, "reply")
 log = os.path.join(mailbox, "guard.jsonl")
 sockets = os.path.join(folder, "sockets")
 libc = ctypes.CDLL(None, use_errno=True)
+
+def raw(call):
+    return "done" if call() >= 0 else errno.errorcode[ctypes.get_errno()]
+
 facts = {
     "uid": os.getuid(),
     "pid": os.getpid(),
@@ -63,6 +67,10 @@ facts = {
     "folder_in_socket_folder": attempt(lambda: os.mkdir(os.path.join(sockets, "more"))),
     "remove_kernel_socket": attempt(lambda: os.unlink(os.path.join(sockets, sorted(os.listdir(sockets))[0]))),
     "kernel_sockets": len(os.listdir(sockets)),
+    "reserve_past_reply": raw(lambda: libc.fallocate(os.open(reply, os.O_WRONLY), 1, ctypes.c_long(0),
+                                                     ctypes.c_long(400 * 2**20))),
+    "io_uring": raw(lambda: libc.syscall(425, 4, ctypes.create_string_buffer(120))),
+    "reply_blocks": os.stat(reply).st_blocks,
     "reply_bytes": os.stat(reply).st_size,
     "connect": attempt(lambda: socket.create_connection(("127.0.0.1", int(os.environ["PROBE_PORT"])), timeout=2)),
     "unmount_mailbox": libc.umount2(mailbox.encode(), 2) == 0,
@@ -162,6 +170,9 @@ def test_no_file_a_kernel_writes_on_the_graders_disk_grows_past_the_cap(tmp_path
     for action in ("grow_reply", "grow_log"):
         assert seen[action] == "EFBIG", action
     assert seen["reply_bytes"] == len(b"an answer")
+    # Nor past it by reservation: the box's own filter refuses fallocate and io_uring, guard or none.
+    assert seen["reserve_past_reply"] == "EPERM" and seen["io_uring"] == "EPERM"
+    assert seen["reply_blocks"] * 512 < 2**20
 
 
 def test_what_a_kernel_writes_in_its_tmp_stays_in_its_box(tmp_path, listener):
