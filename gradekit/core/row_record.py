@@ -14,6 +14,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from gradekit.core.atomic_files import atomic_write
 from gradekit.core.failures import GraderCause
 from gradekit.core.grading_stamp import GradingStamp
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
@@ -27,7 +28,8 @@ def save_rows(folder: Path, rows: tuple[CohortRow, ...]) -> Path:
     """Write every row's words (not its grades) to `folder`/rows.json, by student id."""
     target = Path(folder) / ROWS_FILE
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps({row.student_id: _words(row) for row in rows}, indent=1, sort_keys=True))
+    record = json.dumps({row.student_id: _words(row) for row in rows}, indent=1, sort_keys=True)
+    atomic_write(target, record.encode())  # a refresh must never read half a record
     return target
 
 
@@ -76,7 +78,7 @@ def _row(student: str, words: dict) -> CohortRow:
 
 
 def _status(word: str) -> Status:
-    for status in Status:
+    for status in Status:  # Status(word) would do, but its two-part members make the type checker refuse it
         if status.value == word:
             return status
     raise ValueError(f"no status {word!r}")

@@ -8,7 +8,7 @@ from today's score with the same policy, exactly as `AssignLatePenalties` would.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from gradekit.core.course import Course
 from gradekit.core.row_record import with_grades_of
