@@ -198,9 +198,11 @@ class NotACourseFolder(ValueError):
 def course_in_folder(course: Course, folder: Path) -> Course:
     """The same course kept in `folder`: its own submitted/, source/, release/ and SQLite gradebook.
 
-    A gradebook URL from the environment (KIT_GRADEBOOK_URL) still wins, as it does for the course here.
+    A folder with an nbgrader_config.py of its own is read as nbgrader run there reads it (its due
+    dates and late policy with it), as if the TA ran the command in it. A gradebook URL from the
+    environment (KIT_GRADEBOOK_URL) still wins, as it does for the course here.
     """
-    moved = course.at(folder)
+    moved = course_here(folder) or course.at(folder)
     if not moved.source_dir.is_dir():
         raise NotACourseFolder(
             f"{folder} is not a course folder: it has no {moved.source_dir.relative_to(moved.root)}/"
