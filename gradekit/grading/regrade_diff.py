@@ -143,9 +143,7 @@ def _written_kept(before: SubmissionGrades | None, after: SubmissionGrades) -> l
     """The written answers a TA had graded whose score the regrade left as it was (a blank one no TA saw)."""
     earlier = {(w.notebook, w.cell): w.score for w in before.written} if before else {}
     return [
-        w
-        for w in after.written
-        if w.score is not None and not w.blank and earlier.get((w.notebook, w.cell)) == w.score
+        w for w in after.written if w.score is not None and not w.blank and earlier.get((w.notebook, w.cell)) == w.score
     ]
 
 
