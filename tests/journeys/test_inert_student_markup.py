@@ -11,6 +11,7 @@ import contextlib
 from pathlib import Path
 
 import pytest
+from class_report_fixtures import CATALOG, MANIFEST, ROWS, X, Y, graded
 from test_feedback_page import attack_page
 
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
@@ -20,7 +21,6 @@ from gradekit.grading.feedback_mathjax import bundle_mathjax
 from gradekit.report.class_report import write_class_report
 from gradekit.report.similarity import SimilarPair, rank_pairs
 from gradekit.report.similarity_page import similarity_page
-from class_report_fixtures import CATALOG, MANIFEST, ROWS, X, Y, graded
 from journeys.conftest import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
