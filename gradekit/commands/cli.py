@@ -210,6 +210,7 @@ def _demo(args) -> int:
 def _grade(args) -> int:
     from gradekit.commands.ta_pipeline import (
         NotACourseFolder,
+        UnknownStudent,
         course_here,
         course_in_folder,
         grade_and_report,
@@ -233,13 +234,20 @@ def _grade(args) -> int:
     if refused:
         print(f"grade: {refused}", file=sys.stderr)
         return 2
+    if args.reports_only and args.students:
+        print("grade: --reports-only grades nothing, so it takes no --student", file=sys.stderr)
+        return 2
     if args.reports_only:
         from gradekit.commands.ta_pipeline import refresh_reports
 
         rows = refresh_reports(course, manifest, args.jobs)
         return run_exit_code(row.status for row in rows)
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
-    result = grade_and_report(course, manifest, executor, args.collect, args.cell_timeout)
+    try:
+        result = grade_and_report(course, manifest, executor, args.collect, args.cell_timeout, tuple(args.students))
+    except UnknownStudent as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
     return run_exit_code(row.status for row in result.rows)
 
 
@@ -469,6 +477,14 @@ def parser() -> argparse.ArgumentParser:
         "--allow-unconfined",
         action="store_true",
         help="grade even where kernels cannot be boxed (no bubblewrap); every row then says so",
+    )
+    grade.add_argument(
+        "--student",
+        dest="students",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="grade only this student again (repeat for more); the others keep their grades and the reports cover all",
     )
     grade.add_argument(
         "--reports-only",
