@@ -266,6 +266,21 @@ def _extend(args) -> int:
     return extend(course, args.student, args.until, args.why)
 
 
+def _backup(args) -> int:
+    from gradekit.commands.backup import backup
+    from gradekit.commands.ta_pipeline import course_here
+
+    state = Path(args.precheck_state) if args.precheck_state else None
+    return backup(course_here(Path.cwd()) or load_course(), Path(args.archive), state)
+
+
+def _restore(args) -> int:
+    from gradekit.commands.backup import restore
+
+    state = Path(args.precheck_state).resolve() if args.precheck_state else None
+    return restore(Path.cwd(), Path(args.archive), args.replace, state)
+
+
 def _benchmark(args) -> int:
     from gradekit.commands.benchmark import benchmark_lines, run_benchmark
 
@@ -490,6 +505,7 @@ def parser() -> argparse.ArgumentParser:
     extend.add_argument("--why", required=True, help="why it was granted (the class report lists it)")
     extend.add_argument("--course", metavar="DIR", help="the course folder DIR instead of this one")
     extend.set_defaults(run=_extend)
+    _backup_commands(commands)
     bench = commands.add_parser(
         "benchmark", help="serial nbgrader against `grade` on one synthetic cohort; prints throughput"
     )
@@ -546,6 +562,20 @@ def parser() -> argparse.ArgumentParser:
     _figures_option(load)
     load.set_defaults(run=_precheck_load)
     return top
+
+
+def _backup_commands(commands) -> None:
+    backup = commands.add_parser(
+        "backup", help="the term's state in one tar.gz: gradebook, submissions, exchange, extensions, report records"
+    )
+    backup.add_argument("archive", help="the archive to write (tar.gz), e.g. term-2026-12-03.tar.gz")
+    backup.add_argument("--precheck-state", metavar="DIR", help="also the pre-check's state folder and audit log")
+    backup.set_defaults(run=_backup)
+    restore = commands.add_parser("restore", help="restore a backup into this (fresh) course folder and its exchange")
+    restore.add_argument("archive", help="an archive written by `gradekit backup`")
+    restore.add_argument("--replace", action="store_true", help="overwrite the gradebook (and pre-check state) there")
+    restore.add_argument("--precheck-state", metavar="DIR", help="restore the pre-check's state into DIR too")
+    restore.set_defaults(run=_restore)
 
 
 def main(argv: list[str] | None = None) -> int:
