@@ -36,6 +36,10 @@ reply = os.path.join(mailbox, "reply")
 log = os.path.join(mailbox, "guard.jsonl")
 sockets = os.path.join(folder, "sockets")
 libc = ctypes.CDLL(None, use_errno=True)
+
+def raw(call):
+    return "done" if call() >= 0 else errno.errorcode[ctypes.get_errno()]
+
 facts = {
     "uid": os.getuid(),
     "pid": os.getpid(),
@@ -58,8 +62,15 @@ facts = {
     "folder_in_handoff": attempt(lambda: os.mkdir("/kit/more")),
     "grow_reply": attempt(lambda: os.pwrite(os.open(reply, os.O_WRONLY), b"x", int(os.environ["PROBE_CAP"]))),
     "grow_log": attempt(lambda: os.pwrite(os.open(log, os.O_WRONLY), b"x", int(os.environ["PROBE_CAP"]))),
-    "fill_socket_folder": attempt(lambda: os.pwrite(os.open(sockets + "/file", os.O_WRONLY | os.O_CREAT), b"x",
-                                                  int(os.environ["PROBE_CAP"]))),
+    "file_in_socket_folder": attempt(lambda: open(os.path.join(sockets, "file"), "w")),
+    "socket_in_socket_folder": attempt(lambda: socket.socket(socket.AF_UNIX).bind(os.path.join(sockets, "extra"))),
+    "folder_in_socket_folder": attempt(lambda: os.mkdir(os.path.join(sockets, "more"))),
+    "remove_kernel_socket": attempt(lambda: os.unlink(os.path.join(sockets, sorted(os.listdir(sockets))[0]))),
+    "kernel_sockets": len(os.listdir(sockets)),
+    "reserve_past_reply": raw(lambda: libc.fallocate(os.open(reply, os.O_WRONLY), 1, ctypes.c_long(0),
+                                                     ctypes.c_long(400 * 2**20))),
+    "io_uring": raw(lambda: libc.syscall(425, 4, ctypes.create_string_buffer(120))),
+    "reply_blocks": os.stat(reply).st_blocks,
     "reply_bytes": os.stat(reply).st_size,
     "connect": attempt(lambda: socket.create_connection(("127.0.0.1", int(os.environ["PROBE_PORT"])), timeout=2)),
     "unmount_mailbox": libc.umount2(mailbox.encode(), 2) == 0,
@@ -132,6 +143,20 @@ def test_a_kernel_writes_only_its_reply_in_its_mailbox(tmp_path, listener):
     assert seen["write_reply"] == "done"
 
 
+def test_a_kernel_makes_nothing_in_its_socket_folder(tmp_path, listener):
+    # Its five Jupyter sockets were bound before the folder turned read-only: no file, socket or
+    # folder can be added there, on the grader's disk, and none of its sockets removed; mounts alone.
+    seen = _run_probe(tmp_path, _probe_env(tmp_path, listener))
+    for action in (
+        "file_in_socket_folder",
+        "socket_in_socket_folder",
+        "folder_in_socket_folder",
+        "remove_kernel_socket",
+    ):
+        assert seen[action] == "EROFS", action
+    assert seen["kernel_sockets"] == 5
+
+
 def test_the_handoff_folder_is_no_second_view_of_the_kernels_folder(tmp_path, listener):
     seen = _run_probe(tmp_path, _probe_env(tmp_path, listener))
     assert seen["handoff"] == []
@@ -142,9 +167,12 @@ def test_the_handoff_folder_is_no_second_view_of_the_kernels_folder(tmp_path, li
 def test_no_file_a_kernel_writes_on_the_graders_disk_grows_past_the_cap(tmp_path, listener):
     # Without Landlock: the file-size limit alone. The byte at the cap is refused (EFBIG), the kernel lives on.
     seen = _run_probe(tmp_path, _probe_env(tmp_path, listener))
-    for action in ("grow_reply", "grow_log", "fill_socket_folder"):
+    for action in ("grow_reply", "grow_log"):
         assert seen[action] == "EFBIG", action
     assert seen["reply_bytes"] == len(b"an answer")
+    # Nor past it by reservation: the box's own filter refuses fallocate and io_uring, guard or none.
+    assert seen["reserve_past_reply"] == "EPERM" and seen["io_uring"] == "EPERM"
+    assert seen["reply_blocks"] * 512 < 2**20
 
 
 def test_what_a_kernel_writes_in_its_tmp_stays_in_its_box(tmp_path, listener):

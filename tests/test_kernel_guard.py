@@ -311,6 +311,22 @@ def test_an_armed_kernel_reserves_no_disk_past_a_file_it_holds(tmp_path, filtere
 
 
 @pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
+def test_an_armed_kernel_makes_no_io_uring(filtered):
+    """io_uring runs its own operations (fallocate, connect, ...) past every filter: making one is refused."""
+    program = textwrap.dedent(f"""
+        import ctypes, os, runpy
+        if {filtered!r}:
+            assert runpy.run_path({str(GUARD_FILE)!r})["forbid_new_programs"]()
+        libc = ctypes.CDLL(None, use_errno=True)
+        ring = libc.syscall(425, 4, ctypes.create_string_buffer(120))  # io_uring_setup(4 entries, no flags)
+        print(ring >= 0, ctypes.get_errno() if ring < 0 else 0)
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == (["False", "1"] if filtered else ["True", "0"])  # EPERM once armed
+
+
+@pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
 def test_an_armed_kernel_starts_threads_but_no_process(filtered):
     """fork, vfork, a clone that makes a process and fork_exec's preexec_fn route fail; threads still start."""
     program = textwrap.dedent(f"""

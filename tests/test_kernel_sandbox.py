@@ -150,6 +150,35 @@ def test_a_confined_process_makes_sockets_and_fifos_in_its_private_folder_only(t
     assert not (tmp_path / "pipe").exists() and not (tmp_path / "socket").exists()
 
 
+def test_a_confined_process_lists_its_socket_folder_and_makes_nothing_there(tmp_path):
+    """The second layer under the read-only mount: a boxed kernel's sockets are bound before it is confined."""
+    private_tmp, sockets = tmp_path / "private", tmp_path / "sockets"
+    private_tmp.mkdir()
+    sockets.mkdir()
+    (sockets / "k-1").touch()
+    program = textwrap.dedent(f"""
+        import errno, os, runpy, socket, sys
+        confine = runpy.run_path({str(SANDBOX)!r})["confine"]
+        assert confine([], [sys.prefix, sys.base_prefix], {str(tmp_path)!r}, {str(private_tmp)!r}, {str(sockets)!r})
+        def outcome(make):
+            try:
+                make()
+            except OSError as error:
+                return errno.errorcode[error.errno]
+            return "made"
+        folder = {str(sockets)!r}
+        print(os.listdir(folder) == ["k-1"],
+              outcome(lambda: open(os.path.join(folder, "file"), "w")),
+              outcome(lambda: socket.socket(socket.AF_UNIX).bind(os.path.join(folder, "extra"))),
+              outcome(lambda: os.mkdir(os.path.join(folder, "more"))),
+              outcome(lambda: os.unlink(os.path.join(folder, "k-1"))))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "EACCES", "EACCES", "EACCES", "EACCES"]
+    assert sorted(path.name for path in sockets.iterdir()) == ["k-1"]
+
+
 def test_a_confined_process_signals_its_descendants_only_and_reaches_no_outside_abstract_socket(tmp_path):
     """Landlock's scopes (ABI 6 on): no signal to the parent, no connection to the parent's abstract socket."""
     private_tmp = tmp_path / "private"

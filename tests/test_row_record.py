@@ -4,6 +4,7 @@ import pytest
 
 from gradekit.core.failures import GraderCause
 from gradekit.core.grades import SubmissionGrades
+from gradekit.core.grading_stamp import GradingStamp
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.core.row_record import ROWS_FILE, load_rows, save_rows, with_grades_of
 from gradekit.core.rows import CohortRow
@@ -20,6 +21,7 @@ ROWS = (
         worker="host:12",
         notes=(Note(NoteKind.NOT_IN_ASSIGNMENT, "", items=("notes.html", "torch.py")),),
         findings=(Finding(FindingKind.GUARD_SAW, "010_history", "replaced expect", ("a cell",)),),
+        graded_by=GradingStamp("0123456789abcdef", "gradekit-fedcba9876543210", "2026-12-03T08:00:00+00:00"),
     ),
     CohortRow(
         student_id="bo",
@@ -60,3 +62,16 @@ def test_a_refreshed_row_keeps_its_words_and_takes_todays_grades_and_flag():
     )
     cleared = with_grades_of(earlier, CohortRow(student_id="ada", status=Status.GRADED, message="", grades=regraded))
     assert (cleared.status, cleared.message, cleared.findings) == (Status.GRADED, "", ROWS[0].findings)
+
+
+def test_a_record_written_before_rows_said_what_graded_them_reads_with_no_stamp(tmp_path):
+    save_rows(tmp_path, ROWS)
+    text = (tmp_path / ROWS_FILE).read_text().replace('"graded_by"', '"graded_by_unknown"')
+    (tmp_path / ROWS_FILE).write_text(text)
+    assert [row.graded_by for row in load_rows(tmp_path).values()] == [None, None]
+
+
+def test_a_refreshed_row_keeps_the_record_of_the_run_that_graded_it():
+    earlier = CohortRow(**{**ROWS[0].__dict__, "grades": None})
+    today = CohortRow(student_id="ada", status=Status.FLAGGED, message="", grades=SubmissionGrades("ada", ()))
+    assert with_grades_of(earlier, today).graded_by == ROWS[0].graded_by

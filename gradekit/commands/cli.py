@@ -210,6 +210,7 @@ def _demo(args) -> int:
 def _grade(args) -> int:
     from gradekit.commands.ta_pipeline import (
         NotACourseFolder,
+        UnknownStudent,
         course_here,
         course_in_folder,
         grade_and_report,
@@ -233,13 +234,20 @@ def _grade(args) -> int:
     if refused:
         print(f"grade: {refused}", file=sys.stderr)
         return 2
+    if args.reports_only and args.students:
+        print("grade: --reports-only grades nothing, so it takes no --student", file=sys.stderr)
+        return 2
     if args.reports_only:
         from gradekit.commands.ta_pipeline import refresh_reports
 
         rows = refresh_reports(course, manifest, args.jobs)
         return run_exit_code(row.status for row in rows)
     executor = DaskExecutor(args.scheduler) if args.scheduler else LocalExecutor(args.jobs)
-    result = grade_and_report(course, manifest, executor, args.collect, args.cell_timeout)
+    try:
+        result = grade_and_report(course, manifest, executor, args.collect, args.cell_timeout, tuple(args.students))
+    except UnknownStudent as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
     return run_exit_code(row.status for row in result.rows)
 
 
@@ -256,6 +264,21 @@ def _extend(args) -> int:
             print(f"extend: {error}", file=sys.stderr)
             return 2
     return extend(course, args.student, args.until, args.why)
+
+
+def _backup(args) -> int:
+    from gradekit.commands.backup import backup
+    from gradekit.commands.ta_pipeline import course_here
+
+    state = Path(args.precheck_state) if args.precheck_state else None
+    return backup(course_here(Path.cwd()) or load_course(), Path(args.archive), state)
+
+
+def _restore(args) -> int:
+    from gradekit.commands.backup import restore
+
+    state = Path(args.precheck_state).resolve() if args.precheck_state else None
+    return restore(Path.cwd(), Path(args.archive), args.replace, state)
 
 
 def _benchmark(args) -> int:
@@ -456,6 +479,14 @@ def parser() -> argparse.ArgumentParser:
         help="grade even where kernels cannot be boxed (no bubblewrap); every row then says so",
     )
     grade.add_argument(
+        "--student",
+        dest="students",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="grade only this student again (repeat for more); the others keep their grades and the reports cover all",
+    )
+    grade.add_argument(
         "--reports-only",
         action="store_true",
         help=(
@@ -474,6 +505,7 @@ def parser() -> argparse.ArgumentParser:
     extend.add_argument("--why", required=True, help="why it was granted (the class report lists it)")
     extend.add_argument("--course", metavar="DIR", help="the course folder DIR instead of this one")
     extend.set_defaults(run=_extend)
+    _backup_commands(commands)
     bench = commands.add_parser(
         "benchmark", help="serial nbgrader against `grade` on one synthetic cohort; prints throughput"
     )
@@ -530,6 +562,20 @@ def parser() -> argparse.ArgumentParser:
     _figures_option(load)
     load.set_defaults(run=_precheck_load)
     return top
+
+
+def _backup_commands(commands) -> None:
+    backup = commands.add_parser(
+        "backup", help="the term's state in one tar.gz: gradebook, submissions, exchange, extensions, report records"
+    )
+    backup.add_argument("archive", help="the archive to write (tar.gz), e.g. term-2026-12-03.tar.gz")
+    backup.add_argument("--precheck-state", metavar="DIR", help="also the pre-check's state folder and audit log")
+    backup.set_defaults(run=_backup)
+    restore = commands.add_parser("restore", help="restore a backup into this (fresh) course folder and its exchange")
+    restore.add_argument("archive", help="an archive written by `gradekit backup`")
+    restore.add_argument("--replace", action="store_true", help="overwrite the gradebook (and pre-check state) there")
+    restore.add_argument("--precheck-state", metavar="DIR", help="restore the pre-check's state into DIR too")
+    restore.set_defaults(run=_restore)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,12 +17,13 @@ from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.core.row_record import load_rows, save_rows
 from gradekit.core.rows import CohortRow
-from gradekit.grading.cohort import CohortResult, Executor, grade_cohort
+from gradekit.grading.cohort import CohortResult, Executor, grade_cohort, submitted_students
 from gradekit.grading.exchange import ensure_exchange
 from gradekit.grading.feedback_mathjax import bundle_mathjax
 from gradekit.grading.gradebook import late_policy
 from gradekit.grading.internal_errors import LOG_NAME
-from gradekit.grading.refresh import gradebook_rows, reapply_late_penalties
+from gradekit.grading.refresh import gradebook_rows, reapply_late_penalties, rows_kept
+from gradekit.grading.regrade_diff import RegradeDiff, grades_before, regrade_diff, write_regrade_csv
 from gradekit.lms.export_step import export_for_lms
 from gradekit.report.class_figures import TermFacts
 from gradekit.report.class_report import write_class_report
@@ -39,17 +40,46 @@ def grade_and_report(
     executor: Executor,
     collect: bool = False,
     cell_timeout: int | None = None,
+    only: tuple[str, ...] = (),
 ) -> CohortResult:
+    """Grade the cohort (or the `only` students), then say whose score a regrade changed and write every report."""
+    refuse_unknown_students(course, only)
     for folder in ensure_exchange(course.exchange_root, course.course_id):
         logger.info("made the exchange folder %s (release_feedback needs it)", folder)
     if collect:
         run_nbgrader(course, "collect", course.assignment_id)
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     error_log = report_dir(course) / LOG_NAME
-    result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout, error_log=error_log)
-    files = write_reports(course, manifest, result.rows, executor.workers)
-    print_summary(course, result.rows, files, f"{len(result.rows)} submissions in {result.seconds:.0f} s")
-    return result
+    before, earlier = grades_before(course), load_rows(report_dir(course))  # read before anything is graded
+    result = grade_cohort(course, executor, notebooks, cell_timeout=cell_timeout, error_log=error_log, only=only)
+    regrade = regrade_diff(before, result.rows)
+    rows = rows_kept(course, earlier, result.rows) if only else result.rows
+    files = write_reports(course, manifest, rows, executor.workers, regrade)
+    counted = f"{len(result.rows)} submissions in {result.seconds:.0f} s" + (f" ({len(rows)} reported)" if only else "")
+    print_summary(course, rows, files, counted)
+    print_regrade(regrade, write_regrade_csv(report_dir(course), regrade))
+    return dataclasses.replace(result, rows=rows)
+
+
+class UnknownStudent(ValueError):
+    """`grade --student ID` named a student who handed nothing in."""
+
+
+def refuse_unknown_students(course: Course, only: tuple[str, ...]) -> None:
+    known = {student for _, student in submitted_students(course)}
+    unknown = sorted(set(only) - known)
+    if unknown:
+        raise UnknownStudent(
+            f"no submission of {', '.join(unknown)} in {course.submitted_dir}: nothing was graded "
+            f"(students who handed in: {', '.join(sorted(known)) or 'none'})"
+        )
+
+
+def print_regrade(regrade: RegradeDiff, written: Path | None) -> None:
+    """The regrade's lines (or that this was a first grading) and where its record is."""
+    print("\n" + "\n".join(regrade.lines()))
+    if written:
+        print(f"regrade:      {written}")
 
 
 def refresh_reports(course: Course, manifest: Manifest, processes: int) -> tuple[CohortRow, ...]:
@@ -74,7 +104,9 @@ class ReportFiles:
     report: Path
 
 
-def write_reports(course: Course, manifest: Manifest, rows: tuple[CohortRow, ...], processes: int) -> ReportFiles:
+def write_reports(
+    course: Course, manifest: Manifest, rows: tuple[CohortRow, ...], processes: int, regrade: RegradeDiff | None = None
+) -> ReportFiles:
     """Everything a grading run writes after the grades: feedback, grades.csv, the LMS file, the reports."""
     if any(row.grades for row in rows):
         generate_feedback(course, processes)
@@ -94,6 +126,7 @@ def write_reports(course: Course, manifest: Manifest, rows: tuple[CohortRow, ...
         course.feedback_dir,
         course.assignment_id,
         term=term_facts(course),
+        regrade=regrade,
     )
     return ReportFiles(lms, similarity, report)
 
@@ -165,9 +198,11 @@ class NotACourseFolder(ValueError):
 def course_in_folder(course: Course, folder: Path) -> Course:
     """The same course kept in `folder`: its own submitted/, source/, release/ and SQLite gradebook.
 
-    A gradebook URL from the environment (KIT_GRADEBOOK_URL) still wins, as it does for the course here.
+    A folder with an nbgrader_config.py of its own is read as nbgrader run there reads it (its due
+    dates and late policy with it), as if the TA ran the command in it. A gradebook URL from the
+    environment (KIT_GRADEBOOK_URL) still wins, as it does for the course here.
     """
-    moved = course.at(folder)
+    moved = course_here(folder) or course.at(folder)
     if not moved.source_dir.is_dir():
         raise NotACourseFolder(
             f"{folder} is not a course folder: it has no {moved.source_dir.relative_to(moved.root)}/"

@@ -1,9 +1,11 @@
 """What the last grading run said of each row beyond its grades, kept as JSON beside the class report.
 
 The gradebook holds scores, not the notes (what intake set aside or repaired), the findings, a
-failed row's message or the attempts a row took. `grade --reports-only` reads the rows back from
-the gradebook; this record gives them back their words, so a refresh after formgrader reports
-the same class the grading run did, only with today's scores.
+failed row's message, the attempts a row took or what graded it (`graded_by`: the checks' digest,
+the kit's version, the time; a row a run did not regrade keeps the record of the run that did).
+`grade --reports-only` reads the rows back from the gradebook; this record gives them back their
+words, so a refresh after formgrader reports the same class the grading run did, only with
+today's scores.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import dataclasses
 import json
 from pathlib import Path
 
+from gradekit.core.atomic_files import atomic_write
 from gradekit.core.failures import GraderCause
+from gradekit.core.grading_stamp import GradingStamp
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
@@ -24,7 +28,8 @@ def save_rows(folder: Path, rows: tuple[CohortRow, ...]) -> Path:
     """Write every row's words (not its grades) to `folder`/rows.json, by student id."""
     target = Path(folder) / ROWS_FILE
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps({row.student_id: _words(row) for row in rows}, indent=1, sort_keys=True))
+    record = json.dumps({row.student_id: _words(row) for row in rows}, indent=1, sort_keys=True)
+    atomic_write(target, record.encode())  # a refresh must never read half a record
     return target
 
 
@@ -47,6 +52,7 @@ def _words(row: CohortRow) -> dict:
         "findings": [_entry(finding) for finding in row.findings],
         "cause": row.cause.name if row.cause else None,
         "attempts": row.attempts,
+        "graded_by": row.graded_by.words() if row.graded_by else None,
     }
 
 
@@ -67,11 +73,12 @@ def _row(student: str, words: dict) -> CohortRow:
         ),
         cause=GraderCause[words["cause"]] if words["cause"] else None,
         attempts=int(words["attempts"]),
+        graded_by=GradingStamp.from_words(words["graded_by"]) if words.get("graded_by") else None,
     )
 
 
 def _status(word: str) -> Status:
-    for status in Status:
+    for status in Status:  # Status(word) would do, but its two-part members make the type checker refuse it
         if status.value == word:
             return status
     raise ValueError(f"no status {word!r}")

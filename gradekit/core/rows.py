@@ -6,6 +6,7 @@ import dataclasses
 
 from gradekit.core.failures import GraderCause
 from gradekit.core.grades import SubmissionGrades
+from gradekit.core.grading_stamp import GradingStamp
 from gradekit.core.notes import Finding, Note
 from gradekit.core.status import Status
 
@@ -21,6 +22,7 @@ class CohortRow:
     findings: tuple[Finding, ...] = ()
     cause: GraderCause | None = None  # set on a grader error: what went wrong on the grader's side
     attempts: int = 1  # tries its grading took; more than one when the grader's own failures were retried
+    graded_by: GradingStamp | None = None  # the checks, kit and time of the run that graded it; None: no record
 
     @property
     def score(self) -> float:

@@ -15,7 +15,7 @@ import logging
 import shutil
 import time
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol
+from typing import Collection, Iterable, Iterator, Protocol
 
 from nbgrader.api import MissingEntry
 from sqlalchemy.exc import OperationalError
@@ -25,6 +25,7 @@ from gradekit.core.course import Course
 from gradekit.core.extensions import read_extensions
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.grades import SubmissionGrades
+from gradekit.core.grading_stamp import GradingStamp, stamp_now
 from gradekit.core.rows import CohortRow
 from gradekit.grading.deadlines import record_deadlines
 from gradekit.grading.gradebook import open_gradebook, read_grades
@@ -96,20 +97,23 @@ def grade_cohort(
     progress: Progress | None = None,
     cell_timeout: int | None = None,
     error_log: Path | None = None,
+    only: Collection[str] = (),
 ) -> CohortResult:
-    """Grade every submission; `cell_timeout` (seconds) overrides the course's limit for this run.
+    """Grade every submission (or the `only` students'); `cell_timeout` (seconds) overrides the course's limit.
 
     Tracebacks of the grader's own failures go to `error_log` (by default
-    class-report/internal-errors.log in the course).
+    class-report/internal-errors.log in the course). Each graded row records what graded it
+    (`CohortRow.graded_by`): the run's copy of the checks, the kit's version, the run's start.
     """
     started = time.monotonic()
     _ensure_assignment(course)
-    tasks = submitted_students(course)
+    tasks = [task for task in submitted_students(course) if not only or task[1] in only]
     extensions = read_extensions(course.extensions_file)
     students = [student for _, student in tasks]
     record_deadlines(course, students, extensions)  # the template's copy of a SQLite gradebook carries them
     template = build_template(course, _fresh(course.root / TEMPLATE_DIR), notebooks)
     record_deadlines(template, students, extensions)
+    stamp = stamp_now(template.source_dir, notebooks)  # the copy every worker grades by
     GradingRun.of(course, cell_timeout).write(template.root)  # what every worker grades by
     log.info("grading %d submissions of %s with %s", len(tasks), course.assignment_id, type(executor).__name__)
     progress = progress or Progress(len(tasks), workers=executor.workers)
@@ -125,7 +129,7 @@ def grade_cohort(
         outcomes[graded.student_id] = graded
         progress.update(graded)
     outcomes = record_internal_errors(outcomes, error_log or course.root / "class-report" / LOG_NAME)
-    rows = tuple(_row(outcomes[student], grades.get(student)) for _, student in tasks)
+    rows = tuple(_row(outcomes[student], grades.get(student), stamp) for _, student in tasks)
     return CohortResult(rows, time.monotonic() - started)
 
 
@@ -190,7 +194,7 @@ def _store(course: Course, graded: GradedSubmission) -> None:
         path.write_bytes(content)
 
 
-def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow:
+def _row(graded: GradedSubmission, grades: SubmissionGrades | None, stamp: GradingStamp) -> CohortRow:
     return CohortRow(
         student_id=graded.student_id,
         status=graded.status,
@@ -201,4 +205,5 @@ def _row(graded: GradedSubmission, grades: SubmissionGrades | None) -> CohortRow
         findings=graded.findings,
         cause=graded.cause,
         attempts=graded.attempts,
+        graded_by=stamp if graded.status.has_grades else None,
     )

@@ -112,8 +112,16 @@ def _write_notebook(gradebook: Gradebook, assignment: str, student: str, record:
         _copy_values(entry, gradebook.find_comment(entry.cell, record.name, assignment, student))
 
 
+MANUAL_FIELDS = ("manual_score", "manual_comment", "extra_credit")  # what a TA enters in formgrader
+
+
 def _copy_values(record: GradeRecord | CommentRecord, row) -> None:
-    """Set every field of the record but the cell name on the gradebook row it describes."""
+    """Set every field of the record but the cell name on the gradebook row it describes.
+
+    A TA's score or comment the gradebook holds is kept where the record has none, as nbgrader's
+    autograde keeps it: a worker grading against a fresh gradebook (any database but SQLite) never saw it.
+    """
     for field in dataclasses.fields(record):
-        if field.name != "cell":
-            setattr(row, field.name, getattr(record, field.name))
+        value = getattr(record, field.name)
+        if field.name != "cell" and not (field.name in MANUAL_FIELDS and value is None):
+            setattr(row, field.name, value)

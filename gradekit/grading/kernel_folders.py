@@ -2,8 +2,9 @@
 
 The grader makes every entry before the kernel starts, so the kernel never
 creates what the grader later opens (the layout is kernel_box.py's). A boxed
-kernel sees this folder read-only except its reply, its guard log and its
-socket folder; its scratch space is a tmpfs of its own. An unconfined kernel
+kernel sees this folder read-only except its reply and its guard log (its
+sockets are bound by the box before the folder turns read-only); its scratch
+space is a tmpfs of its own. An unconfined kernel
 (the TA allowed it) gets a `tmp/` subfolder instead.
 """
 

@@ -8,7 +8,7 @@ from today's score with the same policy, exactly as `AssignLatePenalties` would.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from gradekit.core.course import Course
 from gradekit.core.row_record import with_grades_of
@@ -57,3 +57,15 @@ def gradebook_rows(course: Course, earlier: Mapping[str, CohortRow] | None = Non
     held_ids = {row.student_id for row in rows}
     rows += [row for student, row in earlier.items() if student not in held_ids and not row.status.has_grades]
     return tuple(sorted(rows, key=lambda row: row.student_id))
+
+
+def rows_kept(
+    course: Course, earlier: Mapping[str, CohortRow], regraded: tuple[CohortRow, ...]
+) -> tuple[CohortRow, ...]:
+    """`regraded` with every other student's row as the gradebook and `earlier` hold it, by student id.
+
+    What `grade --student` reports: the whole cohort, with only the named students graded again.
+    """
+    ids = {row.student_id for row in regraded}
+    others = tuple(row for row in gradebook_rows(course, earlier) if row.student_id not in ids)
+    return tuple(sorted(regraded + others, key=lambda row: row.student_id))

@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import os
 import secrets
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -96,12 +97,24 @@ def course_extensions(course: Course) -> dict[str, Extension]:
 
 
 def serve(course: Course, state_dir: Path) -> None:
-    """Run as the hub's managed service until stopped."""
+    """Run as the hub's managed service until the hub stops it (SIGTERM) or a person does (SIGINT).
+
+    Either signal cancels the service wherever it is, warming up included, so its grading
+    processes are killed and its files removed before it exits, without a traceback.
+    """
     host, port, prefix = hub_address()
 
-    async def main() -> None:
+    async def until_stopped() -> None:
         async with running_service(course, state_dir, host, port, prefix):
             log.warning("pre-check of %s ready on %s:%d%s", course.assignment_id, host, port, prefix)
             await asyncio.Event().wait()
+
+    async def main() -> None:
+        service = asyncio.ensure_future(until_stopped())
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(signum, service.cancel)
+        with contextlib.suppress(asyncio.CancelledError):
+            await service
+        log.warning("pre-check of %s stopped; its grading processes have ended", course.assignment_id)
 
     asyncio.run(main())

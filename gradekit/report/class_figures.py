@@ -14,6 +14,7 @@ from gradekit.core.manifest import Manifest
 from gradekit.core.notes import NoteKind
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
+from gradekit.grading.regrade_diff import RegradeDiff
 from gradekit.report.item_statistics import (
     MIN_SUBMITTERS,
     ItemStats,
@@ -91,6 +92,7 @@ class ClassReport:
     similarity_page: str = ""  # link to the similarity report, when one was written
     written: tuple[WrittenStats, ...] = ()  # the answers a TA grades, with how far their grading is
     term: TermFacts = dataclasses.field(default_factory=lambda: TermFacts())
+    regrade: RegradeDiff | None = None  # whose score this run changed; None when the report was refreshed only
 
     def extension_of(self, student: str) -> Extension | None:
         return next((e for e in self.term.extensions if e.student_id == student), None)
@@ -152,6 +154,7 @@ def class_report(
     assignment_id: str = "",
     minimum: int = MIN_SUBMITTERS,
     term: TermFacts | None = None,
+    regrade: RegradeDiff | None = None,
 ) -> ClassReport:
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     return ClassReport(
@@ -166,6 +169,7 @@ def class_report(
         similarity_page=SIMILARITY_PAGE if (folder / SIMILARITY_PAGE).is_file() else "",
         written=written_stats(manifest, rows),
         term=term or TermFacts(),
+        regrade=regrade,
     )
 
 

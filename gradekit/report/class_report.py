@@ -13,6 +13,7 @@ from pathlib import Path
 from gradekit.core.catalog import Misconception
 from gradekit.core.manifest import Manifest
 from gradekit.core.rows import CohortRow
+from gradekit.grading.regrade_diff import RegradeDiff
 from gradekit.report.class_figures import TermFacts, class_report
 from gradekit.report.class_report_files import write_csv_files, write_page
 from gradekit.report.item_statistics import MIN_SUBMITTERS
@@ -27,14 +28,15 @@ def write_class_report(
     assignment_id: str = "",
     minimum: int = MIN_SUBMITTERS,
     term: TermFacts | None = None,
+    regrade: RegradeDiff | None = None,
 ) -> Path:
     """Write report.html and its CSV files into `folder`; returns report.html.
 
     `feedback_dir` is the course's feedback folder: student names link to their pages in it.
     Discrimination is computed for notebooks with at least `minimum` submitters; `term` is the
-    due date, late policy and extensions the report lists.
+    due date, late policy and extensions the report lists; `regrade`, whose score this run changed.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    report = class_report(folder, manifest, rows, catalog, feedback_dir, assignment_id, minimum, term)
+    report = class_report(folder, manifest, rows, catalog, feedback_dir, assignment_id, minimum, term, regrade)
     write_csv_files(folder, report)
     return write_page(folder, report)

@@ -1,8 +1,8 @@
 """The class report page, section by section, in the order a TA reads it.
 
-1. the headline figures; 2. the students to reach out to; 3. the score histogram; 4. share of
-points earned and discrimination per exercise and test cell; 5. the commonest misconceptions;
-6. what was set aside or repaired, grouped by kind.
+1. the headline figures, then, after a regrade, whose score it changed; 2. the students to reach
+out to; 3. the score histogram; 4. share of points earned and discrimination per exercise and test
+cell; 5. the commonest misconceptions; 6. what was set aside or repaired, grouped by kind.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ REACH_OUT_SHOWN = 12
 def report_page(report: ClassReport) -> str:
     sections = (
         headline(report),
+        regrade_section(report),
         reach_out_section(report),
         score_section(report),
         items_section(report),
@@ -63,6 +64,28 @@ def headline(report: ClassReport) -> Html:
     if report.similarity_page:
         nav = element("nav", link("Submissions that look alike", report.similarity_page))
     return join([element("h1", "Class report"), nav, element("div", boxes, class_="headline", id="headline")])
+
+
+def regrade_section(report: ClassReport) -> Html:
+    """After a regrade: every student whose score changed, with the cells and the new diagnosis (regrade.csv)."""
+    regrade = report.regrade
+    if regrade is None or regrade.first_grading:
+        return join([])
+    said = element("p", regrade.headline)
+    rows: list[list[object]] = [
+        [
+            student_link(report, change.student_id),
+            points(change.before),
+            points(change.after),
+            bullets(cell.text for cell in change.cells),
+            change.diagnosis,
+            change.written_line,
+        ]
+        for change in regrade.changed
+    ]
+    header = ["student", "before", "after", "cells changed", "diagnosis now", "written answers"]
+    listing = table(header, rows, numeric={1, 2}) if rows else ""
+    return join([element("h2", "What the regrade changed"), element("div", join([said, listing]), id="regrade")])
 
 
 def score_section(report: ClassReport) -> Html:

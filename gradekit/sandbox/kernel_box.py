@@ -11,14 +11,18 @@ its own, so that nothing one kernel does reaches the next:
 - a fresh size-capped tmpfs on /tmp and /dev/shm: its only scratch space, gone
   with it;
 - of the worker's kernel folders, only its own (`kernel_dir`), read-only except
-  the files it must write (its reply, its guard log) and its socket folder. It
-  cannot create, replace or link an entry of its mailbox, only write into the
-  reply file the grader made; the handoff folder it was bound through is then
-  covered by an empty read-only tmpfs, so no second, writable view of the folder stays;
+  the files it must write (its reply, its guard log). It cannot create, replace
+  or link an entry of its mailbox or its socket folder, only write into the reply
+  file the grader made: its Jupyter sockets are bound here, while the socket
+  folder is still writable, and handed to zmq by descriptor (`bound_sockets`).
+  The handoff folder it was bound through is then covered by an empty read-only
+  tmpfs, so no second, writable view of the folder stays;
 - a hard limit on the size of any file it writes (`file_bytes`), with SIGXFSZ
   ignored so a write past it fails with EFBIG instead of killing the kernel:
-  its reply and guard log, which lie on the grader's disk, stay that small
-  (the guard's seccomp filter refuses fallocate, which the limit does not stop);
+  its reply and guard log, which lie on the grader's disk, stay that small;
+  a seccomp filter of the box's own refuses what that limit does not count,
+  fallocate's reservations past a file's end and io_uring, which could make
+  them outside any filter (the guard, where it arms, adds its own);
 - finally a second user namespace, whose root owns none of those mounts: the
   kernel cannot unmount or remount anything to see what lies below.
 
@@ -26,9 +30,12 @@ Standard library only: the zygote loads this file by path.
 """
 
 import ctypes
+import json
 import os
 import resource
 import signal
+import socket
+import struct
 
 NEW_NAMESPACES = 0x10000000 | 0x00020000 | 0x08000000 | 0x40000000 | 0x04000000  # user, mount, IPC, net, UTS
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -44,8 +51,17 @@ GUARD_LOG = "mailbox/guard.jsonl"
 SOCKETS = "sockets"  # where the kernel binds its Jupyter sockets (ipc transport)
 WORK = "work"  # the kernel's working folder: copies of its notebook's support files
 CONNECTION = "connection.json"
-WRITABLE = (REPLY, GUARD_LOG, SOCKETS)
+WRITABLE = (REPLY, GUARD_LOG)
+PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")  # of the connection file
 HANDOFF = "/kit"  # an empty folder of the worker's sandbox, used while the mounts are rearranged
+# Per architecture: the audit arch, the seccomp call, and the calls that take disk the file-size
+# limit does not count: fallocate (FALLOC_FL_KEEP_SIZE reserves blocks past a file's end) and
+# io_uring_setup, _enter and _register (its own fallocate operation passes no filter).
+DISK_CALLS = {
+    "x86_64": (0xC000003E, 317, (285, 425, 426, 427)),
+    "aarch64": (0xC00000B7, 277, (47, 425, 426, 427)),
+}
+X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: the same audit arch, numbers offset by this bit
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -55,14 +71,16 @@ class BoxError(OSError):
 
 
 def enter(kernel_dir, tmp_bytes, notebook_dir, keep=(), file_bytes=None):
-    """Box this process (single-threaded, just forked) around `kernel_dir`; returns the folder to work in.
+    """Box this process (single-threaded, just forked) around `kernel_dir`.
 
-    That is the notebook's own path where it can be made inside the box,
-    holding (read-only) the copies of its support files, so the kernel looks
-    as if started beside its notebook; else the work folder itself. `keep` are
-    read-only views (Python, the kit's kernel side) that stay visible where
-    they lie below the fresh /tmp. `file_bytes` caps every file the kernel
-    writes (by default, its /tmp's size).
+    Returns the folder to work in and the kernel's Jupyter sockets, bound and
+    listening ({zmq address: descriptor}; empty unless its connection uses
+    Unix sockets). The folder is the notebook's own path where it can be made
+    inside the box, holding (read-only) the copies of its support files, so
+    the kernel looks as if started beside its notebook; else the work folder
+    itself. `keep` are read-only views (Python, the kit's kernel side) that
+    stay visible where they lie below the fresh /tmp. `file_bytes` caps every
+    file the kernel writes (by default, its /tmp's size).
     """
     kernel_dir = os.path.realpath(kernel_dir)
     _own_user_namespace(extra=NEW_NAMESPACES)
@@ -77,6 +95,7 @@ def enter(kernel_dir, tmp_bytes, notebook_dir, keep=(), file_bytes=None):
         _mount("tmpfs", parent, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
     os.makedirs(kernel_dir, exist_ok=True)
     _mount(HANDOFF, kernel_dir, None, MS_BIND | MS_REC)
+    sockets = bound_sockets(kernel_dir)
     _remount(kernel_dir, read_only=True)
     for name in WRITABLE:
         path = os.path.join(kernel_dir, name)
@@ -85,8 +104,29 @@ def enter(kernel_dir, tmp_bytes, notebook_dir, keep=(), file_bytes=None):
     workdir = _work_where_the_notebook_was(os.path.join(kernel_dir, WORK), notebook_dir)
     _close_the_handoff()
     _cap_file_sizes(int(file_bytes or tmp_bytes))
+    _refuse_disk_reservations()
     _own_user_namespace(extra=0)  # gives up every power over the mounts above
-    return workdir
+    return workdir, sockets
+
+
+def bound_sockets(kernel_dir):
+    """Bind and listen on the sockets the kernel's connection file names: {zmq address: descriptor}.
+
+    Made before the folder turns read-only, so the kernel never needs to make a
+    file there again; zmq takes each descriptor instead of binding (ZMQ_USE_FD).
+    """
+    with open(os.path.join(kernel_dir, CONNECTION)) as connection_file:
+        connection = json.load(connection_file)
+    if connection.get("transport") != "ipc":
+        return {}
+    sockets = {}
+    for port in PORTS:
+        path = f"{connection['ip']}-{connection[port]}"
+        listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listening.bind(path)
+        listening.listen(socket.SOMAXCONN)
+        sockets[f"ipc://{path}"] = listening.detach()
+    return sockets
 
 
 def _close_the_handoff():
@@ -100,6 +140,35 @@ def _cap_file_sizes(limit):
     """A hard limit: the kernel's user namespace gives it no power to raise it again."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG for the write, not death for the kernel
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def _refuse_disk_reservations():
+    """A seccomp filter for this process and all it starts: the DISK_CALLS, and any other table's call, fail with EPERM."""
+    known = DISK_CALLS.get(os.uname().machine)
+    if known is None:
+        raise BoxError(f"the box knows no system call numbers for {os.uname().machine}")
+    arch, seccomp, refused = known
+    load, equal, at_least, ret = 0x20, 0x15, 0x35, 0x06
+    allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    last = 5 + len(refused)  # the index of the final "refuse"; a jump counts the steps it skips
+    steps = [
+        (load, 0, 0, 4),  # the audit arch
+        (equal, 0, last - 2, arch),
+        (load, 0, 0, 0),  # the call number
+        (at_least, last - 4, 0, X32_CALL_BIT),
+        *[(equal, last - 5 - i, 0, number) for i, number in enumerate(refused)],
+        (ret, 0, 0, allow),
+        (ret, 0, 0, refuse),
+    ]
+    program = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *step) for step in steps))
+
+    class Program(ctypes.Structure):
+        _fields_ = [("length", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    if _libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+    if _libc.syscall(seccomp, 1, 0, ctypes.byref(Program(len(steps), ctypes.addressof(program)))) != 0:
+        _fail("seccomp")
 
 
 def _held_below(paths, roots):

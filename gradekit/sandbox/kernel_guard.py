@@ -410,7 +410,8 @@ def _other_process(path, reading):
 # process's memory, and every way to change namespaces or mounts (they could undo a box the
 # operating system put the kernel in). And fallocate: it reserves disk past a file's end
 # (FALLOC_FL_KEEP_SIZE) that the box's file-size limit does not count, on the guard log the
-# kernel holds open on the grader's disk among others.
+# kernel holds open on the grader's disk among others; and io_uring, whose own fallocate (and
+# every other operation it runs for the kernel) passes no filter.
 # And every new process, always, not only where no cgroup bounds the kernel's tree: a kernel never
 # needs a child (it starts no program), while a child forked without exec (through
 # _posixsubprocess.fork_exec with a preexec_fn, which has no audit event) gets an address-space cap
@@ -450,6 +451,9 @@ SECCOMP_ARCHES = {
             "fspick": 433,
             "mount_setattr": 442,
             "fallocate": 285,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
         },
         41,
         56,
@@ -484,6 +488,9 @@ SECCOMP_ARCHES = {
             "fspick": 433,
             "mount_setattr": 442,
             "fallocate": 47,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
         },
         198,
         220,

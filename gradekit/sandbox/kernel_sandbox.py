@@ -40,8 +40,8 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 def confine(protected_roots, readable_inside, notebook_dir, private_tmp, socket_dir=""):
     """Confine this process; returns False where Landlock is missing (the grader removes `private_tmp`).
 
-    `socket_dir`, when given, is where the kernel binds its Jupyter sockets
-    (a boxed kernel's, outside its private tmpfs): it may make sockets there, nothing else.
+    `socket_dir`, when given, holds a boxed kernel's Jupyter sockets, bound
+    before it was confined (kernel_box.bound_sockets): it may list it, make nothing there.
     """
     libc = ctypes.CDLL(None, use_errno=True)
     abi = libc.syscall(CREATE_RULESET, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
@@ -61,8 +61,8 @@ def confine(protected_roots, readable_inside, notebook_dir, private_tmp, socket_
             if entry.is_file() and not entry.name.endswith(".ipynb"):
                 _allow(libc, ruleset, entry.path, READ_FILE)
         _allow(libc, ruleset, private_tmp, READ_FILE | READ_DIR | WRITES | SPECIAL_FILES)
-        if socket_dir:  # zmq removes its socket files when it closes them
-            _allow(libc, ruleset, socket_dir, READ_DIR | MAKE_SOCK | (1 << 5))
+        if socket_dir:
+            _allow(libc, ruleset, socket_dir, READ_DIR)
         # Of /dev, only the null device: a file left in /dev/shm would reach the next student's kernel.
         _allow(libc, ruleset, os.devnull, READ_FILE | WRITES)
         if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.syscall(RESTRICT_SELF, ruleset, 0) != 0:

@@ -68,6 +68,7 @@ import IPython.core.shellapp  # noqa: F401
 import IPython.extensions.storemagic  # noqa: F401
 import IPython.terminal.pt_inputhooks  # noqa: F401
 import tornado.platform.asyncio  # noqa: F401
+import zmq
 
 # A graded kernel keeps no history database: no SQLite file and no saving thread per notebook
 # (IPython still keeps the inputs in memory, so `In` and `_ih` work as ever).
@@ -112,7 +113,8 @@ def become_kernel(request):
         try:
             enter = runpy.run_path(request["box"], run_name="kit_kernel_box")["enter"]
             keep = request.get("keep", ())
-            cwd = enter(request["kernel_dir"], request["tmp_bytes"], cwd, keep, request.get("file_bytes"))
+            cwd, sockets = enter(request["kernel_dir"], request["tmp_bytes"], cwd, keep, request.get("file_bytes"))
+            serve_on_bound_sockets(sockets)
         except Exception:
             os._exit(BOX_FAILED)
     limit = request["env"].get(MEMORY_LIMIT_VARIABLE)
@@ -132,6 +134,24 @@ def become_kernel(request):
         runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
     finally:
         os._exit(0)
+
+
+def serve_on_bound_sockets(sockets):
+    """ipykernel binds its sockets by address: zmq takes the descriptor the box bound there instead.
+
+    The box's socket folder is read-only by then, so a bind of zmq's own would fail.
+    """
+    if not sockets:
+        return
+    bind = zmq.Socket.bind
+
+    def bind_bound(zmq_socket, address):
+        descriptor = sockets.pop(address, None)
+        if descriptor is not None:
+            zmq_socket.setsockopt(zmq.USE_FD, descriptor)
+        return bind(zmq_socket, address)
+
+    zmq.Socket.bind = bind_bound
 
 
 def clear_leftovers():

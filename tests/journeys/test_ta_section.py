@@ -36,8 +36,9 @@ TA_PAGE = REPO_ROOT / "docs" / "pages" / "ta.md"
 NOTEBOOKS = ("010_history", "090_decisions")  # 090 has written answers, which wait for a TA
 STUDENT = "hand-copied"
 # `jupyter lab` starts a server (the formgrader journey covers it); `extend` needs the page's own student
-# and dates, which tests/test_term_cohort.py runs as written on a cohort of its own.
-NOT_RUN_HERE = ("jupyter lab", "-m gradekit extend")
+# and dates, which tests/test_term_cohort.py runs as written on a cohort of its own; `grade --student`
+# regrades a student of the demo class after a check changed, which tests/test_regrade_diff.py does.
+NOT_RUN_HERE = ("jupyter lab", "-m gradekit extend", "-m gradekit grade --student")
 HUB_SECTION = "## On the course's JupyterHub"  # the same commands on the hub: the hub journey walks them
 BLOCK = re.compile(r"^```\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
