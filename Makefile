@@ -36,11 +36,16 @@ demo: box-package $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 
 # The whole suite (CI's command). The system packages it needs (a browser, PostgreSQL)
 # come first, so a machine without them stops before anything is built.
-test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp
+test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp tests/accessibility/node_modules/.stamp
 	$(BIN)/python -m pytest
 
 system-packages:
 	.ci/system-packages
+
+# axe-core, pinned by its lock, which the browser tests inject into the kit's pages.
+tests/accessibility/node_modules/.stamp: tests/accessibility/package.json tests/accessibility/package-lock.json
+	cd tests/accessibility && npm ci --no-audit --no-fund --silent
+	touch $@
 
 # Grading kernels run in bubblewrap's box: the one system package grading itself needs.
 box-package:

@@ -1,7 +1,7 @@
 import pytest
 from similarity_fixtures import ASSIGNMENT, planted_cohort
 
-from gradekit.report.similarity_page import PAGE_NAME, write_similarity_report
+from gradekit.report.similarity_page import PAGE_NAME, SCROLLING_BOX, write_similarity_report
 
 pytestmark = pytest.mark.unit
 
@@ -20,8 +20,8 @@ def page(tmp_path_factory):
 
 def test_the_page_shows_both_sides_of_a_copied_pair_with_the_matches_marked(page):
     section = page.split('id="pair-1"')[1].split('id="pair-2"')[0]
-    assert section.count("<h3>") == 2 and section.count("<pre>") == 2
-    assert "<mark>" in section.split("<pre>")[1] and "<mark>" in section.split("<pre>")[2]
+    assert section.count("<h3>") == 2 and section.count(SCROLLING_BOX) == 2
+    assert "<mark>" in section.split(SCROLLING_BOX)[1] and "<mark>" in section.split(SCROLLING_BOX)[2]
 
 
 def test_copies_head_the_ranking_and_blank_stubs_are_not_listed(page):

@@ -29,6 +29,7 @@ STDERR_FINDING = "wrote to stderr, which nbgrader scores as a failed test"
 
 INLINE_SCRIPT = re.compile(r"<script(?: type=\"text/javascript\")?>(.*?)</script>", re.DOTALL)
 HEAD = "<head>"
+BARE_HTML = "<html>"  # nbgrader's template names no language; a screen reader then guesses one
 # MathJax 2 runs its configuration block with eval and sets inline styles; the page inlines its CSS.
 # Scripts come from files beside the page or the server, or are the template's own, by hash.
 POLICY = (
@@ -79,6 +80,11 @@ def with_policy(html: str, policy: str) -> str:
     return html.replace(HEAD, HEAD + "\n" + meta, 1)
 
 
+def with_language(html: str, language: str) -> str:
+    """`html` whose root element states the page's language, so that it is read out in that language."""
+    return html.replace(BARE_HTML, f'<html lang="{language}">', 1)
+
+
 class FeedbackPage(HTMLExporter):
     """nbgrader's feedback page drawn by the course's template (gradekit/grading/feedback_templates)."""
 
@@ -102,7 +108,7 @@ class FeedbackPage(HTMLExporter):
         empty = nb.copy()
         empty.cells = []
         own_page, _ = super().from_notebook_node(empty, dict(resources), **kw)
-        return with_policy(html, security_policy(own_page)), resources
+        return with_language(with_policy(html, security_policy(own_page)), self.language_code), resources
 
     def _preprocess(self, nb, resources):
         """After nbgrader's steps, make the student's markup inert and add the page's own styles."""

@@ -71,12 +71,17 @@ def _pair_section(rank: int, pair: SimilarPair, texts: dict[str, dict[str, str]]
     return join([heading, element("div", join(sides), class_="sides")])
 
 
+# A side's box scrolls sideways when a line is wider than it: it takes the keyboard's focus, so
+# that someone without a mouse can scroll it too.
+SCROLLING_BOX = '<pre tabindex="0">'
+
+
 def _side(student: str, text: str, slices) -> Html:
     if len(slices) == 0:  # a written answer: shown whole, its shared runs are not located
-        return element("div", join([element("h3", student), element("pre", text)]))
+        return element("div", join([element("h3", student), element("pre", text, tabindex="0")]))
     with quiet():
         marked, _ = highlight_overlap(text, slices, "<mark>", "</mark>", truncate=CONTEXT_LINES, escape_html=True)
-    return element("div", join([element("h3", student), Html(f"<pre>{marked}</pre>")]))
+    return element("div", join([element("h3", student), Html(f"{SCROLLING_BOX}{marked}</pre>")]))
 
 
 def write_similarity_report(

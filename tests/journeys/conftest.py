@@ -93,6 +93,16 @@ def browser(playwright, tmp_path_factory):
         context.close()
 
 
+@pytest.fixture
+def file_browser(playwright):
+    """A headless Chromium that opens pages from disk (the journeys' browser lets only loopback through)."""
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+
+
 def _refuse(refused: list[str], route) -> None:
     refused.append(route.request.url)
     route.abort()

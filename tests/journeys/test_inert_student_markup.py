@@ -21,19 +21,8 @@ from gradekit.grading.feedback_mathjax import bundle_mathjax
 from gradekit.report.class_report import write_class_report
 from gradekit.report.similarity import SimilarPair, rank_pairs
 from gradekit.report.similarity_page import similarity_page
-from journeys.conftest import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def file_browser(playwright):
-    """A headless Chromium that opens pages from disk (the journeys' browser lets only loopback through)."""
-    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ from class_report_fixtures import CATALOG, MANIFEST, ROWS
 
 from gradekit.core.course import REPO_ROOT
 from gradekit.report.class_report import write_class_report
+from journeys.accessibility import blocking_violations
 
 pytestmark = pytest.mark.browser
 
@@ -26,5 +27,6 @@ def test_ta_opens_the_class_report_from_a_file(page, tmp_path):
     # a broken data URI still lays out a box; a decoded image has its own width
     assert histogram.evaluate("image => image.complete && image.naturalWidth") > 200
     assert [url for url in requested if not url.startswith(("file:", "data:"))] == []
+    assert blocking_violations(page) == []
     SCREENSHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOT), full_page=True)
