@@ -57,6 +57,35 @@ def test_call_answer_reports_unfinished_and_unknown_errors():
     assert caught.value.misconception is None
 
 
+def test_call_answer_fails_a_function_that_changes_a_tensor_it_was_handed():
+    def tracks_the_callers_input(xs):  # a tensor inside a list is handed over too
+        xs[0].requires_grad_()
+        return xs[0]
+
+    def scales_in_place(xs):
+        xs[0].data.mul_(2)  # .data: no version counter moves, so the values are compared
+        return xs[0]
+
+    for function, what in ((tracks_the_callers_input, "requires_grad"), (scales_in_place, "values")):
+        with pytest.raises(checks.Diagnosis, match=f"changed the {what} of a tensor it was handed") as caught:
+            checks.call_answer(function, [torch.ones(3)])
+        assert caught.value.misconception == "changes-a-handed-input"
+
+
+def test_a_large_input_is_watched_by_its_version_counter_and_a_declared_one_may_change():
+    def zeroes_it(x):
+        x.zero_()
+
+    large = torch.ones(checks._COPIED_ELEMENTS + 1)
+    with pytest.raises(checks.Diagnosis, match="changed the values"):
+        checks.call_answer(zeroes_it, large)
+    declared = torch.ones(3)
+    checks.may_change_in_place(declared)
+    checks.call_answer(zeroes_it, declared)
+    assert declared.sum() == 0
+    checks.call_answer(lambda x: x.sum(), torch.ones(3))  # reading an input changes nothing
+
+
 def test_call_answer_keeps_warnings_off_stderr(recwarn):
     def noisy():
         warnings.warn("a non-leaf .grad was read", UserWarning)

@@ -335,6 +335,7 @@ class SafeExecute(WarmExecute):
         for refused in dict.fromkeys(sealed.mirror.refused):
             self._noticed.append(self._finding(FindingKind.TEST_TENSOR_CHANGED, refused, _cell_name(cell)))
         sealed.mirror.refused.clear()
+        sealed.mirror.refusals.clear()
         for forged in dict.fromkeys(sealed.forgeries):
             self._noticed.append(self._finding(FindingKind.FORGED_FACT, forged, _cell_name(cell)))
         sealed.forgeries.clear()

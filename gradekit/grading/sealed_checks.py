@@ -12,7 +12,8 @@ is written by this process alone.
 
 Tensors the test makes are read-only to the kernel, except those the test
 declares with `may_change_in_place` (see crossing.py); a change the kernel
-made to another is refused and becomes a finding.
+made to another is refused. Made to a tensor the call handed over, it is the student's mistake
+and fails the cell (handed_inputs.py); made to any other, it becomes a finding.
 
 What the kernel reports about its own objects (leafness, `grad_fn`, `.grad`,
 `_version`, storage sharing, hooks that fired) is still the kernel's word:
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib.util
 import io
 import linecache
@@ -37,6 +39,7 @@ from nbformat import NotebookNode
 from gradekit.authoring.cells import is_demo
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderFailure
+from gradekit.grading.handed_inputs import take_changes_to_arguments
 from gradekit.sandbox.crossing import CrossingError, Mirror, call_message, checked_reply, result_of
 
 HELPER_MODULES = ("autograd_checks", "local_digits")  # the course's own modules beside the notebooks
@@ -163,13 +166,28 @@ class SealedNotebook:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         if hasattr(module, "run_in_student_process"):
-            setattr(module, "run_in_student_process", self._run_in_kernel)
+            setattr(module, "run_in_student_process", functools.partial(self._run_in_kernel, module))
         if hasattr(module, "allow_changes_in_student_process"):
             setattr(module, "allow_changes_in_student_process", self.mirror.allow_changes)
         return module
 
-    def _run_in_kernel(self, function, args, kwargs):
-        return self.mirror.call(function, args, kwargs)
+    def _run_in_kernel(self, module, function, args, kwargs):
+        """The call, run in the kernel; a change there to a tensor it was handed is the student's error.
+
+        The course's module says so by defining InputChanged; without it, such a change stays a finding.
+        """
+        if not hasattr(module, "InputChanged"):
+            return self.mirror.call(function, args, kwargs)
+        since = len(self.mirror.refusals)
+        try:
+            result = self.mirror.call(function, args, kwargs)
+        except BaseException:  # the call's own error (the student's, or the grader's) is what the cell reports
+            take_changes_to_arguments(self.mirror, since, (args, kwargs))
+            raise
+        changed = take_changes_to_arguments(self.mirror, since, (args, kwargs))
+        if changed:
+            raise module.InputChanged(" and ".join(changed))
+        return result
 
 
 def _answer_names(cells) -> set[str]:

@@ -303,6 +303,7 @@ class Mirror:
         self.storage_views = {}  # storage handle -> ((address, size), a NumPy view of its bytes)
         self.changeable = {}  # grader: id -> a tensor of the test's that the kernel may change in place
         self.refused = []  # grader: the kernel's changes to the grader's own tensors that were not applied
+        self.refusals = []  # grader: each refused change as (what, tensor handle, storage handle), beside refused
         self.paired_bytes = 0  # bytes of the storages the other side's messages paired or grew
         self.decoded_nodes = 0  # nodes read from the other side's messages, over the whole notebook
         self.deadline = None  # time.monotonic() past which reading a message stops (set per call by the grader)
@@ -893,6 +894,7 @@ class _Decoder:
     def _refuse(self, what, handle=None, sh=None):
         """Record a change to the grader's own objects that is not applied."""
         self.mirror.refused.append(what)
+        self.mirror.refusals.append((what, handle, sh))
         if handle is not None:
             self.refused_handles.add(handle)
         if sh is not None:

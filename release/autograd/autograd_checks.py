@@ -95,6 +95,13 @@ def allow_changes_in_student_process(tensors):
     """
 
 
+# The tensors a test declared with may_change_in_place: call_answer does not hold them to their first values.
+_MAY_CHANGE = []
+# Inputs larger than this (a dataset, say) are watched by their version counter alone, which every
+# in-place operation moves: a copy of their values would cost more than the check itself.
+_COPIED_ELEMENTS = 2**20
+
+
 def may_change_in_place(*tensors):
     """Declare tensors of the test that the code beside the student's may change in place.
 
@@ -105,6 +112,7 @@ def may_change_in_place(*tensors):
     refused and flags the submission. Take expected values from copies made
     before the call, never from a tensor declared here.
     """
+    _MAY_CHANGE.extend(tensors)
     allow_changes_in_student_process(tensors)
 
 
@@ -162,24 +170,81 @@ def _around_student_code(factory):
     return opened
 
 
+class InputChanged(Exception):
+    """Sealed grading raises it here when the student's code changed a tensor the call handed it.
+
+    Its text says what changed ("requires_grad", "values"); call_answer words it for the student.
+    """
+
+
 def call_answer(function, *args, known_errors=COMMON_ERRORS, **kwargs):
     """Call a student's function with warnings kept off stderr.
 
     An error raised inside it becomes a Diagnosis that shows the student's own
     frames only; when its text contains a substring of `known_errors`, the
     diagnosis names that misconception. Substrings are short phrases PyTorch
-    has kept stable across 2.x releases.
+    has kept stable across 2.x releases. A tensor the call hands over must come
+    back as it went (its `.grad` aside, and those declared with may_change_in_place).
     """
     name = getattr(function, "__name__", "your function")
+    handed = _handed_tensors((args, kwargs))
     with quiet():
         try:
-            return run_in_student_process(function, args, kwargs)
+            result = run_in_student_process(function, args, kwargs)
         except Diagnosis:
             raise
+        except InputChanged as changed:
+            raise _input_changed(name, str(changed)) from None
         except NotImplementedError:
             raise Diagnosis(f"{name} is not written yet: it still raises NotImplementedError") from None
         except Exception as error:  # the student's code may raise anything
             raise _answer_error(name, error, known_errors) from None
+    changed = _changes(handed)
+    if changed:
+        raise _input_changed(name, changed)
+    return result
+
+
+def _input_changed(name, what):
+    return Diagnosis(
+        f"{name} changed the {what} of a tensor it was handed: leave the inputs as they came "
+        "(if you need a tensor of your own to change, make one with .detach().clone())",
+        "changes-a-handed-input",
+    )
+
+
+def _handed_tensors(value, depth=3):
+    """(tensor, what it was) for each tensor in the call's arguments, in lists and dicts too."""
+    if isinstance(value, torch.Tensor):
+        if any(value is allowed for allowed in _MAY_CHANGE):
+            return []
+        copy = value.detach().clone() if value.numel() <= _COPIED_ELEMENTS else None
+        return [(value, (value.requires_grad, value._version, copy))]
+    if depth == 0:
+        return []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return [pair for item in items for pair in _handed_tensors(item, depth - 1)]
+
+
+def _changes(handed):
+    changed = {}
+    for tensor, (requires_grad, version, values) in handed:
+        if tensor.requires_grad != requires_grad:
+            changed["requires_grad"] = True
+        if values is None:
+            if tensor._version != version:
+                changed["values"] = True
+            continue
+        after = tensor.detach()
+        if after.shape != values.shape or after.dtype != values.dtype or not _equal_with_nans(after, values):
+            changed["values"] = True
+    return " and ".join(changed)
+
+
+def _equal_with_nans(after, before):
+    if after.is_floating_point() or after.is_complex():
+        return bool(torch.isclose(after, before, rtol=0, atol=0, equal_nan=True).all())
+    return bool(torch.equal(after, before))
 
 
 def _answer_error(name, error, known_errors):

@@ -29,6 +29,14 @@ def vjp__dense_jacobian(f, x, v):
     return (v.reshape(-1) @ J.reshape(v.numel(), x.numel())).reshape(x.shape)
 
 
+@negative_control("changes-a-handed-input", fails=["test_vjp"])
+def vjp__tracks_the_callers_input(f, x, v):
+    # switches tracking on for the caller's own tensor instead of a copy of it
+    x.requires_grad_()
+    f(x).backward(v)
+    return x.grad
+
+
 @negative_control("vector-backward-without-cotangent", fails=["test_implicit_seed_allowed"])
 def implicit_seed_allowed__any_shape(shape):
     # backward() fills in a gradient of ones whatever the output looks like

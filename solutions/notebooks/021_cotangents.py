@@ -61,7 +61,7 @@ torch.set_num_threads(1)
 # %% answer answer_vjp
 from solutions.reference.cotangents import vjp
 
-# %% test test_vjp points=3 targets=vector-backward-without-cotangent,sum-replaces-cotangent,dense-jacobian-for-vjp
+# %% test test_vjp points=3 targets=vector-backward-without-cotangent,sum-replaces-cotangent,dense-jacobian-for-vjp,changes-a-handed-input
 # Here the way forward from a bare backward() is the cotangent vjp was given, never a reduction
 # (reducing is the next mistake this check looks for).
 VJP_ERRORS = (
