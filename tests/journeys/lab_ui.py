@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import time
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 # Generous for a loaded 2-core machine, short enough that a hung page fails the test.
 KERNEL_TIMEOUT_MS = 90_000
 STEP_TIMEOUT_MS = 30_000
@@ -22,9 +24,25 @@ def wait_for_lab(page) -> None:
     page.get_by_role("menuitem", name="Nbgrader").wait_for(timeout=STEP_TIMEOUT_MS)
 
 
+# A menu clicked while JupyterLab is still wiring its extensions up may stay shut or open without
+# their items: it is opened again, this many times, before the step fails.
+MENU_ATTEMPTS = 4
+MENU_OPEN_MS = 8_000
+
+
 def open_menu_item(page, menu: str, item: str) -> None:
+    entry = page.get_by_role("menuitem", name=item, exact=True)
+    for _ in range(MENU_ATTEMPTS - 1):
+        page.get_by_role("menuitem", name=menu, exact=True).click()
+        try:
+            entry.wait_for(state="visible", timeout=MENU_OPEN_MS)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        entry.click()
+        return
     page.get_by_role("menuitem", name=menu, exact=True).click()
-    page.get_by_role("menuitem", name=item, exact=True).click()
+    entry.click()  # the last attempt fails with Playwright's own account of what it waited for
 
 
 def switch_to_tab(page, title: str) -> None:
