@@ -14,6 +14,8 @@ import json
 import os
 import sys
 
+from jupyterhub.spawner import LocalProcessSpawner
+
 LOOPBACK = "127.0.0.1"
 SETTINGS = json.load(open(os.environ.get("KIT_HUB_SETTINGS", "/srv/autograd-course/hub.json")))
 ENVIRONMENT_BIN = os.path.dirname(sys.executable)  # the hub's own environment serves every user
@@ -34,6 +36,8 @@ c.JupyterHub.authenticator_class = "pam"
 c.PAMAuthenticator.open_sessions = False
 c.Authenticator.allowed_groups = {SETTINGS["team_group"], SETTINGS["student_group"]}
 c.Authenticator.admin_users = {SETTINGS["instructor"]}
+# The course team as a hub group too (nbgrader's multiple-grader setup), so the hub's admin page shows who grades.
+c.JupyterHub.load_groups = {SETTINGS["team_group"]: {"users": sorted(grp.getgrnam(SETTINGS["team_group"]).gr_mem)}}
 
 
 def is_course_team(username: str) -> bool:
@@ -46,8 +50,33 @@ def jupyter_config_path(spawner) -> str:
     return os.pathsep.join(SETTINGS["config_path"][role])
 
 
+class CourseSpawner(LocalProcessSpawner):
+    """Each server as its user; the course team's share the course folder and, if there is one, the gradebook.
+
+    A team member's server makes what it writes group-writable (umask 0007), so the
+    next TA can work on it; only the team's servers learn the shared gradebook's address.
+    """
+
+    def get_env(self):
+        env = super().get_env()
+        if SETTINGS.get("gradebook_url") and is_course_team(self.user.name):
+            env["KIT_GRADEBOOK_URL"] = SETTINGS["gradebook_url"]
+        return env
+
+    def make_preexec_fn(self, name):
+        become_user = super().make_preexec_fn(name)
+        team = is_course_team(name)
+
+        def preexec():
+            become_user()
+            if team:
+                os.umask(0o007)
+
+        return preexec
+
+
 # Each server runs as its user (the hub is root), from their home, with JupyterLab of this environment.
-c.JupyterHub.spawner_class = "localprocess"
+c.JupyterHub.spawner_class = CourseSpawner
 c.Spawner.ip = LOOPBACK
 c.Spawner.cmd = [os.path.join(ENVIRONMENT_BIN, "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
