@@ -209,12 +209,22 @@ function rewordValidation(added) {
   );
   for (const message of messages) {
     if (dueOfLastValidation) {
-      const line = document.createElement('p');
-      line.className = 'kit-validate-due';
-      line.textContent = `This notebook is ${dueOfLastValidation}.`;
-      message.appendChild(line);
+      showDue(message, `This notebook is ${dueOfLastValidation}.`);
     }
     dueOfLastValidation = '';
+  }
+}
+
+function showDue(message, text) {
+  // Beside the Ok button, where it stays in sight however far a long list of failed checks scrolls.
+  const line = document.createElement('p');
+  line.className = 'kit-validate-due';
+  line.textContent = text;
+  const footer = message.closest('.jp-Dialog-content')?.querySelector('.jp-Dialog-footer');
+  if (footer) {
+    footer.prepend(line);
+  } else {
+    message.appendChild(line);
   }
 }
 
