@@ -18,6 +18,7 @@ from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.grading.gradebook import open_gradebook
 from gradekit.proof.subjects import answer_sources, fill_answers, written_answer_sources
 from journeys import exchange, lab_ui
+from journeys.accessibility import blocking_violations, frame_of
 from journeys.formgrader_ui import open_cohort, open_the_waiting_submission, score_written_answers, type_and_save
 
 pytestmark = pytest.mark.browser
@@ -88,6 +89,7 @@ def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page
     assert type_and_save(page, comment_field, COMMENT, "comment").ok
     comment_field.scroll_into_view_if_needed()
     screenshot(page, "formgrader-written-answer-graded")
+    assert not (found := blocking_violations(frame_of(formgrader))), "\n".join(found)
 
     with open_gradebook(scratch) as gradebook:
         for cell, score in MANUAL_SCORES.items():
