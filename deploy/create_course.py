@@ -106,6 +106,7 @@ class CoursePlan:
     precheck_account: str | None = None  # the pre-check service's own account; None: no pre-check
     gradebook_database: str | None = None  # a PostgreSQL database the team shares; None: SQLite in the course folder
     postgres_host: str = "/var/run/postgresql"  # the PostgreSQL server's socket folder
+    student_limits: dict[str, float] = dataclasses.field(default_factory=dict)  # deploy/student_limits.py's, if set
 
     @property
     def team(self) -> tuple[str, ...]:
@@ -364,6 +365,7 @@ def write_hub_settings(plan: CoursePlan) -> Path:
         "exchange": str(plan.exchange),
         "course_dir": str(plan.course_dir),
         "gradebook_url": plan.gradebook_url,
+        "student_limits": plan.student_limits,
         "state_dir": str(state),
         "config_path": {
             "course-team": [str(plan.config_dir("course-team")), str(plan.config_dir("everyone"))],
@@ -403,6 +405,16 @@ def course_id_of(kit: Path = KIT) -> str:
     raise SystemExit("nbgrader_config.py names no course id")
 
 
+def student_limits_of(args: argparse.Namespace) -> dict[str, float]:
+    """The limits given on the command line, by deploy/student_limits.py's names; the rest keep its defaults."""
+    limits: dict[str, float] = {}
+    if args.student_memory_gb is not None:
+        limits["memory_bytes"] = int(args.student_memory_gb * 2**30)
+    if args.student_cpus is not None:
+        limits["cpu_cores"] = args.student_cpus
+    return limits
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     top.add_argument("roster", type=Path, help="CSV with the columns username and role (instructor, ta, student)")
@@ -412,6 +424,12 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--student-group", help="group of the students (default: <course id>-students)")
     top.add_argument("--precheck-account", help="the pre-check service's account (default: <course id>-precheck)")
     top.add_argument("--no-precheck", action="store_true", help="set up no pre-check service")
+    top.add_argument(
+        "--student-memory-gb",
+        type=float,
+        help="memory of one student's server and its kernels together (default: 2)",
+    )
+    top.add_argument("--student-cpus", type=float, help="the most CPU cores one student may use at once (default: 1)")
     top.add_argument(
         "--gradebook-database",
         metavar="NAME",
@@ -445,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         precheck_account=None if args.no_precheck else (args.precheck_account or f"{course_id}-precheck"),
         gradebook_database=args.gradebook_database,
         postgres_host=args.postgres_host,
+        student_limits=student_limits_of(args),
     )
     create_accounts(plan)
     create_exchange(plan)

@@ -218,7 +218,7 @@ def remove_accounts(usernames, groups) -> None:
     for name in usernames:
         with contextlib.suppress(KeyError):
             uid = pwd.getpwnam(name).pw_uid
-            for pid in _processes_of(uid):
+            for pid in processes_of(uid):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
             subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
@@ -226,7 +226,8 @@ def remove_accounts(usernames, groups) -> None:
         subprocess.run(["groupdel", group], capture_output=True, check=False)
 
 
-def _processes_of(uid: int) -> list[int]:
+def processes_of(uid: int) -> list[int]:
+    """The process ids the account `uid` runs now."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():

@@ -19,11 +19,13 @@ import csv
 import os
 import pwd
 import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
 from services import postgres_on_socket
 
+from deploy.student_limits import HUB_GROUP, StudentLimits
 from gradekit.authoring.solutions import load_controls
 from gradekit.core.course import REPO_ROOT
 from gradekit.core.manifest import load_manifest
@@ -38,6 +40,7 @@ from journeys.hub import (
     TA,
     created_course,
     journey_artifacts,
+    processes_of,
     require_hub_tools,
     run_as,
     running_hub,
@@ -103,6 +106,9 @@ def test_a_class_on_the_hub(hub_course, hub_page, artifacts):
         assert refused.status == 404, f"{student}'s server serves formgrader ({refused.status})"
         hub_ui.log_out(page, hub)
     _students_cannot_pry(course, socket_folder)
+    for student in STUDENTS:
+        _held_to_their_own_group(student)
+    assert _idle_culler_runs(hub), "the hub's idle culler never read the users' activity"
 
     graded = _as_instructor(course, "python", "-m", "gradekit", "grade", "--collect", timeout=1200, check=False)
     (artifacts / "grade.log").write_text(graded.stdout + graded.stderr)
@@ -158,6 +164,27 @@ def _answer(course, student: str, answers: dict) -> None:
         os.chown(path, account.pw_uid, account.pw_gid)
 
 
+def _held_to_their_own_group(student: str) -> None:
+    """Each process of the student's (their server and its kernels) sits in their account's cgroup, with its limit."""
+    pids = processes_of(pwd.getpwnam(student).pw_uid)
+    assert pids, f"{student} runs nothing"
+    for pid in pids:
+        controllers = dict(line.split(":", 2)[1:] for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines())
+        memory = controllers.get("memory") or controllers[""]
+        assert memory.endswith(f"/{HUB_GROUP}/{student}"), (student, pid, memory)
+    limit_file = "memory.limit_in_bytes" if "memory" in controllers else "memory.max"
+    folder = Path("/sys/fs/cgroup") / ("memory" if "memory" in controllers else "") / memory.lstrip("/")
+    assert int((folder / limit_file).read_text()) == StudentLimits().memory_bytes
+
+
+def _idle_culler_runs(hub) -> bool:
+    """The hub's idle-culler service has read the users' activity with its own scopes (the hub logs each call)."""
+    return any(
+        "200 GET /hub/api/users" in line and "(idle-culler@" in line
+        for line in hub.log_path.read_text(errors="replace").splitlines()
+    )
+
+
 def _entries_logged(course, socket_folder: str) -> list[str]:
     """The gradebook's log of manual scores, as the instructor reads it with psql: who, whose, which cell, what."""
     query = "SELECT entered_by, student, notebook, cell, new_score FROM manual_grades_entered"
@@ -176,6 +203,8 @@ def _students_cannot_pry(course, socket_folder: str) -> None:
             "list the other's home": ["ls", str(course.home(other))],
             "list the course folder": ["ls", str(course.course_dir)],
             "open the gradebook": ["psql", "-h", socket_folder, "-d", GRADEBOOK_DATABASE, "-Atc", "SELECT 1"],
+            "open it as the TA": ["psql", "-h", socket_folder, "-U", TA, "-d", GRADEBOOK_DATABASE, "-Atc", "SELECT 1"],
+            "list the course through the TA's link": ["ls", str(course.home(TA) / course.settings["course_id"])],
             "read the other's graded notebooks": ["ls", str(course.course_dir / "autograded" / other)],
         }
         for attempt, command in attempts.items():
