@@ -31,16 +31,8 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
     scratch = history_course
     exchange_root = tmp_path / "exchange"
     due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=2, hours=6)
-    add_due_headers(scratch.release_dir, due)
-    exchange.release_assignment(scratch, exchange_root)
     due_said = f"This notebook is due {when(due)}, in 2 days."
-    ada = create_student_account(tmp_path / "home", "ada", scratch.course_id, exchange_root)
-    server = lab_for(ada.home, student_environment(ada))
-
-    page.goto(server.url("lab"))
-    lab_ui.wait_for_lab(page)
-    lab_ui.open_assignments(page)
-    lab_ui.fetch(page, scratch.assignment_id)
+    ada = _fetched_by_ada(scratch, exchange_root, due, tmp_path, page, lab_for)
     screenshot(page, "assignments-fetched")
     fetched = ada.assignment_dir(scratch.assignment_id) / f"{NOTEBOOK}.ipynb"
     assert fetched.is_file()
@@ -107,21 +99,26 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
     assert page.page_errors == []
 
 
+def _fetched_by_ada(scratch, exchange_root, due, tmp_path, page, lab_for):
+    """The course released with `due`; ada, a student account, fetches it in her JupyterLab's Assignments tab."""
+    add_due_headers(scratch.release_dir, due)
+    exchange.release_assignment(scratch, exchange_root)
+    ada = create_student_account(tmp_path / "home", "ada", scratch.course_id, exchange_root)
+    server = lab_for(ada.home, student_environment(ada))
+    page.goto(server.url("lab"))
+    lab_ui.wait_for_lab(page)
+    lab_ui.open_assignments(page)
+    lab_ui.fetch(page, scratch.assignment_id)
+    return ada
+
+
 def test_a_student_who_submits_after_the_due_date_is_told_it_was_taken_late(
     history_course, tmp_path, page, screenshot, lab_for
 ):
     scratch = history_course
     exchange_root = tmp_path / "exchange"
     due = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=3, minutes=20)
-    add_due_headers(scratch.release_dir, due)
-    exchange.release_assignment(scratch, exchange_root)
-    ada = create_student_account(tmp_path / "home", "ada", scratch.course_id, exchange_root)
-    server = lab_for(ada.home, student_environment(ada))
-
-    page.goto(server.url("lab"))
-    lab_ui.wait_for_lab(page)
-    lab_ui.open_assignments(page)
-    lab_ui.fetch(page, scratch.assignment_id)
+    _fetched_by_ada(scratch, exchange_root, due, tmp_path, page, lab_for)
     lab_ui.submit(page, scratch.assignment_id)
     told = lab_ui.dialog_text(page, "Submitted after the due date")
     screenshot(page, "submitted-late")
