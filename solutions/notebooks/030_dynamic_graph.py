@@ -75,7 +75,7 @@ def jump_at(t, threshold):
 # %% answer answer_hand_gradients
 from solutions.reference.dynamic_graph import hand_gradients
 
-# %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped,autograd-replaces-chain-rule,results-rounded
+# %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped,autograd-replaces-chain-rule,results-rounded-for-display
 keys = ("loss", "dL_derr", "derr_dpred", "dpred_dw", "dpred_db", "dw", "db")
 
 
@@ -200,7 +200,7 @@ for x, y, w, b in points:
             close or not digits_lost(got[key], reference[key]),
             f"{shown}[{key!r}] is {got[key]!r}, which is {reference[key]!r} rounded or cut to a few digits: "
             "return the numbers as you computed them and round only when you print",
-            "results-rounded",
+            "results-rounded-for-display",
         )
         expect(close, "{}[{!r}] is {}, expected {}".format(shown, key, *checks.apart(got[key], reference[key])))
 ### END HIDDEN TESTS
