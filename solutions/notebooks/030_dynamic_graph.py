@@ -158,9 +158,9 @@ points += [tuple((3 * torch.randn(4, dtype=torch.float64, generator=generator)).
 
 def digits_lost(value, exact):
     """Whether `value` is `exact` rounded or cut to a few decimals or a few significant digits."""
-    shortened = [round(exact, places) for places in range(9)]
-    shortened += [math.trunc(exact * 10**places) / 10**places for places in range(9)]
-    shortened += [float(f"{exact:.{digits}g}") for digits in range(1, 9)]
+    shortened = [round(exact, places) for places in range(13)]
+    shortened += [math.trunc(exact * 10**places) / 10**places for places in range(13)]
+    shortened += [float(f"{exact:.{digits}g}") for digits in range(1, 13)]
     return any(math.isclose(value, short, rel_tol=1e-12, abs_tol=1e-15) for short in shortened)
 
 
