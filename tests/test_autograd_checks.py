@@ -319,7 +319,7 @@ def test_the_stand_ins_compute_what_their_names_say():
     assert checks.noting_calls(checks.sum_of_squares, calls, t.requires_grad_()).item() == 5.25
     assert calls == [True]
     keys = [situation[0] for situation in checks.grad_none_situations()]
-    assert len(keys) == len(set(keys)) == 12
+    assert len(keys) == len(set(keys)) == 13
 
 
 def test_apart_shows_just_enough_digits_to_tell_two_numbers_apart():
@@ -327,3 +327,15 @@ def test_apart_shows_just_enough_digits_to_tell_two_numbers_apart():
     assert checks.apart(rounded, 0.1849) == ("0.184900001", "0.1849")
     assert checks.apart(8.0, 4.0) == ("8", "4")
     assert checks.apart(1.5, 1.5) == ("1.5", "1.5")
+
+
+def test_a_returned_truth_value_of_another_type_is_named_exactly():
+    numpy = pytest.importorskip("numpy")
+    checks.expect_python_bool(True, "answer()")
+    with pytest.raises(checks.Diagnosis) as failure:
+        checks.expect_python_bool(numpy.True_, "answer()")
+    named = f"{type(numpy.True_).__module__}.{type(numpy.True_).__qualname__}"
+    assert f"got {named};" in str(failure.value) and "Python bool" in str(failure.value)
+    assert "bool(...)" in str(failure.value)
+    with pytest.raises(checks.Diagnosis, match="got int$"):
+        checks.expect_python_bool(1, "answer()")

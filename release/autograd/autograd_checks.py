@@ -48,6 +48,26 @@ def expect(condition, message, misconception=None):
         raise Diagnosis(message, misconception)
 
 
+def type_name(value):
+    """The exact name of `value`'s type: bare for Python's own types, with its module otherwise.
+
+    NumPy 2 names its boolean scalar "bool", so the bare name alone would tell a student who
+    returned one that a bool is not a bool.
+    """
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def expect_python_bool(value, shown):
+    """Fail unless `value` is a Python bool, naming the type it has instead."""
+    truth_value = type_name(value).startswith("numpy.") or isinstance(value, torch.Tensor)
+    expect(
+        isinstance(value, bool),
+        f"{shown} should return a Python bool (True or False), got {type_name(value)}"
+        + ("; bool(...) turns it into a Python bool" if truth_value else ""),
+    )
+
+
 @contextlib.contextmanager
 def quiet():
     """Record warnings raised inside the block instead of writing them to stderr."""
@@ -689,6 +709,11 @@ def grad_none_situations():
     with torch.no_grad():
         loss = (p.sin() * 4).sum()
     situations.append(("loss-under-no-grad", p, loss, False))
+
+    k = torch.tensor([1.5, -0.5], dtype=torch.float64, requires_grad=True)
+    readings = torch.tensor([0.25, 2.0], dtype=torch.float64)
+    loss = (readings.exp() * 3).sum()  # grad mode, but built only from tensors that do not require grad
+    situations.append(("loss-of-untracked-tensors", k, loss, False))
 
     x = torch.tensor(2.0, dtype=torch.float64)
     w = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)

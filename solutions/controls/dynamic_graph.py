@@ -34,6 +34,19 @@ def hand_gradients__square_factor_dropped(x, y, w, b):
     }
 
 
+@negative_control(
+    "results-rounded-for-display",
+    fails=["test_hand_gradients"],
+    hidden_only="the page's numbers (4.84, 8.8, 4.4) have few digits, which rounding keeps; only other numbers show the loss",
+)
+def hand_gradients__rounded_for_display(x, y, w, b):
+    err = w * x + b - y
+    found = {"loss": err**2, "dL_derr": 2 * err, "derr_dpred": 1.0, "dpred_dw": x, "dpred_db": 1.0}
+    found |= {"dw": found["dL_derr"] * x, "db": found["dL_derr"]}
+    # four decimals are plenty: the worked example has at most two
+    return {key: round(float(value), 4) for key, value in found.items()}
+
+
 @negative_control("grad-on-by-default", fails=["test_agrees_with_autograd"])
 def agrees_with_autograd__tracking_assumed(hand, x, y, w, b):
     claimed = hand(x, y, w, b)

@@ -47,6 +47,12 @@ def one_element_value__index_first(tensor):
     return tensor[0].item()
 
 
+@negative_control("numpy-holds-every-dtype", fails=["test_one_element_value"])
+def one_element_value__through_numpy(tensor):
+    # NumPy reads any one-element array as a number
+    return float(tensor.detach().numpy().reshape(()))
+
+
 @negative_control("data-attribute-is-safe", fails=["test_versioned_update"])
 def versioned_update__through_data(params, lr):
     for p in params:

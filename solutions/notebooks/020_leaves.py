@@ -247,7 +247,7 @@ for point in [-1.3, 0.4, 2.2, 0.0] + (torch.rand(3, dtype=torch.float64, generat
 # |---|---|---|
 # | `"not_tracked"` | `tensor.requires_grad` is `False` | autograd never tracks it; such a tensor is a leaf by convention, but nothing is accumulated into it (a data input, or a value computed under `torch.no_grad()`) |
 # | `"non_leaf"` | it requires grad, but `tensor.is_leaf` is `False` | it is an intermediate, and `retain_grad()` was not called |
-# | `"no_grad"` | `output.requires_grad` is `False` | the output was computed inside `torch.no_grad()`: nothing was recorded, so there is nothing to run backward through |
+# | `"no_grad"` | `output.requires_grad` is `False` | nothing was recorded for the output, so there is nothing to run backward through: it was computed inside `torch.no_grad()`, or in grad mode from tensors none of which requires grad |
 # | `"unused"` | the tensor itself is not a leaf of the graph behind `output.grad_fn` | the output does not depend on it (an unused or disconnected parameter) |
 # | `"no_backward"` | connected, and `backward()` has not run | nothing has been accumulated yet |
 # | `"reset"` | connected, and `backward()` did run | the gradient was there and was cleared afterwards, e.g. by `p.grad = None` or `optimizer.zero_grad(set_to_none=True)` |
@@ -325,6 +325,7 @@ expected_labels = {
     "spare-parameter": ("a second parameter that the loss never used, after backward()", "unused"),
     "scaled-weight": ("weight = base * 0.01 with base requiring grad, after backward()", "non_leaf"),
     "loss-under-no-grad": ("a parameter whose loss was computed inside torch.no_grad()", "no_grad"),
+    "loss-of-untracked-tensors": ("a parameter whose loss was computed in grad mode from tensors that do not require grad", "no_grad"),
     "data-input": ("the data input x of pred = w * x + b, after backward()", "not_tracked"),
     "after-sgd-step": ("a parameter after backward() and an SGD step that cleared its gradient", "reset"),
     "deep-before-backward": ("a parameter used three operations deep, before any backward()", "no_backward"),
@@ -419,10 +420,7 @@ dtype_errors = (
 page_answers = {}
 for dtype in (torch.float64, torch.float16, torch.complex64, torch.int64, torch.bool):  # the dtypes the page names
     page_answers[dtype] = call_answer(can_require_grad, dtype, known_errors=dtype_errors)
-    expect(
-        isinstance(page_answers[dtype], bool),
-        f"can_require_grad({dtype}) should return a bool, got {type(page_answers[dtype]).__name__}",
-    )
+    checks.expect_python_bool(page_answers[dtype], f"can_require_grad({dtype})")
 expect(page_answers[torch.float64], "can_require_grad(torch.float64) is False, but a float64 weight can require gradients")
 expect(
     page_answers[torch.float16],
@@ -469,7 +467,7 @@ for dtype, expected in accepted.items():
 answers = {}
 for dtype in accepted:
     answer = call_answer(can_require_grad, dtype, known_errors=dtype_errors)
-    expect(isinstance(answer, bool), f"can_require_grad({dtype}) should return a bool, got {type(answer).__name__}")
+    checks.expect_python_bool(answer, f"can_require_grad({dtype})")
     answers[dtype] = answer
 everyday = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128)
 everyday_right = all(answers[dtype] for dtype in everyday)

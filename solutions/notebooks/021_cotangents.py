@@ -174,7 +174,7 @@ def check_implicit_seed(shape):
     """The page's rule for one shape: backward() without a cotangent needs exactly one element."""
     answer = call_answer(implicit_seed_allowed, shape)
     shown = f"implicit_seed_allowed({shape})"
-    expect(isinstance(answer, bool), f"{shown} should return a bool, got {type(answer).__name__}")
+    checks.expect_python_bool(answer, shown)
     expected = math.prod(shape) == 1
     expect(
         answer or not expected or len(shape) == 0,

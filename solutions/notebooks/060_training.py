@@ -457,7 +457,8 @@ for case in cases:
 # ### Exercise 4 (3 points)
 #
 # Write `local_mnist_raw(X_train, y_train, X_val, y_val, X_test, y_test)`. The arguments are
-# NumPy arrays (or tensors). Raise `ValueError` unless every image array is 2-D with 784
+# NumPy arrays (or tensors): each label array is one-dimensional, one class index (0 to 9) per
+# image, shape `(n,)`. Raise `ValueError` unless every image array is 2-D with 784
 # columns and has as many rows as its labels. Convert images to float64 tensors and labels to
 # int64 tensors, call `raw_train` on the training and validation sets, score the test set once
 # with `raw_metrics`, and return `(params, (test_loss, test_accuracy))`.
@@ -684,7 +685,7 @@ expect(
 # gradient $G = \partial L / \partial Y$ of shape $(B, O)$, the vector-Jacobian products are two
 # matrix products of the sizes you already have:
 #
-# $$\frac{\partial L}{\partial W} = X^\top G \quad (I, O), \qquad \frac{\partial L}{\partial X} = G W^\top \quad (B, I).$$
+# $$\frac{\partial L}{\partial X} = G W^\top \quad (B, I), \qquad \frac{\partial L}{\partial W} = X^\top G \quad (I, O).$$
 #
 # The forward pass is one matrix product; when both gradients are needed, backward costs two of
 # the same size. That is where the rule of thumb "backward costs about twice the forward" comes
@@ -901,7 +902,7 @@ for seed, (B, I, O) in enumerate(((4, 3, 5), (1, 2, 2), (6, 1, 3))):
 #   keep `detach().clone()` snapshots; score the test set once.
 # * `backward()` frees saved values as it goes. A second walk needs `retain_graph=True`, unless
 #   nothing was saved. A `grad_fn` can still be attached after its saved values are gone.
-# * The VJP of $Y = XW$ is $X^\top G$ and $G W^\top$: two matrix products, no Jacobian of
+# * The VJP of $Y = XW$ is $G W^\top$ and $X^\top G$: two matrix products, no Jacobian of
 #   $B O \times I O$ entries. Forward mode pushes a tangent through any `f`; for $XW$ it is $\dot Y = \dot X W + X \dot W$.
 #
 # Next: section 7 looks at `item`, `detach`, `clone` and `.data`.

@@ -177,7 +177,7 @@ for what, original in originals():
 # ### Exercise 2 (3 points)
 #
 # Write `descend_and_log(w, loss_fn, lr, steps)`. `w` is a float64 leaf that requires grad and
-# `loss_fn(w)` returns a one-element tensor. Run `steps` steps of gradient descent on `w`. How
+# arrives without a gradient (`w.grad is None`), and `loss_fn(w)` returns a one-element tensor. Run `steps` steps of gradient descent on `w`. How
 # you update and how you keep one step's gradient out of the next is yours to choose, within
 # three rules: `w` is changed in place and autograd can see each change (its version counter
 # moves), no update is recorded in a graph, and when you return `w` holds no gradient
@@ -348,40 +348,73 @@ for seed, shape, dtype, numpy_dtype in ((30, (4,), torch.float64, np.float64), (
 # %% [markdown] md_one_element_value
 # ### Exercise 4 (2 points)
 #
-# Write `one_element_value(tensor)`: `tensor` is a floating tensor with exactly one element, of
-# any shape (for instance `()`, `(1,)` or `(1, 1, 1)`), which may require grad. Return its value
-# as a Python `float`.
+# Write `one_element_value(tensor)`: `tensor` is a floating tensor (`float16`, `bfloat16`,
+# `float32` or `float64`) with exactly one element, of any shape (for instance `()`, `(1,)` or
+# `(1, 1, 1)`), which may require grad. Return its value as a Python `float`, exactly as the
+# tensor holds it.
 
 # %% answer answer_one_element_value
 from solutions.reference.snapshots import one_element_value
 
-# %% test test_one_element_value points=2 targets=index-before-item
+# %% test test_one_element_value points=2 targets=index-before-item,numpy-holds-every-dtype
 ITEM_ERRORS = (
     (
         "invalid index of a 0-dim tensor",
         "index-before-item",
         "a tensor of shape () has no element [0]; .item() needs no index for any one-element shape",
     ),
+    (
+        "unsupported ScalarType",
+        "numpy-holds-every-dtype",
+        "NumPy has no bfloat16, so a bfloat16 tensor cannot go through .numpy() or np.asarray; .item() gives a "
+        "Python float for every floating dtype and every one-element shape",
+    ),
 ) + COMMON_ERRORS
 
 for shape in ((), (1,), (1, 1, 1)):  # the shapes the exercise names
-    value = call_answer(one_element_value, torch.full(shape, 3.0), known_errors=ITEM_ERRORS)
-    shown = f"one_element_value(t) for t = 3.0 of shape {shape}"
-    expect(isinstance(value, float), f"{shown} should return a Python float, got {type(value).__name__}")
-    expect(value == 3.0, f"{shown} returned {value!r} instead of 3.0")
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):  # and its floating dtypes
+        value = call_answer(one_element_value, torch.full(shape, 3.0, dtype=dtype), known_errors=ITEM_ERRORS)
+        shown = f"one_element_value(t) for t = 3.0 of shape {shape} and dtype {dtype}"
+        expect(isinstance(value, float), f"{shown} should return a Python float, got {checks.type_name(value)}")
+        expect(value == 3.0, f"{shown} returned {value!r} instead of 3.0")
 print(
-    "Checked on 3.0 in the shapes (), (1,) and (1, 1, 1): a Python float equal to 3.0. "
-    "The grader also tests other values, dtypes and tensors that require grad."
+    "Checked on 3.0 in the shapes (), (1,) and (1, 1, 1), each as float16, bfloat16, float32 and float64: a "
+    "Python float equal to 3.0. The grader also tests other values and tensors that require grad."
 )
 
 ### BEGIN HIDDEN TESTS
+def exactly_held(seed, significant_bits):
+    """A seeded number with `significant_bits` binary digits: the half-precision kinds hold it exactly."""
+    generator = seeded(seed)
+    mantissa = int(torch.randint(2 ** (significant_bits - 1), 2**significant_bits, (), generator=generator))
+    exponent = int(torch.randint(-4, 4, (), generator=generator))
+    sign = 1 if int(torch.randint(0, 2, (), generator=generator)) else -1
+    return math.ldexp(sign * mantissa, exponent - significant_bits)
+
+
+# Every floating dtype the exercise names, in each of its shapes. float16 keeps 11 significant bits and
+# bfloat16 8, so their numbers are drawn with exactly those digits; the expected value is that number.
+half_precision = (
+    (43, (1, 1, 1), torch.float16, True, 11),
+    (44, (), torch.float16, False, 11),
+    (45, (), torch.bfloat16, True, 8),
+    (46, (1,), torch.bfloat16, False, 8),
+    (47, (1, 1, 1), torch.bfloat16, True, 8),
+)
+for seed, shape, dtype, tracked, bits in half_precision:
+    number = exactly_held(seed, bits)
+    tensor = torch.full(shape, number, dtype=dtype, requires_grad=tracked)
+    value = call_answer(one_element_value, tensor, known_errors=ITEM_ERRORS)
+    shown = f"one_element_value(t) for t of shape {shape} and dtype {dtype}"
+    expect(isinstance(value, float), f"{shown} should return a Python float, got {checks.type_name(value)}")
+    expect(value == number, f"{shown} returned {value!r} instead of {number!r}, the value the tensor holds")
 for seed, shape, dtype, tracked in ((33, (), torch.float64, False), (34, (1, 1, 1), torch.float32, True), (35, (1,), torch.float64, True), (36, (), torch.float32, True), (37, (1, 1), torch.float64, False)):
     number = torch.randn((), dtype=torch.float64, generator=seeded(seed)).item()
     tensor = torch.full(shape, number, dtype=dtype, requires_grad=tracked)
     expected = float(np.asarray(number, dtype=np.float32 if dtype == torch.float32 else np.float64))
     value = call_answer(one_element_value, tensor, known_errors=ITEM_ERRORS)
     shown = f"one_element_value(t) for t of shape {shape} and dtype {dtype}"
-    expect(isinstance(value, float), f"{shown} should return a Python float, got {type(value).__name__}")
+    expect(isinstance(value, float), f"{shown} should return a Python float, got {checks.type_name(value)}")
     expect(value == expected, f"{shown} returned {value!r} instead of {expected!r}")
 ### END HIDDEN TESTS
 

@@ -182,8 +182,8 @@ for _ in range(4):
 # upstream gradient $G = \partial L / \partial Y$ of shape $(B, O)$ and must return the
 # gradients for both inputs. Written out, both are single matrix products:
 #
-# * the weight gradient $X^\top G$, one entry per weight;
-# * the input gradient $G W^\top$, one entry per input.
+# * the input gradient $G W^\top$, one entry per input;
+# * the weight gradient $X^\top G$, one entry per weight.
 #
 # Neither needs the Jacobian of $Y$ with respect to $W$. Flattened to a matrix (one row per
 # entry of $Y$, one column per entry of $W$) it would have $B O \times I O$ entries, most of
@@ -196,9 +196,9 @@ for _ in range(4):
 #
 # ### Exercise 2 (3 points)
 #
-# Write `weight_and_input_vjps(X, W, G)`: return `(dX, dW)` (the same order as `affine_vjp` in
-# notebook 060), the gradients of $\sum (G \odot Y)$ with respect to `X` and `W`, using one
-# matrix product each and no Jacobian. The grader compares them with autograd on random
+# Write `weight_and_input_vjps(X, W, G)`: return `(dX, dW)`, the gradients of $\sum (G \odot Y)$
+# with respect to `X` and to `W`, the input gradient first whatever order the name suggests (the
+# same order as `affine_vjp` in notebook 060), using one matrix product each and no Jacobian. The grader compares them with autograd on random
 # sizes, including one where a dense Jacobian would be large, stops your function at the
 # first tensor far bigger than the two products need, and counts the matrix products it runs:
 # two in all (autograd, differentiating `X @ W`, would run three).
@@ -228,12 +228,21 @@ def check_vjps(seed, B, I, O):
     )
     expect(
         watched["products"] <= 2,
-        f"{call} ran {watched['products']} matrix products where two give both gradients (X.T @ G and G @ W.T); "
+        f"{call} ran {watched['products']} matrix products where two give both gradients (G @ W.T and X.T @ G); "
         "differentiating X @ W with autograd runs the forward product as well",
         "autograd-pays-the-forward-product" if watched["products"] >= 3 else None,
     )
     expect(isinstance(result, tuple) and len(result) == 2, f"{call} should return a tuple (dX, dW)")
     dX, dW = result
+    expect(
+        not (
+            isinstance(dX, torch.Tensor)
+            and isinstance(dW, torch.Tensor)
+            and (B, I) != (I, O)
+            and (tuple(dX.shape), tuple(dW.shape)) == ((I, O), (B, I))
+        ),
+        f"{call} returned the weight gradient first: return (dX, dW), the input gradient G @ W.T first",
+    )
     expect_tensor(dW, f"dW of {call}")
     transposed = tuple(dW.shape) == (O, I) and torch.allclose(dW.detach().double(), W_leaf.grad.T, rtol=1e-9, atol=1e-12)
     expect(
@@ -264,7 +273,7 @@ for seed, (B, I, O) in enumerate(((5, 3, 2), (2, 6, 4), (1, 4, 7), (3, 3, 3), (4
 # ### Exercise 3 (2 points)
 #
 # Write `jacobian_and_vjp_shapes(B, I, O)`: for the same map, return a dict of tuples of ints
-# with the shapes of the weight gradient (`"dW"`), the input gradient (`"dX"`) and the
+# with the shapes of the input gradient (`"dX"`), the weight gradient (`"dW"`) and the
 # flattened Jacobian of $Y$ with respect to $W$ (`"jacobian"`: rows follow the entries of
 # $Y$, columns the entries of $W$). The grader uses random sizes and measures the true shapes
 # with autograd.
@@ -282,13 +291,13 @@ def check_shapes(B, I, O, generator):
     X_leaf, W_leaf = X.clone().requires_grad_(), W.clone().requires_grad_()
     (X_leaf @ W_leaf).backward(torch.ones(B, O, dtype=torch.float64))
     expected = {
-        "dW": tuple(W_leaf.grad.shape),
         "dX": tuple(X_leaf.grad.shape),
+        "dW": tuple(W_leaf.grad.shape),
         "jacobian": (jacobian.shape[0] * jacobian.shape[1], jacobian.shape[2] * jacobian.shape[3]),
     }
     call = f"jacobian_and_vjp_shapes(B={B}, I={I}, O={O})"
     shapes = call_answer(jacobian_and_vjp_shapes, B, I, O)
-    expect(isinstance(shapes, dict) and set(shapes) == set(expected), f"{call} should return a dict with keys 'dW', 'dX', 'jacobian'")
+    expect(isinstance(shapes, dict) and set(shapes) == set(expected), f"{call} should return a dict with keys 'dX', 'dW', 'jacobian'")
     for key, shape in shapes.items():
         expect(
             isinstance(shape, tuple) and all(isinstance(n, int) for n in shape),
@@ -301,13 +310,13 @@ def check_shapes(B, I, O, generator):
         f"for each of the {I * O} entries of W",
         "jacobian-shaped-like-parameter",
     )
-    for key in ("dW", "dX", "jacobian"):
+    for key in ("dX", "dW", "jacobian"):
         expect(got[key] == expected[key], f"{call}: {key!r} should be {expected[key]}, got {got[key]}")
 
 
 check_shapes(4, 3, 2, seeded(0))
 print(
-    "Checked B=4, I=3, O=2 against the shapes autograd measures: dW (3, 2), dX (4, 3), the flattened Jacobian "
+    "Checked B=4, I=3, O=2 against the shapes autograd measures: dX (4, 3), dW (3, 2), the flattened Jacobian "
     "(8, 6). The grader also tests other sizes."
 )
 
@@ -588,7 +597,7 @@ for case in (("Linear + Dropout", checks.dropout_model, 8, 5, 30), ("Linear + Ba
 # 3. **Reading failures.** A `.grad` of `None` comes from non-leaves and from parameters the loss
 #    never touched; gradients that are never cleared pile up and can grow or change direction;
 #    loss tensors kept for a log keep memory alive. Explain the mechanism, not only the symptom.
-# 4. **VJPs.** $dW = X^\top G$ and $dX = G W^\top$, and nothing needs the dense flattened
+# 4. **VJPs.** $dX = G W^\top$ and $dW = X^\top G$, and nothing needs the dense flattened
 #    Jacobian. "Backward costs about twice the forward" is a count for this affine map, not a
 #    promise for every program.
 # 5. **Compiling.** Compiled code is checked against its eager version, outputs and gradients,

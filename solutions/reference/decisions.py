@@ -33,12 +33,12 @@ def jacobian_and_vjp_shapes(B, I, O):
     """Shapes for Y = X @ W with X of shape (B, I) and W of shape (I, O).
 
     Return a dict of tuples of ints:
-      "dW"       the shape of the weight gradient X.T @ G,
       "dX"       the shape of the input gradient G @ W.T,
+      "dW"       the shape of the weight gradient X.T @ G,
       "jacobian" the shape of the Jacobian of Y with respect to W, with Y and W
                  each flattened to a vector (rows follow Y, columns follow W).
     """
-    return {"dW": (I, O), "dX": (B, I), "jacobian": (B * O, I * O)}
+    return {"dX": (B, I), "dW": (I, O), "jacobian": (B * O, I * O)}
 
 
 def tool_for(situation):

@@ -31,9 +31,10 @@ def why_grad_is_none(tensor, output, backward_ran):
 
     `output` is the tensor that backward() was (or would have been) called on;
     `backward_ran` says whether output.backward() was called. Check the reasons in the table's order.
-    "no_grad" means output.requires_grad is False. `tensor` is connected only when it is itself
-    (the same object, not an equal copy) a leaf of the graph behind output.grad_fn; an output
-    that is a leaf has no graph behind it.
+    "no_grad" means output.requires_grad is False: nothing was recorded for the output, whether it
+    was computed inside torch.no_grad() or, in grad mode, from tensors none of which requires
+    grad. `tensor` is connected only when it is itself (the same object, not an equal copy) a leaf
+    of the graph behind output.grad_fn; an output that is a leaf has no graph behind it.
     """
     if not tensor.requires_grad:
         return "not_tracked"

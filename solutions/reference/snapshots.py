@@ -13,9 +13,9 @@ def tensor_snapshot(tensor):
 def descend_and_log(w, loss_fn, lr, steps):
     """Run `steps` steps of gradient descent, w <- w - lr * (d loss / d w), on the leaf `w`.
 
-    `loss_fn(w)` returns a one-element tensor. Change `w` in place, so that it stays the same
-    leaf and autograd sees every change (its version counter moves), and keep each update out
-    of the graph. Each step descends along that step's gradient alone, and when you return
+    `w` arrives without a gradient (`w.grad is None`); `loss_fn(w)` returns a one-element
+    tensor. Change `w` in place, so that it stays the same leaf and autograd sees every change
+    (its version counter moves), and keep each update out of the graph. Each step descends along that step's gradient alone, and when you return
     `w.grad` is None. Log each step's loss (its value before that step's update) as a Python
     number or as a tensor that keeps no graph. Return the list of the `steps` logged losses.
     """

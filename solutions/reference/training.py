@@ -80,7 +80,8 @@ def raw_train(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
 def local_mnist_raw(X_train, y_train, X_val, y_val, X_test, y_test):
     """Train on the training arrays, select on the validation arrays, score the test arrays once.
 
-    Each X must be 2-D with 784 columns and as many rows as its labels; raise
+    Each y is one-dimensional, one class index per image. Each X must be 2-D
+    with 784 columns and as many rows as its labels; raise
     ValueError otherwise. Convert the images to float64 tensors and the labels
     to int64 tensors. Return (params, (test loss, test accuracy)).
     """
