@@ -106,9 +106,12 @@ def descend(w, grad_fn, steps):
 
 
 def test_students_who_change_only_a_constant_of_the_starter_rank_below_a_planted_copy():
-    # Each one's own wrong constant where the starter scales by a fan-in rule.
-    wrong = {"ann": "* 0.01", "bea": "* 0.05", "cat": "* 0.1"}
-    constants = {student: STARTER.replace("** 0.5", value) for student, value in wrong.items()}
+    # Each one's own wrong constant in the starter's scale, and nothing else changed.
+    wrong = {"ann": ("(0.01 / d)", "** 0.01"), "bea": ("(0.05 / d)", "** 0.05"), "cat": ("(0.1 / d)", "** 0.1")}
+    constants = {
+        student: STARTER.replace("(2.0 / d)", scale).replace("(1.0 / h) ** 0.5", f"(1.0 / h) {power}")
+        for student, (scale, power) in wrong.items()
+    }
     texts = {"nb": {**constants, "dov": STARTER + OWN_LOOP, "eli": STARTER + OWN_LOOP.replace("history", "seen")}}
     pairs = rank_notebooks(texts, {"nb": STARTER})
     assert [(p.first, p.second) for p in pairs] == [("dov", "eli")], pairs
