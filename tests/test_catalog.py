@@ -23,3 +23,10 @@ def test_a_repeated_id_is_rejected(tmp_path):
     path.write_text(entry + entry)
     with pytest.raises(ValueError, match="twice"):
         load_catalog(path)
+
+
+def test_what_a_mistake_does_is_read_as_phrases(tmp_path):
+    path = tmp_path / "catalog.toml"
+    path.write_text('[[misconception]]\nid = "x-y-z"\ntitle = "t"\nbelief = "b"\ndiagnosis = "d"\ndoes = ["sum()"]\n')
+    assert load_catalog(path)["x-y-z"].does == ("sum()",)
+    assert load_catalog()["sum-replaces-cotangent"].does

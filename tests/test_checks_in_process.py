@@ -89,3 +89,15 @@ def test_a_function_of_the_test_is_refused_as_the_wire_would_and_public_ones_pas
         assert not outcomes[cell].passed
         assert f"the test's function '{name}' cannot reach the student's kernel" in outcomes[cell].failure
     assert outcomes["test_sends_public_functions_and_what_the_student_side_made"].passed
+
+
+def test_every_call_to_the_student_side_is_shown_to_a_watcher_with_its_cell():
+    seen = []
+    run_checks(
+        parse_script(SCRIPT),
+        {"answer_f": "def f(*args):\n    return 1"},
+        on_call=lambda cell, function, args, kwargs: seen.append((cell, getattr(function, "__name__", ""), args)),
+    )
+    quiet = [(cell, name) for cell, name, _ in seen if cell == "test_quiet"]
+    assert quiet == [("test_quiet", "tensor")]
+    assert ("test_named", "f", ()) in seen

@@ -2,7 +2,13 @@ import nbformat
 import pytest
 
 from gradekit.authoring import cells
-from gradekit.authoring.consistency import catalog_problems, demo_problems, notebook_problems, static_problems
+from gradekit.authoring.consistency import (
+    advice_problems,
+    catalog_problems,
+    demo_problems,
+    notebook_problems,
+    static_problems,
+)
 from gradekit.authoring.solutions import NegativeControl
 from gradekit.core.catalog import Misconception
 from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
@@ -63,3 +69,57 @@ def test_a_demo_may_define_nothing_another_code_cell_reads(tmp_path):
         cell.id = cell.metadata.nbgrader.grade_id
     problems = demo_problems("010_x", {cell.id: cell for cell in notebook.cells})
     assert problems == ["010_x: test_f reads 'x', which the demo demo_x defines"]
+
+
+def _two_mistakes(tmp_path, test_source: str) -> Manifest:
+    """A notebook whose test cell targets a bare backward() and a sum in place of the cotangent."""
+    notebook_cells = [cells.answer_cell("answer_f", "def f():\n    pass"), cells.test_cell("test_f", 2, test_source)]
+    nbformat.write(nbformat.v4.new_notebook(cells=notebook_cells), tmp_path / "021_x.ipynb")
+    return Manifest(
+        "a",
+        (NotebookEntry("021_x", "2.1", "X", "r", "c"),),
+        (Exercise("021_x", "answer_f", ("f",), (TestCell("test_f", 2, ("bare-backward-x", "sum-for-cotangent-x")),)),),
+    )
+
+
+TWO_MISTAKES = {
+    "bare-backward-x": Misconception("bare-backward-x", "t", "b", "backward() needs a cotangent: pass it v."),
+    "sum-for-cotangent-x": Misconception(
+        "sum-for-cotangent-x", "t", "b", "a sum picks v = ones; call y.backward(v).", ("reduce the output", ".sum()")
+    ),
+}
+
+
+def test_a_diagnosis_that_recommends_another_mistake_of_its_notebook_is_refused(tmp_path):
+    leading = 'expect(False, "no cotangent: reduce the output to one number first", "bare-backward-x")'
+    problems = advice_problems(_two_mistakes(tmp_path, leading), TWO_MISTAKES, tmp_path)
+    assert problems == [
+        "021_x: the diagnosis of 'bare-backward-x' (021_x/test_f) advises 'reduce the output', which is what "
+        "'sum-for-cotangent-x' does, a mistake 021_x also tests: advise the way forward instead"
+    ]
+    forward = 'expect(False, "no cotangent: pass the given v, as y.backward(v), not a sum", "bare-backward-x")'
+    assert advice_problems(_two_mistakes(tmp_path, forward), TWO_MISTAKES, tmp_path) == []
+
+
+def test_the_catalog_and_the_shared_error_table_are_held_to_the_same_rule(tmp_path):
+    catalog = dict(TWO_MISTAKES)
+    catalog["bare-backward-x"] = Misconception("bare-backward-x", "t", "b", "one number needed; reduce the output.")
+    (tmp_path / "autograd_checks.py").write_text(
+        'COMMON_ERRORS = (("scalar outputs", "bare-backward-x", "no cotangent: call y.sum().backward()"),)\n'
+    )
+    problems = advice_problems(_two_mistakes(tmp_path, "call_answer(f, 1)"), catalog, tmp_path)
+    assert any("'bare-backward-x' (the catalog) advises 'reduce the output'" in p for p in problems), problems
+    assert any("'bare-backward-x' (autograd_checks.py) advises '.sum()'" in p for p in problems), problems
+    # A call with its own error table leaves the shared one out.
+    problems = advice_problems(_two_mistakes(tmp_path, "call_answer(f, 1, known_errors=())"), catalog, tmp_path)
+    assert not any("autograd_checks.py" in p for p in problems), problems
+
+
+def test_a_catalog_diagnosis_that_says_nothing_to_do_is_refused(tmp_path):
+    catalog = dict(TWO_MISTAKES)
+    catalog["sum-for-cotangent-x"] = Misconception("sum-for-cotangent-x", "t", "b", "A sum picks v = ones.")
+    problems = advice_problems(_two_mistakes(tmp_path, "pass"), catalog, tmp_path)
+    assert problems == [
+        "the catalog's diagnosis of 'sum-for-cotangent-x' says nothing to do: add what the student should do, "
+        "as an instruction"
+    ]

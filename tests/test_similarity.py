@@ -86,3 +86,42 @@ def test_the_model_answer_is_set_aside_so_only_what_two_students_share_beyond_it
     assert pairs[0].score == 1.0
     # Without the model answer set aside, everyone who wrote it looks copied.
     assert len(rank_notebooks(texts, {"nb": ""})) > 1
+
+
+STARTER = """
+def init_params(d, h, k, seed):
+    generator = torch.Generator().manual_seed(seed)
+    W1 = torch.randn(d, h, dtype=torch.float64, generator=generator) * (2.0 / d) ** 0.5
+    W2 = torch.randn(h, k, dtype=torch.float64, generator=generator) * (1.0 / h) ** 0.5
+    return W1.requires_grad_(), W2.requires_grad_()
+"""
+OWN_LOOP = """
+def descend(w, grad_fn, steps):
+    history = [w]
+    while len(history) <= steps:
+        step = grad_fn(history[-1]) * 0.25
+        history.append(history[-1] - step)
+    return history[-1]
+"""
+
+
+def test_students_who_change_only_a_constant_of_the_starter_rank_below_a_planted_copy():
+    # Each one's own wrong constant in the starter's scale, and nothing else changed.
+    wrong = {"ann": ("(0.01 / d)", "** 0.01"), "bea": ("(0.05 / d)", "** 0.05"), "cat": ("(0.1 / d)", "** 0.1")}
+    constants = {
+        student: STARTER.replace("(2.0 / d)", scale).replace("(1.0 / h) ** 0.5", f"(1.0 / h) {power}")
+        for student, (scale, power) in wrong.items()
+    }
+    texts = {"nb": {**constants, "dov": STARTER + OWN_LOOP, "eli": STARTER + OWN_LOOP.replace("history", "seen")}}
+    pairs = rank_notebooks(texts, {"nb": STARTER})
+    assert [(p.first, p.second) for p in pairs] == [("dov", "eli")], pairs
+    assert pairs[0].score > 0.9
+
+
+def test_a_copy_that_changes_its_constants_still_shows():
+    changed = OWN_LOOP.replace("0.25", "0.3")
+    pairs = rank_notebooks({"nb": {"dov": OWN_LOOP, "eli": changed}}, {"nb": STARTER})
+    assert [(p.first, p.second) for p in pairs] == [("dov", "eli")] and pairs[0].score > 0.9
+    # The slices point into the student's own text, constants included.
+    starts, ends = pairs[0].slices[1]
+    assert "0.3" in "".join(changed[start:end] for start, end in zip(starts, ends))

@@ -53,7 +53,7 @@ import traceback
 import types
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gradekit.core.diagnoses import named_misconceptions
 from gradekit.core.notebook_script import Role, ScriptCell
@@ -99,22 +99,39 @@ def load_support_modules(source_dir: Path) -> None:
         spec.loader.exec_module(module)
 
 
+# Told of every call a test cell sends to the student's side: (test cell, function, args, kwargs).
+CallWatcher = Callable[[str, Any, tuple, dict], None]
+
+
 def run_checks(
-    script: tuple[ScriptCell, ...], answers: dict[str, str], label: str = "notebook"
+    script: tuple[ScriptCell, ...],
+    answers: dict[str, str],
+    label: str = "notebook",
+    on_call: CallWatcher | None = None,
 ) -> tuple[TestOutcome, ...]:
-    """Run the script with `answers` (answer cell -> its text); one outcome per test cell, in order."""
+    """Run the script with `answers` (answer cell -> its text); one outcome per test cell, in order.
+
+    `on_call`, when given, sees each call a cell makes to the student's side before it runs.
+    """
     outcomes = []
     answer_files = {f"<{label}:{cell.grade_id}>" for cell in script if cell.role is Role.ANSWER}
+    running = [""]  # the cell whose code runs now, for on_call
+
+    def watch(function, args, kwargs):
+        if on_call is not None:
+            on_call(running[0], function, tuple(args), dict(kwargs))
+
     with (
         _notebook_module() as namespace,
         _fresh_torch_state(),
-        _only_what_crosses(answer_files),
+        _only_what_crosses(answer_files, watch),
         warnings.catch_warnings(record=True) as shown,
     ):
         _kernel_warning_filters()
         for cell in script:
             if cell.role.is_markdown:
                 continue
+            running[0] = cell.grade_id
             source = answers[cell.grade_id] if cell.role is Role.ANSWER else cell.body
             seen = len(shown)
             error, stderr = _run_cell(source, namespace, f"<{label}:{cell.grade_id}>")
@@ -136,7 +153,7 @@ def _notebook_module():
 
 
 @contextlib.contextmanager
-def _only_what_crosses(answer_files: set[str]):
+def _only_what_crosses(answer_files: set[str], watch: Callable[[Any, tuple, dict], None]):
     """Refuse, as the wire would, a call to the student's side that passes a function of the test.
 
     Allowed: the public module's and libraries' functions (they cross by name),
@@ -154,6 +171,7 @@ def _only_what_crosses(answer_files: set[str]):
     their_numbers = itertools.count()
 
     def run_in_student_process(function, args, kwargs):
+        watch(function, args, kwargs)
         for value in _callables_in((function, args, kwargs)):
             if not _may_cross(value, answer_files, made_there):
                 raise CrossingError(function_refusal(value))

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import nbformat
 
+from gradekit.authoring.advice import Diagnosis, diagnoses_in_code, error_table, recommended, says_what_to_do
 from gradekit.authoring.cells import is_demo
 from gradekit.authoring.solutions import NegativeControl, load_controls
-from gradekit.core.catalog import load_catalog
+from gradekit.core.catalog import Misconception, load_catalog
 from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
@@ -115,7 +116,63 @@ def _manual_problems(manifest: Manifest, notebook: str, cells: dict) -> list[str
 def static_problems(course: Course, manifest: Manifest, complete: bool = True) -> list[str]:
     """Every problem the course's files show before anything is graded."""
     problems = notebook_problems(manifest, course.source_dir, complete)
-    return problems + catalog_problems(manifest, load_catalog(), load_controls(manifest), course.source_dir)
+    catalog = load_catalog()
+    problems += catalog_problems(manifest, catalog, load_controls(manifest), course.source_dir)
+    return problems + advice_problems(manifest, catalog, course.source_dir)
+
+
+CHECKS_MODULE = "autograd_checks.py"  # the public module whose COMMON_ERRORS word the shared errors
+
+
+def advice_problems(manifest: Manifest, catalog: dict[str, Misconception], source_dir: Path) -> list[str]:
+    """Every catalog diagnosis says what to do, and no diagnosis a notebook can show leads into another of its mistakes.
+
+    A notebook's mistakes are the misconceptions its test cells target or name; its diagnoses are
+    their catalog entries, the messages its checks write, and the shared error table where a call
+    leaves it in force. A phrase a misconception `does` in the advice of another's diagnosis is refused.
+    """
+    problems = [
+        f"the catalog's diagnosis of {m.id!r} says nothing to do: add what the student should do, as an instruction"
+        for m in catalog.values()
+        if not says_what_to_do(m.diagnosis)
+    ]
+    module = source_dir / CHECKS_MODULE
+    shared = error_table(module.read_text(), "COMMON_ERRORS", CHECKS_MODULE) if module.is_file() else []
+    for entry in manifest.notebooks:
+        diagnoses = notebook_diagnoses(source_notebook(source_dir, entry.name), entry.name, shared)
+        mistakes = _tested_in(manifest, entry.name) | {d.misconception for d in diagnoses if d.misconception}
+        diagnoses += [Diagnosis(catalog[m].diagnosis, m, "the catalog") for m in sorted(mistakes) if m in catalog]
+        problems += _leading_into(entry.name, diagnoses, {m: catalog[m] for m in mistakes if m in catalog})
+    return problems
+
+
+def notebook_diagnoses(notebook, name: str, shared: list[Diagnosis]) -> list[Diagnosis]:
+    """The messages the notebook's code cells write, and the shared table's when a call leaves it in force."""
+    diagnoses: list[Diagnosis] = []
+    uses_shared = False
+    for cell_id, cell in cells_by_grade_id(notebook).items():
+        if cell.cell_type == "code":
+            found, leaves_shared = diagnoses_in_code(cell.source, f"{name}/{cell_id}")
+            diagnoses += found
+            uses_shared = uses_shared or leaves_shared
+    return diagnoses + (shared if uses_shared else [])
+
+
+def _tested_in(manifest: Manifest, notebook: str) -> set[str]:
+    return {m for exercise in manifest.exercises_of(notebook) for test in exercise.tests for m in test.targets}
+
+
+def _leading_into(notebook: str, diagnoses: list[Diagnosis], mistakes: dict[str, Misconception]) -> list[str]:
+    problems = []
+    for diagnosis in diagnoses:
+        for other in sorted(mistakes.keys() - {diagnosis.misconception}):
+            problems += [
+                f"{notebook}: the diagnosis of {diagnosis.misconception or 'an unnamed failure'!r} "
+                f"({diagnosis.where}) advises {phrase!r}, which is what {other!r} does, a mistake "
+                f"{notebook} also tests: advise the way forward instead"
+                for phrase in recommended(diagnosis.text, mistakes[other].does)
+            ]
+    return sorted(set(problems))
 
 
 def catalog_problems(

@@ -90,6 +90,7 @@ def _check(args) -> int:
     result = check_course(course, manifest, complete=not args.notebook)
     _print_judgement(manifest, result)
     _print_visible(result)
+    _print_coverage(result)
     verdict = "hold" if result.ok else "FAIL"
     print(
         f"checks {verdict} in process: {len(result.subjects)} subjects, {len(result.violations)} violations, {result.seconds:.1f} s"
@@ -99,7 +100,23 @@ def _check(args) -> int:
         from gradekit.commands import figures
 
         figures.write_figure(args.visible_figures, "check", figures.visible_figure(result), "--visible-figures")
+    if args.coverage_figures:
+        from gradekit.commands import figures
+
+        figures.write_figure(args.coverage_figures, "check", figures.coverage_figure(result), "--coverage-figures")
     return 0 if result.ok else 1
+
+
+def _print_coverage(result) -> None:
+    """Per exercise whose text states what its inputs may be: whether the test cells pass each such input."""
+    from gradekit.proof.coverage import KNOWN_GAPS, coverage_lines, load_known_gaps
+
+    print("inputs the exercise text states, against what the test cells pass (run with the reference):")
+    print(
+        "\n".join(coverage_lines(result.coverage, load_known_gaps(KNOWN_GAPS)))
+        or "  no exercise states its inputs' dtypes or shapes"
+    )
+    print()
 
 
 def _drift(course, manifest) -> list[str]:
@@ -422,6 +439,12 @@ def parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="PATH",
         help="also write, per notebook, the share of negative controls stopped by visible checks as Markdown",
+    )
+    check.add_argument(
+        "--coverage-figures",
+        type=Path,
+        metavar="PATH",
+        help="also write, per exercise, the input dtypes and shapes its text states and which its tests pass, as Markdown",
     )
     check.set_defaults(run=_check)
     mutants = commands.add_parser(

@@ -18,6 +18,7 @@ from gradekit.core.atomic_files import atomic_write
 from gradekit.mutation.adequacy import Adequacy
 from gradekit.mutation.report import score_rows
 from gradekit.proof.check_course import CheckResult
+from gradekit.proof.coverage import KNOWN_GAPS_FILE, coverage_table
 from gradekit.proof.rules import ProofResult
 from gradekit.proof.visible import SHARE_COLUMNS, share_table
 
@@ -77,6 +78,12 @@ def visible_figure(result: CheckResult) -> str:
     ]
     note = "Not stopped before submitting (only the grader's hidden tests catch them), each with why the page cannot show it:"
     return f"{table}\n\n{note}" + ("\n\n" + "\n".join(missed) if missed else " none.")
+
+
+def coverage_figure(result: CheckResult) -> str:
+    """Per exercise whose text states its inputs' dtypes or shapes, which of them its test cells pass."""
+    note = f"A gap fails `check` unless `{KNOWN_GAPS_FILE}` declares it with a reason."
+    return f"{coverage_table(result.coverage)}\n{note}"
 
 
 def mutants_figure(result: Adequacy) -> str:

@@ -17,6 +17,9 @@ class Misconception:
     title: str
     belief: str
     diagnosis: str
+    # Phrases of advice that would lead a student into this mistake ("reduce the output"): the
+    # consistency rule refuses them in the advice of another diagnosis of a notebook that tests it.
+    does: tuple[str, ...] = ()
 
 
 def load_catalog(path: Path = CATALOG_FILE) -> dict[str, Misconception]:
@@ -25,5 +28,5 @@ def load_catalog(path: Path = CATALOG_FILE) -> dict[str, Misconception]:
     for entry in entries:
         if entry["id"] in catalog:
             raise ValueError(f"misconception {entry['id']!r} is catalogued twice")
-        catalog[entry["id"]] = Misconception(**entry)
+        catalog[entry["id"]] = Misconception(**{**entry, "does": tuple(entry.get("does", ()))})
     return catalog

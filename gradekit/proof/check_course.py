@@ -5,7 +5,10 @@ control) run each notebook script in this process (checks_in_process), their
 outcomes become grades, and the proof's own `check_subject` judges them. Then the same subjects run
 with each test cell cut down to its visible part (proof/visible.py): the share
 of controls a student is warned of before submitting, per notebook, and a
-violation for every right answer a visible check refuses.
+violation for every right answer a visible check refuses. While the reference
+runs, the calls its test cells send to the student's side are recorded: each
+exercise's stated inputs set beside them (proof/coverage.py), an undeclared gap
+is a violation.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from gradekit.core.diagnoses import one_line
 from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.core.manifest import SCRIPTS_DIR, Manifest
 from gradekit.core.notebook_script import Role, ScriptCell, read_script
+from gradekit.proof.coverage import KNOWN_GAPS, CallRecord, ExerciseCoverage, coverage, gap_problems, load_known_gaps
 from gradekit.proof.rules import Violation, check_subject
-from gradekit.proof.subjects import BLANK_ID, Subject, answer_sources, proof_subjects
+from gradekit.proof.subjects import BLANK_ID, REFERENCE_ID, Subject, answer_sources, proof_subjects
 from gradekit.proof.visible import (
     FailedCells,
     VisibleShare,
@@ -43,6 +47,7 @@ class CheckResult:
     violations: tuple[Violation, ...]
     seconds: float
     visible: tuple[VisibleShare, ...] = ()  # per notebook: the controls its visible checks stop
+    coverage: tuple[ExerciseCoverage, ...] = ()  # per exercise: the inputs its text states and its tests pass
 
     @property
     def ok(self) -> bool:
@@ -59,9 +64,20 @@ def check_course(
     subjects = proof_subjects(manifest, load_controls(manifest))
     violations = [Violation("manifest", "static", p) for p in static_problems(course, manifest, complete)]
     grades = {}
+    records = {name: CallRecord() for name in scripts}  # what the reference's test cells pass
     for subject in subjects:
-        grades[subject.student_id] = subject_grades(course, manifest, scripts, subject)
+        watched = records if subject.student_id == REFERENCE_ID else None
+        grades[subject.student_id] = subject_grades(course, manifest, scripts, subject, watched)
         violations += check_subject(manifest, subject, grades[subject.student_id])
+    covered = tuple(
+        item
+        for name, script in scripts.items()
+        for item in coverage(name, script, manifest.exercises_of(name), records[name])
+    )
+    violations += [
+        Violation("reference", "stated inputs", problem)
+        for problem in gap_problems(covered, load_known_gaps(KNOWN_GAPS), set(scripts))
+    ]
     visible = {name: visible_script(script) for name, script in scripts.items()}
     failed = failed_visibly(subjects, lambda s, notebook: visible_failures(course, manifest, visible, s, notebook))
     violations += [
@@ -74,7 +90,7 @@ def check_course(
         for share in shares
         for control in share.stale_reasons
     ]
-    return CheckResult(subjects, grades, tuple(violations), time.monotonic() - started, shares)
+    return CheckResult(subjects, grades, tuple(violations), time.monotonic() - started, shares, covered)
 
 
 def visible_failures(course: Course, manifest: Manifest, scripts: dict, subject: Subject, notebook: str) -> FailedCells:
@@ -84,12 +100,18 @@ def visible_failures(course: Course, manifest: Manifest, scripts: dict, subject:
     return {outcome.cell: outcome.failure for outcome in outcomes if not outcome.passed}
 
 
-def subject_grades(course: Course, manifest: Manifest, scripts: dict, subject: Subject) -> SubmissionGrades:
-    """The subject's notebooks run in process; a passed test cell earns its points, a failed one zero."""
+def subject_grades(
+    course: Course, manifest: Manifest, scripts: dict, subject: Subject, records: dict[str, CallRecord] | None = None
+) -> SubmissionGrades:
+    """The subject's notebooks run in process; a passed test cell earns its points, a failed one zero.
+
+    With `records`, each notebook's calls to the student's side are noted in its record.
+    """
     cells = []
     for notebook in subject.notebooks:
         answers = subject_answers(course, manifest, scripts[notebook], subject, notebook)
-        for outcome in run_checks(scripts[notebook], answers, f"{subject.student_id}/{notebook}"):
+        watcher = records[notebook] if records is not None else None
+        for outcome in run_checks(scripts[notebook], answers, f"{subject.student_id}/{notebook}", watcher):
             score = outcome.points if outcome.passed else 0
             said = one_line(outcome.failure)
             cells.append(CellGrade(notebook, outcome.cell, score, outcome.points, outcome.named, said))

@@ -4,6 +4,9 @@ The release's answer cells (signatures, docstrings, stubs) are the starter code:
 are dropped as boilerplate, so what every student was given never counts as copying. The model
 answer (the source notebooks' solutions) is dropped too: students who both reach the expected
 answer have not copied each other, and a class of such pairs would bury the ones who did.
+Numbers are compared as placeholders: students who change only a constant of the starter code or
+the model answer (each to a different wrong value) share nothing beyond it, while a copy still shares
+its whole structure.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import warnings
 from copydetect import CodeFingerprint, compare_files
 from copydetect.defaults import GUARANTEE_THRESHOLD, NOISE_THRESHOLD
 from copydetect.utils import filter_code, get_token_coverage, hashed_kgrams
+from pygments import lexers, token
 
 WINDOW = GUARANTEE_THRESHOLD - NOISE_THRESHOLD + 1
 # Less shared code than this (in copydetect's filtered tokens, about two short lines) is a stock line, not a copy.
@@ -51,7 +55,25 @@ def quiet():
 
 def fingerprint(text: str, boilerplate: list[int]) -> CodeFingerprint:
     # The name only tells copydetect's tokenizer the language; nothing is read from disk.
-    return CodeFingerprint("answers.py", NOISE_THRESHOLD, WINDOW, boilerplate=boilerplate, fp=io.StringIO(text))
+    held = CodeFingerprint(
+        "answers.py", NOISE_THRESHOLD, WINDOW, boilerplate=boilerplate, fp=io.StringIO(numbers_masked(text))
+    )
+    held.raw_code = text  # the masked text has the same length, so copydetect's slices fit the student's own
+    return held
+
+
+def numbers_masked(text: str) -> str:
+    """`text` with every numeric literal written over by a name of the same length.
+
+    copydetect reads a name as any other name, so `lr = 0.01` and `lr = 0.5` become the same tokens, and
+    character positions stay where they were in the student's text.
+    """
+    lexer = lexers.get_lexer_by_name("python")
+    pieces = []
+    for _, kind, value in lexer.get_tokens_unprocessed(text):
+        pieces.append("n" * len(value) if kind in token.Number else value)
+    masked = "".join(pieces)
+    return masked if len(masked) == len(text) else text
 
 
 def rank_notebooks(texts: dict[str, dict[str, str]], starters: dict[str, str]) -> list[SimilarPair]:
@@ -76,7 +98,7 @@ def rank_pairs(texts: dict[str, str], starter: str, notebook: str = "") -> list[
 
 def every_kgram(text: str) -> set:
     """The hash of every k-gram of the text, not only the ones winnowing keeps: a student's text keeps others."""
-    filtered, _ = filter_code(text, "answers.py")
+    filtered, _ = filter_code(numbers_masked(text), "answers.py")
     return set(hashed_kgrams(filtered, k=NOISE_THRESHOLD)) if len(filtered) >= NOISE_THRESHOLD else set()
 
 

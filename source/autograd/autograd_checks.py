@@ -81,8 +81,8 @@ COMMON_ERRORS = (
     (
         "scalar outputs",
         "vector-backward-without-cotangent",
-        "backward() was called with no argument on an output with more than one element: reduce the output "
-        "to one number first (with .sum(), for example), or pass backward() a tensor of weights shaped "
+        "backward() was called with no argument on an output with more than one element: call backward() "
+        "on the one-element result the exercise asks for, or pass backward() a tensor of weights shaped "
         "like the output (section 2.1 names it the cotangent)",
     ),
     (
