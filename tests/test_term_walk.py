@@ -14,6 +14,7 @@ import contextlib
 import csv
 import dataclasses
 import datetime
+import re
 import shutil
 
 import nbformat
@@ -33,7 +34,7 @@ from nbgrader.api import Gradebook
 from services import postgres_server
 from sqlalchemy.engine import make_url
 
-from deploy.shared_gradebook import ENTRIES_VIEW, share_gradebook
+from deploy.shared_gradebook import ENTRIES_TABLE, ENTRIES_VIEW, share_gradebook
 from gradekit.authoring.due_header import METADATA_KEY
 from gradekit.authoring.solutions import load_controls
 from gradekit.commands.demo import demo_course, enrol, write_demo_student
@@ -272,7 +273,7 @@ def regrade_one_student_alone(course: Course, term: Term, capsys) -> None:
     assert code == 0, said
     assert "regrade: 1 student(s) changed score, 0 unchanged" in said
     (line,) = regrade_rows(course).values()
-    tests = term.manifest.test_cells_of(WRITTEN)
+    tests = sorted(term.manifest.test_cells_of(WRITTEN), key=lambda test: test.cell)  # the diff lists cells by name
     assert line["student_id"] == EXTENDED
     assert line["cells_changed"] == "; ".join(f"{WRITTEN}/{t.cell}: 0 -> {t.points:g} of {t.points:g}" for t in tests)
     regraded = read_grades(course, EXTENDED)
@@ -332,45 +333,79 @@ def refresh_after_manual_grading(course: Course, term: Term, entered, capsys) ->
         assert float(exported[student]["raw_score"]) == pytest.approx(total), student
         assert float(exported[student]["late_submission_penalty"]) == pytest.approx(penalty), student
         assert lms[student] == pytest.approx(max(0.0, total - penalty)), student
-        for notebook, (score, max_score) in notebooks.items():
+        for notebook, (score, max_score, taken) in notebooks.items():
             page = course.feedback_dir / student / course.assignment_id / f"{notebook}.html"
-            if page.exists():
-                assert f"{notebook} (Score: {score:g} / {max_score:g})" in page.read_text(), (student, notebook)
+            if page.exists():  # the page's score is after the penalty, which it shows apart
+                text = page.read_text()
+                assert f"{notebook} (Score: {max(0.0, score - taken):g} / {max_score:g})" in text, (student, notebook)
+                assert (f"Late submission penalty (Score: -{round(taken, 2)})" in text) == bool(taken), (
+                    student,
+                    notebook,
+                )
     assert table[term.past_cutoff]["score_after_penalty"] == "0"
-    assert "waiting for a TA" not in (report_dir(course) / "report.html").read_text()
+    page = (report_dir(course) / "report.html").read_text()
+    assert "<b>0</b>with written answers waiting for a TA (0 points)" in page  # the headline's figure
+    assert re.search(r"\d waiting for a TA", page) is None  # and no written answer's row says any waits
 
 
-def gradebook_totals(course: Course, term: Term) -> dict[str, tuple[float, float, dict[str, tuple[float, float]]]]:
-    """Per student, as the gradebook holds it: the total, the late penalty and each notebook's score of its points."""
+def gradebook_totals(course: Course, term: Term) -> dict[str, tuple[float, float, dict[str, tuple[float, ...]]]]:
+    """Per student, as the gradebook holds it: the total, the late penalty, and per notebook its score, points and penalty."""
     totals = {}
     with Gradebook(member_url(term.admin, INSTRUCTOR), course.course_id) as gradebook:
         for submission in gradebook.find_assignment(course.assignment_id).submissions:
-            notebooks = {n.name: (float(n.score), float(n.max_score)) for n in submission.notebooks}
-            penalty = sum(float(n.late_submission_penalty or 0) for n in submission.notebooks)
+            notebooks = {
+                n.name: (float(n.score), float(n.max_score), float(n.late_submission_penalty or 0))
+                for n in submission.notebooks
+            }
+            penalty = sum(taken for _, _, taken in notebooks.values())
             totals[submission.student.id] = (float(submission.score), penalty, notebooks)
     return totals
 
 
 def back_up_and_restore(course: Course, term: Term, tmp_path, capsys) -> None:
     """Step 9: the course lead's backup, restored on a fresh folder, exchange and gradebook, regraded to the same rows."""
-    rows = load_rows(report_dir(course))
+    rows, logged = load_rows(report_dir(course)), logged_entries(term.admin)
     assert run_page_command(LEAD_PAGE, "python -m gradekit backup", course.root, "Backups") == 0
     archive = (course.root / page_command(LEAD_PAGE, "python -m gradekit backup", "Backups").archive).resolve()
     fresh = tmp_path / "fresh-course"
     fresh.mkdir()
     restore = page_command(LEAD_PAGE, "python -m gradekit restore", "Backups")
     shutil.copyfile(archive, (fresh / restore.archive).resolve())  # where the page's command finds it
-    share_gradebook(term.admin.render_as_string(hide_password=False), FRESH_DATABASE, TEAM, [INSTRUCTOR, TA])
+    empty_team_database(term.admin, FRESH_DATABASE)
     with signed_in_as_instructor(term.admin, FRESH_DATABASE):
         assert run_page_command(LEAD_PAGE, "python -m gradekit restore", fresh, "Backups") == 0
+        share_gradebook(term.admin.render_as_string(hide_password=False), FRESH_DATABASE, TEAM, [INSTRUCTOR, TA])
         restored = course_here(fresh)
         assert restored.exchange_root != course.exchange_root and restored.db_url != course.db_url
-        capsys.readouterr()
         assert run_page_command(LEAD_PAGE, "python -m gradekit grade --reports-only", fresh, "Backups") == 0
         assert row_facts(load_rows(report_dir(restored)).values()) == row_facts(rows.values())
+        capsys.readouterr()
         assert run_page_command(TA_PAGE, "python -m gradekit grade --collect", fresh, "One command") == 0
         said = capsys.readouterr().out
         assert row_facts(load_rows(report_dir(restored)).values()) == row_facts(rows.values())
         assert f"regrade: 0 student(s) changed score, {len(rows)} unchanged" in said
         for student in rows:
             assert read_grades(restored, student).written == read_grades(course, student).written, student
+    assert logged_entries(term.admin, FRESH_DATABASE) == logged  # who entered each score, restored too
+    with pytest.raises(sqlalchemy.exc.ProgrammingError, match="permission denied"):  # and the team still cannot edit it
+        as_member(term.admin, TA, FRESH_DATABASE, f"DELETE FROM {ENTRIES_TABLE}")
+
+
+def empty_team_database(admin, database: str) -> None:
+    """What the administrator makes for a restore on the team's shared gradebook: an empty database the team owns."""
+    engine = sqlalchemy.create_engine(admin, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{database}" OWNER "{TEAM}"')
+    finally:
+        engine.dispose()
+
+
+def as_member(admin, member: str, database: str, statement: str) -> None:
+    engine = sqlalchemy.create_engine(member_url(admin, member, database))
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql(statement)
+            connection.commit()
+    finally:
+        engine.dispose()
