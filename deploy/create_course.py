@@ -12,10 +12,15 @@ ta or student) and exactly one instructor. What this makes, below --site
 (default /srv/<course id>):
 
     hub.json                 what deploy/jupyterhub_config.py reads
+    course/                  the course folder, a clone of this kit the course team shares: the
+                             instructor's and the team's group's, 2770, group-writable, every folder
+                             setgid; each team member reaches it by a link ~/<course id>
     exchange/                nbgrader's filesystem exchange, 1777
-    exchange/<course id>/    the instructor's: outbound 0755, inbound 3733, feedback 0711
+    exchange/<course id>/    the team's: outbound 2775, inbound 3773, feedback 2771 (students may
+                             fetch, drop a submission and fetch their own feedback; any TA may collect)
     jupyter/everyone/        nbgrader settings every server reads (course id, exchange)
-    jupyter/course-team/     adds the course folder for formgrader, lets formgrader's page sit in JupyterLab,
+    jupyter/course-team/     adds the course folder (by each member's link) for formgrader, turns on
+                             nbgrader's group-shared files, lets formgrader's page sit in JupyterLab,
                              turns off JupyterLab's news pop-up
     jupyter/students/        turns off formgrader, create-assignment, the course list and the news pop-up
     hub/                     the hub's own state (database, cookie secret), root only
@@ -23,8 +28,11 @@ ta or student) and exactly one instructor. What this makes, below --site
       course/                its private clone of this kit, the hidden tests it grades with (cloned afresh each run)
       state/                 its grading template, uploads being graded, and audit.jsonl (who checked what, when)
 
-and the course folder, a clone of this kit in the instructor's home, 0700,
-with its SQLite gradebook inside, so no student can read grades or submissions.
+The gradebook is SQLite inside the course folder unless --gradebook-database
+names a PostgreSQL database: then deploy/shared_gradebook.py makes it, shared by
+the team (each member signs in as themselves; a log says who entered each
+manual score), and the hub hands its address to the team's servers only. No
+student can read the course folder, the gradebook or another's submission.
 """
 
 from __future__ import annotations
@@ -63,9 +71,14 @@ c.Exchange.root = {exchange!r}
 
 # The course team's servers also load the course's own configuration, so formgrader grades as the TA's command does.
 COURSE_TEAM_CONFIG = '''"""nbgrader settings of the team of course {course_id!r} (written by deploy/create_course.py)."""
+import os
+
 c = get_config()  # noqa: F821
 load_subconfig({course_config!r})  # noqa: F821
-c.CourseDirectory.root = {course_dir!r}
+# Formgrader serves only a course below the server's root (the member's home): each member's link.
+c.CourseDirectory.root = os.path.expanduser({course_link!r})
+# The team shares the course folder: what nbgrader writes there stays writable for the team's group.
+c.CourseDirectory.groupshared = True
 c.Exchange.root = {exchange!r}
 '''
 
@@ -91,6 +104,13 @@ class CoursePlan:
     team_group: str
     student_group: str
     precheck_account: str | None = None  # the pre-check service's own account; None: no pre-check
+    gradebook_database: str | None = None  # a PostgreSQL database the team shares; None: SQLite in the course folder
+    postgres_host: str = "/var/run/postgresql"  # the PostgreSQL server's socket folder
+    student_limits: dict[str, float] = dataclasses.field(default_factory=dict)  # deploy/student_limits.py's, if set
+
+    @property
+    def team(self) -> tuple[str, ...]:
+        return tuple(m.username for m in self.members if m.role in COURSE_TEAM)
 
     @property
     def instructor(self) -> str:
@@ -102,7 +122,19 @@ class CoursePlan:
 
     @property
     def course_dir(self) -> Path:
-        return self.homes / self.instructor / self.course_id
+        return self.site / "course"
+
+    @property
+    def course_link(self) -> str:
+        """Where each team member finds the course folder, in their own home."""
+        return f"~/{self.course_id}"
+
+    @property
+    def gradebook_url(self) -> str | None:
+        """The shared gradebook's address; with no user name, each member signs in as their own account."""
+        if not self.gradebook_database:
+            return None
+        return f"postgresql:///{self.gradebook_database}?host={self.postgres_host}"
 
     @property
     def precheck_home(self) -> Path:
@@ -162,31 +194,72 @@ def _exists(lookup, name: str) -> bool:
 
 
 def create_exchange(plan: CoursePlan) -> None:
-    """nbgrader's filesystem exchange with the modes its multi-user setup documents.
+    """nbgrader's filesystem exchange with the modes its multi-user setup documents, shared by the team.
 
     The root is world-writable (nbgrader checks for 0777) and sticky, so no
     course can remove another's folder. Inbound lets students drop a submission
     but not list the others (their names end in a random string), and sticky
-    keeps a student from removing or renaming someone else's submission.
+    keeps a student from removing or renaming someone else's submission. The
+    course's folders belong to the team's group, setgid, so every submission
+    takes that group and any TA can collect it or release feedback.
     """
     plan.exchange.mkdir(parents=True, exist_ok=True)
     os.chmod(plan.exchange, 0o1777)
     instructor = pwd.getpwnam(plan.instructor)
-    modes = {"": 0o755, "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711}
+    team = grp.getgrnam(plan.team_group)
+    modes = {"": 0o2775, "outbound": 0o2775, "inbound": 0o3773, "feedback": 0o2771}
     for name, mode in modes.items():
         folder = plan.exchange / plan.course_id / name
         folder.mkdir(parents=True, exist_ok=True)
-        os.chown(folder, instructor.pw_uid, instructor.pw_gid)
+        os.chown(folder, instructor.pw_uid, team.gr_gid)
         os.chmod(folder, mode)
 
 
 def create_course_folder(plan: CoursePlan, kit: Path = KIT) -> None:
-    """Clone the kit into the instructor's home (kept if it exists); only the instructor may enter it."""
+    """Clone the kit into the site (kept if it exists), the team's to share; each member gets a link to it.
+
+    The instructor owns it and the team's group may write everywhere in it; every
+    folder is setgid, so what anyone of the team makes there stays the team's.
+    Nobody else may enter it: it holds the hidden tests, submissions and grades.
+    """
     if not plan.course_dir.exists():
         _run("git", "clone", "--quiet", "--no-hardlinks", str(kit), str(plan.course_dir))
     instructor = pwd.getpwnam(plan.instructor)
-    _run("chown", "-R", f"{instructor.pw_uid}:{instructor.pw_gid}", str(plan.course_dir))
-    os.chmod(plan.course_dir, 0o700)
+    _run("chown", "-R", f"{instructor.pw_uid}:{plan.team_group}", str(plan.course_dir))
+    _run("chmod", "-R", "g+rwX,o-rwx", str(plan.course_dir))
+    _run("find", str(plan.course_dir), "-type", "d", "-exec", "chmod", "g+s", "{}", "+")
+    os.chmod(plan.course_dir, 0o2770)
+    for username in plan.team:
+        _link_course(plan, pwd.getpwnam(username))
+
+
+def _link_course(plan: CoursePlan, account: pwd.struct_passwd) -> None:
+    """~/<course id> in a team member's home, theirs, leading to the shared course folder."""
+    link = Path(account.pw_dir) / plan.course_id
+    if link.is_symlink() or not link.exists():
+        link.unlink(missing_ok=True)
+        link.symlink_to(plan.course_dir)
+        os.lchown(link, account.pw_uid, account.pw_gid)
+    elif link.resolve() != plan.course_dir:
+        raise SystemExit(f"{link} exists and is not the link to {plan.course_dir}: move it away and run again")
+
+
+def share_gradebook(plan: CoursePlan, python: str = sys.executable) -> None:
+    """The team's PostgreSQL gradebook, made by deploy/shared_gradebook.py as the server's administrator.
+
+    The script is handed on standard input: the administrator's account need not read the kit's folder.
+    """
+    assert plan.gradebook_database is not None
+    members = [arg for username in plan.team for arg in ("--member", username)]
+    script = (Path(__file__).resolve().parent / "shared_gradebook.py").read_text()
+    arguments = ["--database", plan.gradebook_database, "--team", plan.team_group, "--host", plan.postgres_host]
+    subprocess.run(
+        ["runuser", "-u", "postgres", "--", python, "-", *arguments, *members],
+        input=script,
+        text=True,
+        check=True,
+        cwd="/",
+    )
 
 
 def prepare_graders(plan: CoursePlan, python: str = sys.executable) -> None:
@@ -258,7 +331,7 @@ def write_jupyter_settings(plan: CoursePlan) -> None:
     team = plan.config_dir("course-team")
     course_config = str(plan.course_dir / "nbgrader_config.py")
     (team / "nbgrader_config.py").write_text(
-        COURSE_TEAM_CONFIG.format(course_config=course_config, course_dir=str(plan.course_dir), **values)
+        COURSE_TEAM_CONFIG.format(course_config=course_config, course_link=plan.course_link, **values)
     )
     for folder, _, files in os.walk(plan.site / "jupyter"):
         os.chmod(folder, 0o755)
@@ -291,6 +364,8 @@ def write_hub_settings(plan: CoursePlan) -> Path:
         "student_group": plan.student_group,
         "exchange": str(plan.exchange),
         "course_dir": str(plan.course_dir),
+        "gradebook_url": plan.gradebook_url,
+        "student_limits": plan.student_limits,
         "state_dir": str(state),
         "config_path": {
             "course-team": [str(plan.config_dir("course-team")), str(plan.config_dir("everyone"))],
@@ -330,6 +405,16 @@ def course_id_of(kit: Path = KIT) -> str:
     raise SystemExit("nbgrader_config.py names no course id")
 
 
+def student_limits_of(args: argparse.Namespace) -> dict[str, float]:
+    """The limits given on the command line, by deploy/student_limits.py's names; the rest keep its defaults."""
+    limits: dict[str, float] = {}
+    if args.student_memory_gb is not None:
+        limits["memory_bytes"] = int(args.student_memory_gb * 2**30)
+    if args.student_cpus is not None:
+        limits["cpu_cores"] = args.student_cpus
+    return limits
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     top.add_argument("roster", type=Path, help="CSV with the columns username and role (instructor, ta, student)")
@@ -339,6 +424,24 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--student-group", help="group of the students (default: <course id>-students)")
     top.add_argument("--precheck-account", help="the pre-check service's account (default: <course id>-precheck)")
     top.add_argument("--no-precheck", action="store_true", help="set up no pre-check service")
+    top.add_argument(
+        "--student-memory-gb",
+        type=float,
+        help="memory of one student's server and its kernels together (default: 2)",
+    )
+    top.add_argument("--student-cpus", type=float, help="the most CPU cores one student may use at once (default: 1)")
+    top.add_argument(
+        "--gradebook-database",
+        metavar="NAME",
+        help="a PostgreSQL database the course team shares as its gradebook (made if missing; "
+        "recommended when several people grade); default: SQLite in the course folder",
+    )
+    top.add_argument(
+        "--postgres-host",
+        metavar="SOCKETDIR",
+        default="/var/run/postgresql",
+        help="the PostgreSQL server's socket folder (members sign in by peer authentication)",
+    )
     return top
 
 
@@ -358,6 +461,9 @@ def main(argv: list[str] | None = None) -> int:
         team_group=args.team_group or f"{course_id}-team",
         student_group=args.student_group or f"{course_id}-students",
         precheck_account=None if args.no_precheck else (args.precheck_account or f"{course_id}-precheck"),
+        gradebook_database=args.gradebook_database,
+        postgres_host=args.postgres_host,
+        student_limits=student_limits_of(args),
     )
     create_accounts(plan)
     create_exchange(plan)
@@ -366,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
     stranded = unreachable_python(plan)
     if not stranded:
         prepare_graders(plan)
+    if plan.gradebook_database:
+        share_gradebook(plan)
     if plan.precheck_account and not stranded:
         create_precheck(plan)
     settings = write_hub_settings(plan)

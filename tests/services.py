@@ -68,6 +68,29 @@ def postgres_server():
 
 
 @contextlib.contextmanager
+def postgres_on_socket():
+    """Yield the socket folder of a fresh server as a hub machine runs it: no TCP, peer authentication only.
+
+    Each account signs in as the role of its own name; the administrator is the postgres account.
+    """
+    binaries = postgres_bin()
+    folder = Path(tempfile.mkdtemp(prefix="gradekit-pg-socket-"))
+    os.chmod(folder, 0o755)  # every account reaches the socket; the data folder inside stays the server's
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres", "postgres")
+    data = folder / "data"
+    run = lambda *cmd: subprocess.run(_as_postgres([str(c) for c in cmd]), check=True, capture_output=True, text=True)
+    run(binaries / "initdb", "-D", data, "-U", "postgres", "--auth-local=peer", "--auth-host=reject", "--no-sync")
+    options = f"-c listen_addresses='' -k {folder}"
+    run(binaries / "pg_ctl", "-D", data, "-l", folder / "server.log", "-w", "-o", options, "start")
+    try:
+        yield str(folder)
+    finally:
+        run(binaries / "pg_ctl", "-D", data, "-m", "fast", "-w", "stop")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def dask_cluster(workers: int = 2):
     """A real `dask scheduler` and `workers` single-threaded `dask worker` processes; yields the address."""
     dask = Path(sys.executable).parent / "dask"

@@ -57,13 +57,16 @@ def test_a_roster_that_cannot_describe_a_course_is_refused(tmp_path, rows, compl
         create_course.read_roster(_roster(tmp_path, "username,role\n" + rows))
 
 
-def test_the_plan_puts_the_course_folder_in_the_instructors_home_and_splits_the_groups(tmp_path):
+def test_the_plan_puts_the_course_folder_in_the_site_for_the_team_and_splits_the_groups(tmp_path):
     members = create_course.read_roster(
         _roster(tmp_path, "username,role\nhopper,ta\nlovelace,instructor\ns1,student\n")
     )
     plan = create_course.CoursePlan("c1", members, tmp_path / "site", tmp_path / "home", "c1-team", "c1-students")
     assert plan.instructor == "lovelace"
-    assert plan.course_dir == tmp_path / "home" / "lovelace" / "c1"
+    assert plan.team == ("hopper", "lovelace")
+    assert plan.course_dir == tmp_path / "site" / "course"
+    assert plan.course_link == "~/c1"
+    assert plan.gradebook_url is None
     assert plan.exchange == tmp_path / "site" / "exchange"
     assert {m.username: plan.group_of(m) for m in members} == {
         "hopper": "c1-team",
@@ -138,3 +141,20 @@ def test_this_environment_holds_the_courses_jupyter_pieces():
     assert (REPO_ROOT / "deploy" / "precheck-lab" / "lib" / "index.js").read_text().count(
         create_course.PRECHECK_BUTTON
     ) == 1
+
+
+def test_a_shared_gradebook_is_reached_by_each_member_through_the_servers_socket(tmp_path):
+    members = (create_course.Member("ines", "instructor"),)
+    plan = create_course.CoursePlan(
+        "c1", members, tmp_path / "site", tmp_path / "home", "c1-team", "c1-students", None, "c1_grades", "/run/pg"
+    )
+    # No user name in the address: each member's server signs in as its own account.
+    assert plan.gradebook_url == "postgresql:///c1_grades?host=/run/pg"
+
+
+def test_the_teams_servers_open_the_course_by_their_own_link_and_share_what_nbgrader_writes(tmp_path):
+    plan = _written_settings(tmp_path, None)
+    config = (plan.config_dir("course-team") / "nbgrader_config.py").read_text()
+    assert "c.CourseDirectory.root = os.path.expanduser('~/c1')" in config
+    assert "c.CourseDirectory.groupshared = True" in config
+    assert "groupshared" not in (plan.config_dir("everyone") / "nbgrader_config.py").read_text()

@@ -35,7 +35,7 @@ def test_demo_grades_exports_and_explains_a_class(course, manifest, tmp_path, ca
     report = (scratch.root / "class-report" / "report.html").read_text()
     assert f"handed in 1 h {late.minutes_after_due - 60} min after the due date" in report
     for student in cohort:
-        line = next(l for l in printed.splitlines() if l.startswith(student.student_id + " "))
+        line = table_row(printed, student.student_id)
         for notebook in NOTEBOOKS:
             if notebook in student.broken:
                 assert not (scratch.feedback_dir / student.student_id / "autograd" / f"{notebook}.html").exists()
@@ -53,6 +53,14 @@ def test_demo_grades_exports_and_explains_a_class(course, manifest, tmp_path, ca
     (copied,) = copier.copied
     if copier.answers_of(copied):  # the copy holds code of its own; the model answer alone is never a match
         assert f"{pair}, {copied}" in similarity
+
+
+def table_row(printed: str, student_id: str) -> str:
+    """The student's row of the printed table, its wrapped continuation lines (blank first column) joined on."""
+    lines = printed.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith(student_id + " "))
+    end = next((n for n in range(start + 1, len(lines)) if not lines[n].startswith(" ")), len(lines))
+    return " ".join(lines[start:end])
 
 
 def test_full_grades_the_proofs_pseudo_students_and_the_default_the_demo_class(manifest):

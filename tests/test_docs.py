@@ -15,6 +15,11 @@ MKDOCS = Path(sys.executable).with_name("mkdocs")
 README = ROOT / "README.md"
 README_MOST_LINES = 200
 # [text](target) and ![alt](target); the target ends at whitespace or the closing parenthesis.
+PAGES = ROOT / "docs" / "pages"
+PEOPLES_PAGES = ("students.md", "ta.md", "course-lead.md")
+TESTED_SECTION = "\n## How it is tested\n"
+# A test file or a module of the kit, by its path: a note for whoever maintains the kit, not a step.
+IMPLEMENTATION_PATH = re.compile(r"`[^`]*\b(?:tests|gradekit)/[^`]*`")
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
@@ -74,3 +79,11 @@ def test_a_missing_figure_file_fails_the_build(tmp_path):
     )
     assert result.returncode != 0
     assert "absent.md" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("name", PEOPLES_PAGES)
+def test_a_page_for_people_keeps_test_and_module_paths_in_its_last_section(name):
+    steps, tested = (PAGES / name).read_text(encoding="utf-8").split(TESTED_SECTION)
+    assert not IMPLEMENTATION_PATH.findall(steps), f"{name}: move these into 'How it is tested'"
+    assert IMPLEMENTATION_PATH.findall(tested), f"{name}: 'How it is tested' names no test"
+    assert "\n## " not in tested, f"{name}: 'How it is tested' is the page's last section"

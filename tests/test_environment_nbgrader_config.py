@@ -199,3 +199,34 @@ def test_validate_leads_with_the_diagnosis_of_a_failing_050_and_no_transport_war
     diagnosis = " ".join(first.split("Its code:")[0].split())
     assert diagnosis.startswith("test_sgd_step: [misconception: inplace-leaf-in-grad-mode]"), said
     assert "do the update inside torch.no_grad()" in diagnosis, said
+
+
+def _dated_notebook(path: Path, due: str | None) -> Path:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 010")])
+    if due is not None:
+        notebook.metadata["kit_due"] = due
+    nbformat.write(notebook, path)
+    return path
+
+
+def _validated(path: Path, monkeypatch) -> dict:
+    """The dialog's reply for `path`, its cells taken as a kernel would leave them (no kernel runs)."""
+    remembering = _environment_file()["_remembering_preprocess"]
+    monkeypatch.setattr(Validator, "_preprocess", lambda self, nb: remembering(self, nb, nbgraders_own=lambda _, n: n))
+    return Validator(ignore_checksums=True).validate(str(path))
+
+
+@pytest.mark.unit
+def test_the_dialog_gets_the_due_line_of_a_dated_notebook_and_none_for_an_undated_one(
+    loaded_config, monkeypatch, tmp_path
+):
+    import datetime
+
+    from gradekit.core.due_words import due_line
+
+    due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=2, hours=1)
+    reply = _validated(_dated_notebook(tmp_path / "dated.ipynb", due.isoformat()), monkeypatch)
+    assert reply == {"due": due_line(due, datetime.datetime.now(datetime.timezone.utc))}
+    assert reply["due"].endswith(", in 2 days")
+    assert "due" not in _validated(_dated_notebook(tmp_path / "undated.ipynb", None), monkeypatch)
+    assert "due" not in _validated(_dated_notebook(tmp_path / "zoneless.ipynb", "2026-12-18T23:00:00"), monkeypatch)

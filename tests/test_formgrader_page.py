@@ -81,8 +81,10 @@ def test_the_grading_page_runs_only_the_inline_scripts_and_handlers_formgrader_d
     assert "default-src 'none'" in policy and "object-src 'none'" in policy and "base-uri 'none'" in policy
     own = grading_page([])
     own_sources = INLINE_SCRIPT.findall(own) + INLINE_HANDLER.findall(own)
-    # nbgrader's own: the page's variables, its name toggle and tooltips, its two onclick handlers.
-    assert len(own_sources) == 5 and "toggle_name(true);" in own_sources
+    # nbgrader's own: the page's variables, its name toggle and tooltips, its two onclick handlers;
+    # and the course's one, which names the score boxes for screen readers.
+    assert len(own_sources) == 6 and "toggle_name(true);" in own_sources
+    assert sum("aria-label" in source for source in own_sources) == 1
     assert sorted(re.findall(r"'sha256-[^']+'", script_src)) == sorted({source_hash(s) for s in own_sources})
     # Every inline script and handler of the hostile page is one of them: none is the student's.
     assert {source_hash(s) for s in INLINE_SCRIPT.findall(html) + INLINE_HANDLER.findall(html)} == {

@@ -52,3 +52,8 @@ def blocking_violations(page_or_frame, context: str | None = None) -> list[str]:
         for rule in violations
         if rule["impact"] in BLOCKING_IMPACTS
     ]
+
+
+def frame_of(frame_locator):
+    """The Frame behind a FrameLocator (axe runs in a frame, not through a locator)."""
+    return frame_locator.owner.element_handle().content_frame()

@@ -34,6 +34,9 @@ from gradekit.core.course import REPO_ROOT
 from journeys.lab_server import LOOPBACK, free_loopback_port
 
 INSTRUCTOR = "kit-instructor"
+TA = "kit-ta"  # a TA who is not the instructor, with an account of their own
+TEAM = (INSTRUCTOR, TA)
+GRADEBOOK_DATABASE = "kit_gradebook"  # the team's PostgreSQL gradebook, where the journey asks for one
 STUDENTS = ("kit-student-a", "kit-student-b")
 TEAM_GROUP, STUDENT_GROUP = "kit-team", "kit-students"
 PRECHECK_ACCOUNT = "kit-precheck"  # the pre-check service's own account
@@ -67,14 +70,22 @@ class HubCourse:
     def exchange(self) -> Path:
         return Path(self.settings["exchange"]) / self.settings["course_id"]
 
+    @property
+    def gradebook_url(self) -> str | None:
+        """The team's PostgreSQL gradebook, or None where the course keeps SQLite in its folder."""
+        return self.settings.get("gradebook_url")
+
     def home(self, username: str) -> Path:
         return Path(pwd.getpwnam(username).pw_dir)
 
     def environment(self, username: str) -> dict[str, str]:
         """What a terminal of `username`'s server on the hub sees: the same variables jupyterhub_config.py sets."""
-        role = "course-team" if username == INSTRUCTOR else "students"
+        role = "course-team" if username in TEAM else "students"
         account = pwd.getpwnam(username)
-        return {
+        shared_gradebook = (
+            {"KIT_GRADEBOOK_URL": self.gradebook_url} if role == "course-team" and self.gradebook_url else {}
+        )
+        return shared_gradebook | {
             "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
             "HOME": account.pw_dir,
             "USER": username,
@@ -106,6 +117,7 @@ def run_as(
         user=account.pw_uid,
         group=account.pw_gid,
         extra_groups=groups,
+        umask=0o007 if username in TEAM else 0o022,  # as the hub's spawner sets it
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -160,13 +172,20 @@ def require_hub_tools() -> None:
 
 
 @contextlib.contextmanager
-def created_course(log_dir: Path) -> Iterator[HubCourse]:
-    """The course set up by deploy/create_course.py in a scratch folder; accounts and groups removed afterwards."""
+def created_course(log_dir: Path, postgres_host: str | None = None) -> Iterator[HubCourse]:
+    """The course set up by deploy/create_course.py in a scratch folder; accounts and groups removed afterwards.
+
+    With `postgres_host` (a server's socket folder) the team shares a PostgreSQL gradebook there.
+    """
     scratch = Path(tempfile.mkdtemp(prefix="kit-hub-"))
     os.chmod(scratch, 0o755)  # homes and the site live below it
     roster = scratch / "roster.csv"
-    roster.write_text("username,role\n" + f"{INSTRUCTOR},instructor\n" + "".join(f"{s},student\n" for s in STUDENTS))
-    passwords = {name: f"Kit-{name}-{os.urandom(6).hex()}" for name in (INSTRUCTOR, *STUDENTS)}
+    members = f"{INSTRUCTOR},instructor\n{TA},ta\n" + "".join(f"{s},student\n" for s in STUDENTS)
+    roster.write_text("username,role\n" + members)
+    passwords = {name: f"Kit-{name}-{os.urandom(6).hex()}" for name in (*TEAM, *STUDENTS)}
+    gradebook = (
+        [f"--gradebook-database={GRADEBOOK_DATABASE}", f"--postgres-host={postgres_host}"] if postgres_host else []
+    )
     try:
         setup = subprocess.run(
             [
@@ -178,6 +197,7 @@ def created_course(log_dir: Path) -> Iterator[HubCourse]:
                 f"--team-group={TEAM_GROUP}",
                 f"--student-group={STUDENT_GROUP}",
                 f"--precheck-account={PRECHECK_ACCOUNT}",
+                *gradebook,
             ],
             capture_output=True,
             text=True,
@@ -189,7 +209,7 @@ def created_course(log_dir: Path) -> Iterator[HubCourse]:
         subprocess.run(["chpasswd"], input="".join(f"{n}:{p}\n" for n, p in passwords.items()), text=True, check=True)
         yield HubCourse(json.loads((scratch / "site" / "hub.json").read_text()), passwords)
     finally:
-        remove_accounts((INSTRUCTOR, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
+        remove_accounts((*TEAM, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
         subprocess.run(["rm", "-rf", "--one-file-system", str(scratch)], check=False)
 
 
@@ -198,7 +218,7 @@ def remove_accounts(usernames, groups) -> None:
     for name in usernames:
         with contextlib.suppress(KeyError):
             uid = pwd.getpwnam(name).pw_uid
-            for pid in _processes_of(uid):
+            for pid in processes_of(uid):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
             subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
@@ -206,7 +226,8 @@ def remove_accounts(usernames, groups) -> None:
         subprocess.run(["groupdel", group], capture_output=True, check=False)
 
 
-def _processes_of(uid: int) -> list[int]:
+def processes_of(uid: int) -> list[int]:
+    """The process ids the account `uid` runs now."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():

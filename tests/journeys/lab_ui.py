@@ -122,6 +122,13 @@ def validate(page) -> str:
     return dialog.inner_text()
 
 
+def dialog_text(page, title: str) -> str:
+    """Wait for the dialog headed `title`; return the text of its body."""
+    dialog = page.locator(".jp-Dialog", has=page.locator(".jp-Dialog-header", has_text=title))
+    dialog.wait_for(timeout=STEP_TIMEOUT_MS)
+    return dialog.locator(".jp-Dialog-body").inner_text().strip()
+
+
 def close_dialog(page) -> None:
     page.locator(".jp-Dialog").get_by_role("button", name="Ok").click()
     page.locator(".jp-Dialog").wait_for(state="detached", timeout=STEP_TIMEOUT_MS)

@@ -30,6 +30,7 @@ from gradekit.core.due_words import due_line
 from gradekit.core.manifest import load_manifest
 from gradekit.proof.subjects import answer_sources, fill_answers
 from journeys import hub_ui, lab_ui
+from journeys.accessibility import blocking_violations
 from journeys.conftest import Screenshots
 from journeys.hub import (
     PRECHECK_ACCOUNT,
@@ -104,12 +105,15 @@ def test_a_student_prechecks_fixes_waits_out_the_cooldown_and_passes_and_nobody_
     assert f"Your last pre-check of {NOTEBOOK}.ipynb, at " in refused["text"], refused["text"]
     assert _failed_cells(page) == failing, refused["text"]
     assert page.locator("#kit-precheck-result").get_attribute("aria-live") == "polite"
+    # The panel is the course's; JupyterLab's page around it is not the course's to fix.
+    assert not (found := blocking_violations(page, "#kit-precheck-result")), "\n".join(found)
 
     time.sleep(max(0.0, COOLDOWN_SECONDS + 1 - (time.monotonic() - checked_at)))
     passed = _precheck(page)
     screenshot(page, f"{student}-fixed")
     assert passed["state"] == "done" and _failed_cells(page) == {}, passed["text"]
     assert page.locator(".kit-precheck-cell").count() == len(manifest.test_cells_of(NOTEBOOK))
+    assert not (found := blocking_violations(page, "#kit-precheck-result")), "\n".join(found)
     validated = _validate(page)  # the notebook the pre-check has just passed, as saved
     assert "visible checks passed" in validated and "Press Pre-check" in validated, validated
     assert "passes all the tests" not in validated, validated

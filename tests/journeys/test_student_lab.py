@@ -5,14 +5,17 @@ The course lead releases 010_history into a scratch exchange; student `ada`
 does everything through the browser.
 """
 
+import datetime
 import time
 
 import nbformat
 import pytest
 
 from gradekit.authoring.cells import function_source
+from gradekit.authoring.due_header import add_due_headers
 from gradekit.authoring.solutions import load_controls, reference_function
 from gradekit.core.cell_ids import cells_by_grade_id
+from gradekit.core.due_words import when
 from gradekit.core.manifest import load_manifest
 from journeys import exchange, lab_ui
 from journeys.student_account import create_student_account, student_environment
@@ -27,14 +30,9 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
     manifest = load_manifest().only([NOTEBOOK])
     scratch = history_course
     exchange_root = tmp_path / "exchange"
-    exchange.release_assignment(scratch, exchange_root)
-    ada = create_student_account(tmp_path / "home", "ada", scratch.course_id, exchange_root)
-    server = lab_for(ada.home, student_environment(ada))
-
-    page.goto(server.url("lab"))
-    lab_ui.wait_for_lab(page)
-    lab_ui.open_assignments(page)
-    lab_ui.fetch(page, scratch.assignment_id)
+    due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=2, hours=6)
+    due_said = f"This notebook is due {when(due)}, in 2 days."
+    ada = _fetched_by_ada(scratch, exchange_root, due, tmp_path, page, lab_for)
     screenshot(page, "assignments-fetched")
     fetched = ada.assignment_dir(scratch.assignment_id) / f"{NOTEBOOK}.ipynb"
     assert fetched.is_file()
@@ -70,6 +68,8 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
     first = page.locator(".jp-Dialog .validation-failed pre").first.inner_text()
     assert first.startswith("test_") and f"[misconception: {control.misconception}]" in first, first
     assert "def " not in first and "..." not in first, first
+    # The due line sits beside the Ok button, in sight however long the list of failed checks is.
+    assert page.locator(".jp-Dialog-footer .kit-validate-due").inner_text() == due_said, failed
     screenshot(page, "validate-fails")
     lab_ui.close_dialog(page)
 
@@ -82,6 +82,7 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
     # The course's lab extension rewords nbgrader's fixed line; away from a hub there is no Pre-check.
     assert "visible checks passed" in succeeded and "once you submit" in succeeded, succeeded
     assert "passes all the tests" not in succeeded, succeeded
+    assert page.locator(".jp-Dialog-footer .kit-validate-due").inner_text() == due_said, succeeded
     assert lab_ui.notebook(page).locator(".kit-precheck-button").count() == 0
     screenshot(page, "validate-passes")
     lab_ui.close_dialog(page)
@@ -94,6 +95,40 @@ def test_student_fetches_answers_validates_and_submits(history_course, tmp_path,
     assert len(inbound) == 1, inbound
     submitted = nbformat.read(inbound[0] / f"{NOTEBOOK}.ipynb", as_version=4)
     assert _answer_text(submitted, answers) == answers
+    assert page.locator(".jp-Dialog").count() == 0  # in time: Submit says nothing of lateness
+    assert page.page_errors == []
+
+
+def _fetched_by_ada(scratch, exchange_root, due, tmp_path, page, lab_for):
+    """The course released with `due`; ada, a student account, fetches it in her JupyterLab's Assignments tab."""
+    add_due_headers(scratch.release_dir, due)
+    exchange.release_assignment(scratch, exchange_root)
+    ada = create_student_account(tmp_path / "home", "ada", scratch.course_id, exchange_root)
+    server = lab_for(ada.home, student_environment(ada))
+    page.goto(server.url("lab"))
+    lab_ui.wait_for_lab(page)
+    lab_ui.open_assignments(page)
+    lab_ui.fetch(page, scratch.assignment_id)
+    return ada
+
+
+def test_a_student_who_submits_after_the_due_date_is_told_it_was_taken_late(
+    history_course, tmp_path, page, screenshot, lab_for
+):
+    scratch = history_course
+    exchange_root = tmp_path / "exchange"
+    due = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=3, minutes=20)
+    _fetched_by_ada(scratch, exchange_root, due, tmp_path, page, lab_for)
+    lab_ui.submit(page, scratch.assignment_id)
+    told = lab_ui.dialog_text(page, "Submitted after the due date")
+    screenshot(page, "submitted-late")
+    assert told == (
+        f"Submitted 3 h after the due date ({when(due)}): it is taken and marked late; "
+        "the course's late policy applies (from the end of your extension, if you have one)."
+    ), told
+    lab_ui.close_dialog(page)
+    inbound = list((exchange_root / scratch.course_id / "inbound").glob(f"ada+{scratch.assignment_id}+*"))
+    assert len(inbound) == 1, inbound
     assert page.page_errors == []
 
 
@@ -103,9 +138,9 @@ def _grade_ids(path):
 
 
 def _title(path) -> str:
-    """The lesson title: the text of the first level-one heading of the notebook's first cell."""
-    first = nbformat.read(path, as_version=4).cells[0].source
-    return next(line[2:].strip() for line in first.splitlines() if line.startswith("# "))
+    """The lesson title: the text of the notebook's first level-one heading (the due date heads the page above it)."""
+    cells = nbformat.read(path, as_version=4).cells
+    return next(line[2:].strip() for cell in cells for line in cell.source.splitlines() if line.startswith("# "))
 
 
 def _reference(manifest, name: str) -> str:

@@ -18,6 +18,8 @@ from gradekit.core.nbgrader_cli import run_nbgrader
 from gradekit.grading.gradebook import open_gradebook
 from gradekit.proof.subjects import answer_sources, fill_answers, written_answer_sources
 from journeys import exchange, lab_ui
+from journeys.accessibility import blocking_violations, frame_of
+from journeys.formgrader_ui import open_cohort, open_the_waiting_submission, score_written_answers, type_and_save
 
 pytestmark = pytest.mark.browser
 
@@ -52,22 +54,6 @@ def graded_course(course, tmp_path):
     return scratch, exchange_root, manifest.points_of(NOTEBOOK), written_points
 
 
-def open_cohort(formgrader, assignment_id):
-    """Manage Assignments > the assignment's # Submissions link; waits for the students' rows."""
-    formgrader.get_by_role("link", name="Manage Assignments").click()
-    formgrader.locator("tr", has_text=assignment_id).locator("td").nth(8).get_by_role("link").click()
-    formgrader.locator("#main-table tr", has_text="bob").wait_for()
-
-
-def type_and_save(page, field, text: str, api: str):
-    """Type `text` into a formgrader field and leave it; returns the server's answer to the save it triggers."""
-    field.click()
-    page.keyboard.type(text)
-    with page.expect_response(lambda r: f"/formgrader/api/{api}/" in r.url and r.request.method == "PUT") as saved:
-        page.keyboard.press("Tab")
-    return saved.value
-
-
 def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page, screenshot, lab_for):
     scratch, exchange_root, code_points, written_points = graded_course
     total = code_points + written_points
@@ -78,7 +64,7 @@ def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page
     formgrader = lab_ui.open_formgrader(page)
     formgrader.locator("tr", has=formgrader.get_by_role("link", name=scratch.assignment_id, exact=True)).wait_for()
     screenshot(page, "formgrader-assignments")
-    open_cohort(formgrader, scratch.assignment_id)
+    open_cohort(formgrader, scratch.assignment_id, "bob")
     rows = {row[1]: row for row in lab_ui.table_rows(formgrader)}
     assert set(rows) == {"ada", "bob"}
     # The mark schemes wait for nobody: only ada's written answers need a TA.
@@ -86,13 +72,7 @@ def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page
     assert "needs manual grading" not in rows["bob"][3] and rows["bob"][4] == f"0 / {total:g}"
     screenshot(page, "formgrader-cohort")
 
-    formgrader.get_by_role("link", name="Manual Grading").click()
-    formgrader.get_by_role("link", name=scratch.assignment_id, exact=True).click()
-    formgrader.get_by_role("link", name=NOTEBOOK, exact=True).click()
-    formgrader.locator("#main-table tr", has_text="Submission #2").wait_for()  # the table has loaded
-    waiting = formgrader.locator("#main-table tr", has=formgrader.locator(".needs-manual-grade .glyphicon-ok"))
-    assert waiting.count() == 1
-    waiting.get_by_role("link").first.click()
+    open_the_waiting_submission(formgrader, scratch.assignment_id, NOTEBOOK, submissions=2)
 
     # The lesson's math, typeset by MathJax from the TA's own server (no request left the machine).
     formgrader.locator("#notebook .MathJax").first.wait_for(state="attached")
@@ -103,16 +83,13 @@ def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page
         assert formgrader.locator(f"textarea#{task}-comment").count() == 0
         assert formgrader.locator(f"input.score#{task}").count() == 0
     assert formgrader.locator(".mark-scheme", has_text="Marking (3 points").count() == 1
-    for cell, score in MANUAL_SCORES.items():
-        score_field = formgrader.locator(f"input.score.needs_manual_grade#{cell}")
-        score_field.scroll_into_view_if_needed()
-        assert type_and_save(page, score_field, f"{score:g}", "grade").ok
-        formgrader.locator(f"input.score#{cell}:not(.needs_manual_grade)").wait_for()
+    score_written_answers(page, formgrader, MANUAL_SCORES)
     comment_field = formgrader.locator(f"textarea#{COMMENTED}-comment")
     comment_field.scroll_into_view_if_needed()
     assert type_and_save(page, comment_field, COMMENT, "comment").ok
     comment_field.scroll_into_view_if_needed()
     screenshot(page, "formgrader-written-answer-graded")
+    assert not (found := blocking_violations(frame_of(formgrader))), "\n".join(found)
 
     with open_gradebook(scratch) as gradebook:
         for cell, score in MANUAL_SCORES.items():
@@ -123,7 +100,7 @@ def test_ta_grades_the_written_answers_of_the_course_offline(graded_course, page
         assert (submission.score, submission.needs_manual_grade) == (code_points + sum(MANUAL_SCORES.values()), False)
 
     formgrader.get_by_role("link", name=scratch.assignment_id, exact=True).click()  # the grading page's breadcrumb
-    open_cohort(formgrader, scratch.assignment_id)
+    open_cohort(formgrader, scratch.assignment_id, "bob")
     ada = formgrader.locator("#main-table tr", has_text="ada")
     ada.get_by_text(f"{code_points + sum(MANUAL_SCORES.values()):g} / {total:g}").wait_for()
     assert "needs manual grading" not in ada.inner_text()

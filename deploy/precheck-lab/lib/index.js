@@ -1,9 +1,10 @@
 // The course's pre-check in one click: a toolbar button on every notebook saves it, sends it to the
 // hub's pre-check service with the page's own hub token, and shows the grader's answer in a panel
 // beside the notebook. Every text from the service is shown as text (never as markup). It also
-// rewords nbgrader's Validate dialog, which would claim that every test passed; that part works
-// everywhere the course's JupyterLab runs, the button only under a hub (where the service lives).
-import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
+// rewords nbgrader's Validate dialog, which would claim that every test passed, adds the due date to
+// it, and tells a student whose Submit came after the due date; that part works everywhere the
+// course's JupyterLab runs, the button only under a hub (where the service lives).
+import { Dialog, ICommandPalette, showDialog, ToolbarButton } from '@jupyterlab/apputils';
 import { PageConfig, URLExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
@@ -192,6 +193,10 @@ async function precheck(app, panel, results) {
   reveal(app, results, panel);
 }
 
+// The course's nbgrader settings put its words in the replies nbgrader's lab code reads: the due line in
+// the validator's ("due"), a late submission's words in the list of submissions ("kit_late").
+let dueOfLastValidation = '';
+
 function rewordValidation(added) {
   for (const line of added.querySelectorAll('.validation-success p')) {
     if (line.textContent === VALIDATE_CLAIM) {
@@ -199,6 +204,71 @@ function rewordValidation(added) {
       line.classList.add('kit-validate-honest');
     }
   }
+  const messages = [added, ...added.querySelectorAll('#validation-message')].filter(
+    node => node.id === 'validation-message'
+  );
+  for (const message of messages) {
+    if (dueOfLastValidation) {
+      showDue(message, `This notebook is ${dueOfLastValidation}.`);
+    }
+    dueOfLastValidation = '';
+  }
+}
+
+function showDue(message, text) {
+  // Beside the Ok button, where it stays in sight however far a long list of failed checks scrolls.
+  const line = document.createElement('p');
+  line.className = 'kit-validate-due';
+  line.textContent = text;
+  const footer = message.closest('.jp-Dialog-content')?.querySelector('.jp-Dialog-footer');
+  if (footer) {
+    footer.prepend(line);
+  } else {
+    message.appendChild(line);
+  }
+}
+
+function noteValidation(reply) {
+  dueOfLastValidation = '';
+  if (reply.success) {
+    const value = typeof reply.value === 'string' ? JSON.parse(reply.value) : reply.value;
+    dueOfLastValidation = value && typeof value.due === 'string' ? value.due : '';
+  }
+}
+
+function noteSubmission(reply) {
+  // The submission just made is the newest of the student's; only a late one carries words.
+  if (!reply.success || !Array.isArray(reply.value)) {
+    return;
+  }
+  const submissions = reply.value.flatMap(assignment => assignment.submissions || []);
+  const newest = submissions.reduce((last, one) => (!last || one.timestamp > last.timestamp ? one : last), null);
+  if (newest && typeof newest.kit_late === 'string') {
+    void showDialog({ title: 'Submitted after the due date', body: newest.kit_late, buttons: [Dialog.okButton()] });
+  }
+}
+
+function watchReplies() {
+  // nbgrader's lab code asks for the global fetch at each request, so its replies pass through here
+  // (read from a copy, before nbgrader's code reads them); every other request is left as it was.
+  const fetchOfThePage = window.fetch;
+  window.fetch = async (input, init) => {
+    const response = await fetchOfThePage.call(window, input, init);
+    const path = new URL(typeof input === 'string' ? input : input.url, window.location.href).pathname;
+    const note = path.endsWith('/assignments/validate')
+      ? noteValidation
+      : path.endsWith('/assignments/submit')
+        ? noteSubmission
+        : null;
+    if (note) {
+      try {
+        note(await response.clone().json());
+      } catch (error) {
+        console.warn('kit-precheck: a reply of nbgrader was not read', error);
+      }
+    }
+    return response;
+  };
 }
 
 function watchValidation() {
@@ -217,9 +287,14 @@ function watchValidation() {
 // Two plugins, so a hub without a pre-check service turns the button off and keeps the wording.
 const validateWording = {
   id: 'kit-precheck:validate-wording',
-  description: "Validate's dialog says that only the visible checks ran, not that every test passed.",
+  description:
+    "Validate's dialog says that only the visible checks ran, not that every test passed, and when the " +
+    'notebook is due; a Submit after the due date says so.',
   autoStart: true,
-  activate: () => watchValidation()
+  activate: () => {
+    watchReplies();
+    watchValidation();
+  }
 };
 
 const precheckButton = {

@@ -1,0 +1,39 @@
+"""What a TA does in formgrader's pages, as Playwright steps: open a cohort, open a written answer, score it."""
+
+from __future__ import annotations
+
+
+def open_cohort(formgrader, assignment_id: str, student: str) -> None:
+    """Manage Assignments > the assignment's # Submissions link; waits for `student`'s row."""
+    formgrader.get_by_role("link", name="Manage Assignments").click()
+    formgrader.locator("tr", has_text=assignment_id).locator("td").nth(8).get_by_role("link").click()
+    formgrader.locator("#main-table tr", has_text=student).wait_for()
+
+
+def type_and_save(page, field, text: str, api: str):
+    """Type `text` into a formgrader field and leave it; returns the server's answer to the save it triggers."""
+    field.click()
+    page.keyboard.type(text)
+    with page.expect_response(lambda r: f"/formgrader/api/{api}/" in r.url and r.request.method == "PUT") as saved:
+        page.keyboard.press("Tab")
+    return saved.value
+
+
+def open_the_waiting_submission(formgrader, assignment_id: str, notebook: str, submissions: int) -> None:
+    """Manual Grading > the assignment > the notebook (of `submissions` rows) > the one submission waiting for a TA."""
+    formgrader.get_by_role("link", name="Manual Grading").click()
+    formgrader.get_by_role("link", name=assignment_id, exact=True).click()
+    formgrader.get_by_role("link", name=notebook, exact=True).click()
+    formgrader.locator("#main-table tr", has_text=f"Submission #{submissions}").wait_for()  # the table has loaded
+    waiting = formgrader.locator("#main-table tr", has=formgrader.locator(".needs-manual-grade .glyphicon-ok"))
+    assert waiting.count() == 1, f"{waiting.count()} submissions wait for a TA, not one"
+    waiting.get_by_role("link").first.click()
+
+
+def score_written_answers(page, formgrader, scores: dict[str, float]) -> None:
+    """Type each cell's score into its box; each save must succeed and clear the cell's waiting mark."""
+    for cell, score in scores.items():
+        field = formgrader.locator(f"input.score.needs_manual_grade#{cell}")
+        field.scroll_into_view_if_needed()
+        assert type_and_save(page, field, f"{score:g}", "grade").ok
+        formgrader.locator(f"input.score#{cell}:not(.needs_manual_grade)").wait_for()
