@@ -43,6 +43,7 @@ from gradekit.commands.demo_folder import write_roster
 from gradekit.commands.ta_pipeline import GRADEBOOK_VARIABLE, course_here, report_dir
 from gradekit.core.course import REPO_ROOT, Course
 from gradekit.core.grades import SubmissionGrades
+from gradekit.core.manifest import Manifest
 from gradekit.core.row_record import load_rows
 from gradekit.grading.gradebook import read_grades
 from gradekit.lms.export_step import lms_import_file
@@ -69,7 +70,7 @@ TA_SHARE = 0.5  # the TA gives each written answer half its points
 @dataclasses.dataclass(frozen=True)
 class Term:
     course: Course
-    manifest: object
+    manifest: Manifest  # the demo class's two notebooks
     students: tuple[DemoStudent, ...]  # the demo class as each first handed in
     late: str  # the demo's late student: one started day late
     past_cutoff: str  # handed in a week and a day late: scores 0
