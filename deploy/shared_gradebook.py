@@ -72,6 +72,10 @@ BEGIN
 END
 $log$;
 REVOKE ALL ON FUNCTION {LOG_FUNCTION}() FROM PUBLIC;
+-- A gradebook restored by a member (gradekit restore) holds the log as the team's: it goes back to the administrator.
+ALTER TABLE {ENTRIES_TABLE} OWNER TO CURRENT_USER;
+ALTER VIEW {ENTRIES_VIEW} OWNER TO CURRENT_USER;
+ALTER FUNCTION {LOG_FUNCTION}() OWNER TO CURRENT_USER;
 DROP TRIGGER IF EXISTS {LOG_TRIGGER} ON grade;
 CREATE TRIGGER {LOG_TRIGGER} AFTER INSERT OR UPDATE OF manual_score ON grade
     FOR EACH ROW EXECUTE FUNCTION {LOG_FUNCTION}();
@@ -96,6 +100,8 @@ def share_gradebook(admin_url: str, database: str, team: str, members: Sequence[
     with _autocommit(on_gradebook) as connection:
         connection.exec_driver_sql(ENTRIES_SQL)
         connection.exec_driver_sql(f"GRANT SELECT ON {ENTRIES_TABLE}, {ENTRIES_VIEW} TO {quoted(team)}")
+        # Reading the log's counter too lets a member back the whole gradebook up (pg_dump reads it); it writes nothing.
+        connection.exec_driver_sql(f"GRANT SELECT ON SEQUENCE {ENTRIES_TABLE}_id_seq TO {quoted(team)}")
 
 
 def _roles(connection, team: str, members: Sequence[str]) -> None:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import datetime
 import json
-import shlex
 import shutil
 
-import nbformat
+import cohort_fixtures
 import pytest
-from cohort_fixtures import add_first_answer, add_malformed_submission
+from cohort_fixtures import add_first_answer, add_malformed_submission, hand_in, row_facts
 
 from gradekit.authoring.release import new_workspace
 from gradekit.commands.backup import COURSE_FOLDERS
@@ -25,8 +24,6 @@ from gradekit.core.course import REPO_ROOT, load_course
 from gradekit.core.extensions import read_extensions
 from gradekit.core.term_archive import read_manifest
 from gradekit.grading.executors import LocalExecutor
-from gradekit.grading.intake import TIMESTAMP, TIMESTAMP_FORMAT, stamp
-from gradekit.proof.subjects import answer_sources, fill_answers
 
 pytestmark = pytest.mark.nbgrader
 
@@ -38,19 +35,7 @@ UNCOLLECTED = "ada+{assignment}+2026-11-20 22:00:00.000000 UTC+0a1b2c/010_histor
 
 
 def page_command(start: str):
-    """The course lead page's command line that begins with `start`, parsed by the kit's command line."""
-    lines = LEAD_PAGE.read_text().split("## Backups", 1)[1].split("\n## ", 1)[0].splitlines()
-    (line,) = [line for line in lines if line.startswith(start)]
-    return parser().parse_args(shlex.split(line.split("  #")[0])[3:])
-
-
-def hand_in(course, manifest, student: str, when: datetime.datetime) -> None:
-    folder = course.submitted_dir / student / course.assignment_id
-    folder.mkdir(parents=True)
-    sources = answer_sources(manifest, NOTEBOOK, None)
-    nbformat.write(fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", sources), folder / f"{NOTEBOOK}.ipynb")
-    (folder / TIMESTAMP).write_text(when.strftime(TIMESTAMP_FORMAT))
-    stamp(folder)
+    return cohort_fixtures.page_command(LEAD_PAGE, start, section="Backups")
 
 
 def graded_term(course, manifest, root):
@@ -58,8 +43,8 @@ def graded_term(course, manifest, root):
     only = manifest.only([NOTEBOOK])
     folder = complete_course_folder(new_workspace(course, root, (NOTEBOOK,)))
     folder = state_due_date(folder, DUE)
-    hand_in(folder, only, "ben", DUE + datetime.timedelta(days=1))
-    hand_in(folder, only, "late", DUE + datetime.timedelta(days=1, seconds=1))
+    hand_in(folder, only, NOTEBOOK, "ben", DUE + datetime.timedelta(days=1))
+    hand_in(folder, only, NOTEBOOK, "late", DUE + datetime.timedelta(days=1, seconds=1))
     add_first_answer(folder, only, NOTEBOOK, "wrong", "def float64_leaf():\n    return None")
     add_malformed_submission(folder, NOTEBOOK)
     assert extend(folder, "ben", "2026-12-22T23:00:00+00:00", "ill for a week") == 0
@@ -69,21 +54,6 @@ def graded_term(course, manifest, root):
     uncollected.parent.mkdir(parents=True)
     uncollected.write_text('{"only copy": "before collect"}')
     return folder, only, grade_and_report(folder, only, LocalExecutor(2))
-
-
-def row_facts(rows):
-    """What a regrade must give again: per student the status, notes, findings and every cell's score."""
-    return {
-        row.student_id: (
-            row.status,
-            row.notes,
-            row.findings,
-            tuple((c.notebook, c.cell, c.score, c.max_score, c.diagnosed) for c in row.grades.cells)
-            if row.grades
-            else (),
-        )
-        for row in rows
-    }
 
 
 @pytest.fixture(scope="module")

@@ -66,3 +66,16 @@ def test_the_command_line_refuses_a_folder_that_is_no_course(tmp_path, capsys):
     code = main(["extend", "ben", "--until", "2026-12-22T23:00:00+00:00", "--why", "ill", "--course", str(tmp_path)])
     assert code == 2
     assert "is not a course folder" in capsys.readouterr().err
+
+
+def test_typed_in_a_course_folder_of_its_own_it_extends_that_folders_course(scratch, monkeypatch, capsys):
+    from gradekit.commands.demo_folder import complete_course_folder, state_due_date
+    from gradekit.core.course import REPO_ROOT
+
+    state_due_date(complete_course_folder(scratch), DUE)
+    kits_own = (REPO_ROOT / scratch.extensions_file.name).exists()
+    monkeypatch.chdir(scratch.root)
+    assert main(["extend", "ben", "--until", "2026-12-22T23:00:00+00:00", "--why", "ill for a week"]) == 0
+    assert list(json.loads(scratch.extensions_file.read_text())) == ["ben"]
+    assert (REPO_ROOT / scratch.extensions_file.name).exists() == kits_own  # the kit's own course is untouched
+    assert str(scratch.extensions_file) in capsys.readouterr().out

@@ -3,6 +3,15 @@
 import csv
 
 import pytest
+from cohort_fixtures import (
+    TIGHTENED,
+    TIGHTENING,
+    edit_hidden_tests,
+    regrade_rows,
+    students_failing,
+    tighten_check,
+    tightest_cell,
+)
 
 from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
 from gradekit.core.rows import CohortRow
@@ -79,18 +88,7 @@ def test_regrade_csv_has_one_row_per_changed_student_and_a_first_grading_removes
 
 # A real regrade of the demo class (`make demo`'s course folder, on two notebooks; 090 has written answers).
 NOTEBOOKS = ("010_history", "090_decisions")
-TIGHTENED = "010_history"
-TIGHTENING = 'raise AssertionError("tightened: no answer passes this check now")\n'
 TA_SCORE = 1.5  # what the TA gives one written answer in formgrader before the regrade
-
-
-def students_failing(students, broken_notebook: str, cell: str) -> set[str]:
-    """The demo students who lose `cell` before any check changed: a mistake aimed at it, or the notebook unreadable."""
-    return {
-        s.student_id
-        for s in students
-        if broken_notebook in s.broken or any(cell in m.fails for m in s.mistakes if m.notebook == broken_notebook)
-    }
 
 
 @pytest.fixture(scope="module")
@@ -107,27 +105,6 @@ def demo_class(course, manifest, tmp_path_factory):
     return course_here(demo.root), narrow, demo_cohort(narrow, load_controls(narrow))
 
 
-def tightest_cell(manifest, students) -> str:
-    """The test cell of the tightened notebook that the most demo students fail, though some pass it."""
-    cells = [test.cell for test in manifest.test_cells_of(TIGHTENED)]
-    everyone = {s.student_id for s in students}
-    passed_by_some = [c for c in cells if students_failing(students, TIGHTENED, c) != everyone]
-    return max(passed_by_some, key=lambda c: len(students_failing(students, TIGHTENED, c)))
-
-
-def edit_hidden_tests(course, cell_id: str, change) -> str:
-    """Rewrite the hidden tests of one test cell of the course's source notebook; returns the cell's old source."""
-    import nbformat
-
-    path = course.source_dir / f"{TIGHTENED}.ipynb"
-    notebook = nbformat.read(path, as_version=4)
-    (cell,) = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == cell_id]
-    old = cell.source
-    cell.source = change(old)
-    nbformat.write(notebook, path)
-    return old
-
-
 def grade_a_written_answer(course, student: str) -> None:
     """What a TA does in formgrader: a score for the student's first written answer."""
     from gradekit.grading.gradebook import open_gradebook, read_grades
@@ -136,13 +113,6 @@ def grade_a_written_answer(course, student: str) -> None:
     with open_gradebook(course) as gradebook:
         gradebook.find_grade(answer.cell, answer.notebook, course.assignment_id, student).manual_score = TA_SCORE
         gradebook.db.commit()
-
-
-def regrade_rows(course) -> dict[str, dict[str, str]]:
-    from gradekit.commands.ta_pipeline import report_dir
-
-    with (report_dir(course) / REGRADE_FILE).open(newline="") as table:
-        return {line["student_id"]: line for line in csv.DictReader(table)}
 
 
 @pytest.mark.nbgrader
@@ -162,9 +132,7 @@ def test_a_tightened_check_regrades_exactly_the_students_who_passed_it_and_keeps
     first = load_rows(report_dir(course))
     capsys.readouterr()
 
-    edit_hidden_tests(
-        course, cell, lambda source: source.replace("### END HIDDEN TESTS", TIGHTENING + "### END HIDDEN TESTS")
-    )
+    tighten_check(course, cell)
     grade_and_report(course, manifest, LocalExecutor(2))
     said = capsys.readouterr().out
 

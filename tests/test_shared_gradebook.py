@@ -123,3 +123,11 @@ def test_sharing_again_keeps_the_grades_and_the_log(shared):
     assert entries(shared) == before
     with gradebook_as(shared, TA) as gradebook:
         assert gradebook.find_submission("autograd", "ada").student.id == "ada"
+
+
+def test_a_member_backs_up_the_whole_gradebook_with_its_log(shared):
+    from gradekit.grading.gradebook_copy import copy_gradebook
+
+    score(shared, TA, "answer_compile_blindly", 1.0)
+    dump = copy_gradebook(member(shared, INSTRUCTOR).render_as_string(hide_password=False)).decode()
+    assert f"COPY public.{ENTRIES_TABLE} " in dump and "answer_compile_blindly" in dump

@@ -5,21 +5,19 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime
-import shlex
 
+import cohort_fixtures
 import nbformat
 import pytest
+from cohort_fixtures import hand_in
 
 from gradekit.authoring.release import new_workspace
-from gradekit.commands.cli import parser
 from gradekit.commands.extend import extend
 from gradekit.commands.ta_pipeline import grade_and_report, refresh_reports, report_dir
 from gradekit.core.course import REPO_ROOT
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import open_gradebook
-from gradekit.grading.intake import TIMESTAMP, TIMESTAMP_FORMAT, stamp
 from gradekit.lms.scores import read_scores
-from gradekit.proof.subjects import answer_sources, fill_answers
 
 pytestmark = pytest.mark.nbgrader
 
@@ -28,21 +26,13 @@ TA_PAGE = REPO_ROOT / "docs" / "pages" / "ta.md"
 UNTIL = "2026-12-22T23:00:00+00:00"  # the extension the TA page grants
 UTC = datetime.timezone.utc
 DUE = datetime.datetime(2026, 11, 20, 23, 0, tzinfo=UTC)
+EXTENDED = cohort_fixtures.page_command(TA_PAGE, "python -m gradekit extend").student  # the page's student
 HANDED_IN = {  # student -> hand-in time
     "ontime": DUE - datetime.timedelta(hours=1),
-    "ben": DUE + datetime.timedelta(days=1),  # extended by the TA page's command (to 2026-12-22): not late
+    EXTENDED: DUE + datetime.timedelta(days=1),  # extended by the TA page's command (to 2026-12-22): not late
     "late": DUE + datetime.timedelta(days=1, seconds=1),  # two started days: 20% of the score
     "cutoff": DUE + datetime.timedelta(days=8),  # past the week's cut-off: 0
 }
-
-
-def hand_in(course, manifest, student: str, when: datetime.datetime) -> None:
-    folder = course.submitted_dir / student / course.assignment_id
-    folder.mkdir(parents=True)
-    sources = answer_sources(manifest, NOTEBOOK, None)
-    nbformat.write(fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", sources), folder / f"{NOTEBOOK}.ipynb")
-    (folder / TIMESTAMP).write_text(when.strftime(TIMESTAMP_FORMAT))
-    stamp(folder)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +41,7 @@ def term(course, manifest, tmp_path_factory):
     dated = dataclasses.replace(course, due_date=DUE)
     scratch = new_workspace(dated, tmp_path_factory.mktemp("term") / "course", (NOTEBOOK,))
     for student, when in HANDED_IN.items():
-        hand_in(scratch, only, student, when)
+        hand_in(scratch, only, NOTEBOOK, student, when)
     extension = page_command("python -m gradekit extend")
     assert extend(scratch, extension.student, extension.until, extension.why) == 0
     result = grade_and_report(scratch, only, LocalExecutor(2))
@@ -59,9 +49,7 @@ def term(course, manifest, tmp_path_factory):
 
 
 def page_command(start: str):
-    """The TA page's command line that begins with `start`, parsed by the kit's own command line."""
-    (line,) = [line for line in TA_PAGE.read_text().splitlines() if line.startswith(start)]
-    return parser().parse_args(shlex.split(line.split("  #")[0])[3:])
+    return cohort_fixtures.page_command(TA_PAGE, start)
 
 
 def students_csv(course) -> dict[str, dict[str, str]]:
@@ -76,7 +64,7 @@ def test_each_deadline_and_the_policy_give_the_exact_penalty_in_students_csv(ter
     table = students_csv(course)
     expected = {
         "ontime": ("0", "0", "no", ""),
-        "ben": ("0", "0", "no", UNTIL),
+        EXTENDED: ("0", "0", "no", UNTIL),
         "late": (str(24 * 60), f"{0.2 * full:g}", "no", ""),
         "cutoff": (str(8 * 24 * 60), f"{full:g}", "yes", ""),
     }
@@ -100,12 +88,12 @@ def test_grades_csv_and_the_lms_scores_count_the_penalty_from_the_one_due_date(t
         exported = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert {row["duedate"] for row in exported.values()} == {"2026-11-20 23:00:00"}
     assert {s: float(exported[s]["late_submission_penalty"]) for s in HANDED_IN} == pytest.approx(
-        {"ontime": 0.0, "ben": 0.0, "late": 0.2 * full, "cutoff": full}
+        {"ontime": 0.0, EXTENDED: 0.0, "late": 0.2 * full, "cutoff": full}
     )
     with open_gradebook(course) as gradebook:
         lms = read_scores(gradebook, [course.assignment_id], per_exercise=False)
     assert {s: lms.scores[s][0] for s in HANDED_IN} == pytest.approx(
-        {"ontime": full, "ben": full, "late": 0.8 * full, "cutoff": 0.0}
+        {"ontime": full, EXTENDED: full, "late": 0.8 * full, "cutoff": 0.0}
     )
 
 
@@ -125,7 +113,7 @@ def test_students_read_the_due_date_atop_each_notebook_and_the_penalty_on_their_
     assert f"Late submission penalty (Score: -{0.2 * manifest.points_of(NOTEBOOK):g})" in feedback
     assert (
         "Late submission penalty"
-        not in (course.feedback_dir / "ben" / course.assignment_id / f"{NOTEBOOK}.html").read_text()
+        not in (course.feedback_dir / EXTENDED / course.assignment_id / f"{NOTEBOOK}.html").read_text()
     )
 
 
@@ -137,7 +125,7 @@ def test_a_refresh_from_the_gradebook_gives_the_same_files_without_grading(term,
     assert refresh.reports_only
     rows = refresh_reports(course, manifest, refresh.jobs)
     said = capsys.readouterr().out
-    assert [row.student_id for row in rows] == ["ben", "cutoff", "late", "ontime"]
+    assert [row.student_id for row in rows] == sorted(HANDED_IN)
     assert "4 submissions read from the gradebook (nothing regraded): 4 graded" in said
     assert "cutoff: handed in past the late policy's cut-off: the submission scores 0" in said
     assert (report_dir(course) / "students.csv").read_text() == before

@@ -174,10 +174,20 @@ def _counting_on(stream):
     return show
 
 
+def _course_of_this_folder() -> Course:
+    """The course of the working folder when it is a course folder of its own (the demo's, say), else the kit's.
+
+    Every command a TA or course lead types in such a folder acts on that folder's course, as `grade` does.
+    """
+    from gradekit.commands.ta_pipeline import course_here
+
+    return course_here(Path.cwd()) or load_course()
+
+
 def _release(args) -> int:
     from gradekit.authoring.release import publish_release
 
-    print(f"release written to {publish_release(load_course())}")
+    print(f"release written to {publish_release(_course_of_this_folder())}")
     return 0
 
 
@@ -271,7 +281,7 @@ def _grade(args) -> int:
 def _extend(args) -> int:
     from gradekit.commands.extend import extend
 
-    course = load_course()
+    course = _course_of_this_folder()
     if args.course:
         from gradekit.commands.ta_pipeline import NotACourseFolder, course_in_folder
 
@@ -285,10 +295,9 @@ def _extend(args) -> int:
 
 def _backup(args) -> int:
     from gradekit.commands.backup import backup
-    from gradekit.commands.ta_pipeline import course_here
 
     state = Path(args.precheck_state) if args.precheck_state else None
-    return backup(course_here(Path.cwd()) or load_course(), Path(args.archive), state)
+    return backup(_course_of_this_folder(), Path(args.archive), state)
 
 
 def _restore(args) -> int:

@@ -34,6 +34,7 @@ from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import LOG_NAME, crashed, record_internal_errors
 from gradekit.grading.progress import Progress
+from gradekit.grading.refresh import reapply_late_penalties
 from gradekit.grading.submission_grader import GradedSubmission
 
 log = logging.getLogger(__name__)
@@ -169,6 +170,9 @@ def _store_and_read_back(course: Course, graded: GradedSubmission) -> Submission
     for attempt in range(1, course.grader_attempts + 1):
         try:
             _store(course, graded)
+            # A worker grades against its own copy of the gradebook (a fresh one for PostgreSQL), which may lack
+            # the written-answer scores a TA entered: its late penalty left them out.
+            reapply_late_penalties(course, [graded.student_id])
             return read_grades(course, graded.student_id)
         except OperationalError as error:
             if "locked" not in str(error) and "busy" not in str(error):

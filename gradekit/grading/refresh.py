@@ -8,31 +8,42 @@ from today's score with the same policy, exactly as `AssignLatePenalties` would.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from gradekit.core.course import Course
 from gradekit.core.row_record import with_grades_of
 from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
 from gradekit.grading.gradebook import late_policy, open_gradebook, read_grades
+from gradekit.grading.late_policy import LatePolicy
 
 
-def reapply_late_penalties(course: Course) -> int:
-    """Each graded notebook's late penalty from its current score; returns how many penalties changed."""
+def reapply_late_penalties(course: Course, students: Collection[str] | None = None) -> int:
+    """Each graded notebook's late penalty from its current score (the `students`' only, when named).
+
+    Returns how many penalties changed.
+    """
     policy = late_policy(course)
-    changed = 0
     with open_gradebook(course) as gradebook:
-        for submission in gradebook.find_assignment(course.assignment_id).submissions:
-            late = float(submission.total_seconds_late)
-            for notebook in submission.notebooks:
-                penalty = min(
-                    policy.late_submission_penalty(submission.student.id, notebook.score, late), notebook.score
-                )
-                penalty_or_none = penalty if late > 0 else None
-                if notebook.late_submission_penalty != penalty_or_none:
-                    notebook.late_submission_penalty = penalty_or_none
-                    changed += 1
+        if students is None:
+            submissions = list(gradebook.find_assignment(course.assignment_id).submissions)
+        else:
+            submissions = [gradebook.find_submission(course.assignment_id, student) for student in students]
+        changed = sum(_reprice(policy, submission) for submission in submissions)
         gradebook.db.commit()
+    return changed
+
+
+def _reprice(policy: LatePolicy, submission) -> int:
+    """The submission's notebooks' penalties from their scores now; how many changed."""
+    late = float(submission.total_seconds_late)
+    changed = 0
+    for notebook in submission.notebooks:
+        penalty = min(policy.late_submission_penalty(submission.student.id, notebook.score, late), notebook.score)
+        penalty_or_none = penalty if late > 0 else None
+        if notebook.late_submission_penalty != penalty_or_none:
+            notebook.late_submission_penalty = penalty_or_none
+            changed += 1
     return changed
 
 
