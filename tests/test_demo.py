@@ -1,9 +1,12 @@
 """`make demo` on a scratch copy of the course: the demo class graded, exported, explained and reported."""
 
 import csv
+import datetime
 
+import nbformat
 import pytest
 
+from gradekit.authoring.due_header import METADATA_KEY, header_text
 from gradekit.authoring.solutions import load_controls
 from gradekit.commands.demo import demo_course, demo_size, demo_subjects, run_demo
 from gradekit.commands.demo_cohort import demo_cohort
@@ -34,6 +37,11 @@ def test_demo_grades_exports_and_explains_a_class(course, manifest, tmp_path, ca
     assert table[broken.student_id]["unsubmitted"] == unreadable
     report = (scratch.root / "class-report" / "report.html").read_text()
     assert f"handed in 1 h {late.minutes_after_due - 60} min after the due date" in report
+    for release in sorted(scratch.release_dir.glob("*.ipynb")):  # what the class fetched says when it is due
+        notebook = nbformat.read(release, as_version=4)
+        due = datetime.datetime.fromisoformat(notebook.metadata[METADATA_KEY])
+        assert notebook.cells[0].source == header_text(due), release.name
+        assert due < datetime.datetime.now(datetime.timezone.utc)  # the late student is past it
     for student in cohort:
         line = table_row(printed, student.student_id)
         for notebook in NOTEBOOKS:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 
+from gradekit.authoring.due_header import add_due_headers
 from gradekit.authoring.release import new_workspace
 from gradekit.authoring.solutions import load_controls
 from gradekit.commands.demo_cohort import DemoStudent, demo_cohort
@@ -137,6 +138,7 @@ def run_demo(demo: Course, manifest: Manifest, jobs: int | None = None, full: bo
     else:
         due = due_date()
         demo = with_due_date(demo, due)
+        add_due_headers(demo.release_dir, due.replace(tzinfo=datetime.timezone.utc))  # the notebooks say when
         hand_in_cohort(demo, manifest, due)
         print("(--full grades the proof's pseudo students instead: the reference, blank stubs and every control)")
     write_roster(demo)
