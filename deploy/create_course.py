@@ -38,6 +38,7 @@ student can read the course folder, the gradebook or another's submission.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import grp
@@ -203,16 +204,40 @@ def create_exchange(plan: CoursePlan) -> None:
     course's folders belong to the team's group, setgid, so every submission
     takes that group and any TA can collect it or release feedback.
     """
-    plan.exchange.mkdir(parents=True, exist_ok=True)
-    os.chmod(plan.exchange, 0o1777)
+    plan.exchange.parent.mkdir(parents=True, exist_ok=True)
     instructor = pwd.getpwnam(plan.instructor)
     team = grp.getgrnam(plan.team_group)
+    trusted = {0, instructor.pw_uid}
+    own_folder(plan.exchange, 0, 0, 0o1777, trusted)
     modes = {"": 0o2775, "outbound": 0o2775, "inbound": 0o3773, "feedback": 0o2771}
     for name, mode in modes.items():
-        folder = plan.exchange / plan.course_id / name
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chown(folder, instructor.pw_uid, team.gr_gid)
-        os.chmod(folder, mode)
+        own_folder(plan.exchange / plan.course_id / name, instructor.pw_uid, team.gr_gid, mode, trusted)
+
+
+class UntrustedFolder(SystemExit):
+    """A folder the script would hand out is a link, or was made by someone it should not trust."""
+
+
+def own_folder(folder: Path, uid: int, gid: int, mode: int, trusted: set[int]) -> None:
+    """Make `folder` (or take the one there) and give it its owner and mode, never through a link.
+
+    The exchange's root is writable by everyone: a student could have put a link or a folder of
+    their own where a course folder goes, and root following it would hand a system folder out.
+    """
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder)
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        raise UntrustedFolder(f"{folder} is a link or not a folder: remove it and run again") from None
+    try:
+        found = os.fstat(descriptor)
+        if found.st_uid not in trusted:
+            raise UntrustedFolder(f"{folder} belongs to uid {found.st_uid}, not root or the instructor: remove it")
+        os.fchown(descriptor, uid, gid)
+        os.fchmod(descriptor, mode)
+    finally:
+        os.close(descriptor)
 
 
 def create_course_folder(plan: CoursePlan, kit: Path = KIT) -> None:

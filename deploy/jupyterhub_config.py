@@ -14,6 +14,7 @@ import importlib.util
 import json
 import logging
 import os
+import pwd
 import sys
 
 from jupyterhub.spawner import LocalProcessSpawner
@@ -63,7 +64,9 @@ c.JupyterHub.load_groups = {SETTINGS["team_group"]: {"users": sorted(grp.getgrna
 
 
 def is_course_team(username: str) -> bool:
-    return username in grp.getgrnam(SETTINGS["team_group"]).gr_mem
+    """A member of the team's group, as a supplementary group or as the account's own primary one."""
+    team = grp.getgrnam(SETTINGS["team_group"])
+    return username in team.gr_mem or pwd.getpwnam(username).pw_gid == team.gr_gid
 
 
 def jupyter_config_path(spawner) -> str:
@@ -132,6 +135,7 @@ c.JupyterHub.services = [
             f"--timeout={os.environ.get('KIT_IDLE_TIMEOUT', '3600')}",
             "--cull-every=60",
         ],
+        "user": "nobody",  # it needs the hub's API and its token, nothing of root's
         "display": False,
     }
 ]

@@ -8,12 +8,16 @@ documented alternative. What it makes, idempotently (run it again as the team gr
                           and takes the team's role at once, so a table made by anyone is the team's
     <database>            CONNECT for the team only: no student can open it
     kit_grade_entries     who entered each manual score, when, and the score before and after;
-                          written by a trigger as the database's owner, readable by the team,
+                          written by a trigger as <team>-log, a role of its own that signs in
+                          nowhere and may do nothing but keep the log; readable by the team,
                           writable by nobody of the team
     manual_grades_entered the same, readable (what the course lead queries)
 
 The log is a record for the team, not a guard against it: the team owns
-nbgrader's tables and could drop the trigger. Run as the database's administrator:
+nbgrader's tables and could drop the trigger, or swap a table the trigger reads
+for one that changes the log. The trigger never runs with more than the log
+role's rights, so no member can become the server's administrator through it.
+Run as the database's administrator:
 
     python deploy/shared_gradebook.py --database autograd --team kit-team \\
         --member kit-instructor --member kit-ta --host /var/run/postgresql
@@ -35,8 +39,11 @@ LOG_FUNCTION = "kit_log_manual_score"
 LOG_TRIGGER = "kit_manual_score_entered"
 
 # What the trigger records: the signed-in role (session_user, not the team role it took), and
-# where the score sits, looked up at once, since a regrade replaces nbgrader's rows.
-ENTRIES_SQL = f"""
+# where the score sits, looked up at once, since a regrade replaces nbgrader's rows. It runs as
+# the log's own role (never the administrator): the tables it reads are the team's, and a member
+# who swapped one for a view of their own would otherwise run code with the definer's rights.
+READ_BY_THE_LOG = ("submitted_notebook", "submitted_assignment", "assignment", "notebook", "base_cell")
+ENTRIES_SQL = """
 CREATE TABLE IF NOT EXISTS {ENTRIES_TABLE} (
     id bigserial PRIMARY KEY,
     entered_by text NOT NULL,
@@ -50,7 +57,7 @@ CREATE OR REPLACE VIEW {ENTRIES_VIEW} AS
     FROM {ENTRIES_TABLE} ORDER BY id;
 REVOKE ALL ON {ENTRIES_VIEW} FROM PUBLIC;
 CREATE OR REPLACE FUNCTION {LOG_FUNCTION}() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $log$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $log$
 DECLARE
     before double precision := NULL;
 BEGIN
@@ -72,14 +79,19 @@ BEGIN
 END
 $log$;
 REVOKE ALL ON FUNCTION {LOG_FUNCTION}() FROM PUBLIC;
--- A gradebook restored by a member (gradekit restore) holds the log as the team's: it goes back to the administrator.
-ALTER TABLE {ENTRIES_TABLE} OWNER TO CURRENT_USER;
-ALTER VIEW {ENTRIES_VIEW} OWNER TO CURRENT_USER;
-ALTER FUNCTION {LOG_FUNCTION}() OWNER TO CURRENT_USER;
+-- The log's own role keeps it (a gradebook restored by a member holds it as the team's: it is taken back).
+ALTER TABLE {ENTRIES_TABLE} OWNER TO {LOG_ROLE};
+ALTER VIEW {ENTRIES_VIEW} OWNER TO {LOG_ROLE};
+ALTER FUNCTION {LOG_FUNCTION}() OWNER TO {LOG_ROLE};
 DROP TRIGGER IF EXISTS {LOG_TRIGGER} ON grade;
 CREATE TRIGGER {LOG_TRIGGER} AFTER INSERT OR UPDATE OF manual_score ON grade
     FOR EACH ROW EXECUTE FUNCTION {LOG_FUNCTION}();
 """
+
+
+def log_role(team: str) -> str:
+    """The role that keeps the log: it signs in nowhere, and nobody is granted it."""
+    return f"{team}-log"
 
 
 def quoted(name: str) -> str:
@@ -97,17 +109,32 @@ def share_gradebook(admin_url: str, database: str, team: str, members: Sequence[
     with _autocommit(on_gradebook) as connection:
         connection.exec_driver_sql(f"GRANT USAGE, CREATE ON SCHEMA public TO {quoted(team)}")
     _nbgrader_tables(on_gradebook, team)
+    keeper = quoted(log_role(team))
     with _autocommit(on_gradebook) as connection:
-        connection.exec_driver_sql(ENTRIES_SQL)
+        connection.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {keeper}")
+        connection.exec_driver_sql(f"GRANT SELECT ON {', '.join(READ_BY_THE_LOG)} TO {keeper}")
+        connection.exec_driver_sql(entries_sql(keeper))
         connection.exec_driver_sql(f"GRANT SELECT ON {ENTRIES_TABLE}, {ENTRIES_VIEW} TO {quoted(team)}")
         # Reading the log's counter too lets a member back the whole gradebook up (pg_dump reads it); it writes nothing.
         connection.exec_driver_sql(f"GRANT SELECT ON SEQUENCE {ENTRIES_TABLE}_id_seq TO {quoted(team)}")
+
+
+def entries_sql(keeper: str) -> str:
+    return ENTRIES_SQL.format(
+        ENTRIES_TABLE=ENTRIES_TABLE,
+        ENTRIES_VIEW=ENTRIES_VIEW,
+        LOG_FUNCTION=LOG_FUNCTION,
+        LOG_TRIGGER=LOG_TRIGGER,
+        LOG_ROLE=keeper,
+    )
 
 
 def _roles(connection, team: str, members: Sequence[str]) -> None:
     existing = {row[0] for row in connection.exec_driver_sql("SELECT rolname FROM pg_roles")}
     if team not in existing:
         connection.exec_driver_sql(f"CREATE ROLE {quoted(team)} NOLOGIN")
+    if log_role(team) not in existing:
+        connection.exec_driver_sql(f"CREATE ROLE {quoted(log_role(team))} NOLOGIN NOSUPERUSER NOINHERIT")
     for member in members:
         if member not in existing:
             connection.exec_driver_sql(f"CREATE ROLE {quoted(member)} LOGIN")

@@ -4,6 +4,8 @@ What it does to a machine (accounts, modes, owners) is walked by the hub journey
 """
 
 import importlib.util
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -158,3 +160,26 @@ def test_the_teams_servers_open_the_course_by_their_own_link_and_share_what_nbgr
     assert "c.CourseDirectory.root = os.path.expanduser('~/c1')" in config
     assert "c.CourseDirectory.groupshared = True" in config
     assert "groupshared" not in (plan.config_dir("everyone") / "nbgrader_config.py").read_text()
+
+
+def test_a_link_where_a_course_folder_goes_is_refused_and_its_target_keeps_its_mode(tmp_path):
+    target = tmp_path / "system-folder"
+    target.mkdir(mode=0o755)
+    (tmp_path / "inbound").symlink_to(target)
+    with pytest.raises(create_course.UntrustedFolder, match="is a link"):
+        create_course.own_folder(tmp_path / "inbound", os.getuid(), os.getgid(), 0o3773, {os.getuid()})
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755
+
+
+def test_a_folder_someone_untrusted_made_is_refused(tmp_path):
+    planted = tmp_path / "feedback"
+    planted.mkdir(mode=0o700)
+    with pytest.raises(create_course.UntrustedFolder, match="belongs to uid"):
+        create_course.own_folder(planted, os.getuid(), os.getgid(), 0o2771, {os.getuid() + 1})
+    assert stat.S_IMODE(planted.stat().st_mode) == 0o700
+
+
+def test_a_folder_is_made_with_its_owner_and_mode(tmp_path):
+    folder = tmp_path / "outbound"
+    create_course.own_folder(folder, os.getuid(), os.getgid(), 0o2775, {os.getuid()})
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o2775

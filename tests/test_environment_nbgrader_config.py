@@ -230,3 +230,11 @@ def test_the_dialog_gets_the_due_line_of_a_dated_notebook_and_none_for_an_undate
     assert reply["due"].endswith(", in 2 days")
     assert "due" not in _validated(_dated_notebook(tmp_path / "undated.ipynb", None), monkeypatch)
     assert "due" not in _validated(_dated_notebook(tmp_path / "zoneless.ipynb", "2026-12-18T23:00:00"), monkeypatch)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("edge", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_a_due_date_at_the_calendars_edge_costs_the_due_line_never_the_validation(
+    loaded_config, monkeypatch, tmp_path, edge
+):
+    assert "due" not in _validated(_dated_notebook(tmp_path / "edge.ipynb", edge), monkeypatch)

@@ -11,7 +11,7 @@ from services import postgres_server
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from deploy.shared_gradebook import ENTRIES_TABLE, ENTRIES_VIEW, share_gradebook
+from deploy.shared_gradebook import ENTRIES_TABLE, ENTRIES_VIEW, LOG_FUNCTION, share_gradebook
 
 pytestmark = pytest.mark.cluster
 
@@ -131,3 +131,49 @@ def test_a_member_backs_up_the_whole_gradebook_with_its_log(shared):
     score(shared, TA, "answer_compile_blindly", 1.0)
     dump = copy_gradebook(member(shared, INSTRUCTOR).render_as_string(hide_password=False)).decode()
     assert f"COPY public.{ENTRIES_TABLE} " in dump and "answer_compile_blindly" in dump
+
+
+# A TA swaps a table the log's trigger reads for a view that calls their own function, which tries to
+# make them the server's administrator and rewrite the log whenever it runs with another's rights.
+SWAP_A_TABLE_THE_TRIGGER_READS = """
+CREATE FUNCTION public.kit_take_over() RETURNS int LANGUAGE plpgsql AS $f$
+BEGIN
+    IF current_user <> 'kit-team' THEN
+        EXECUTE 'ALTER ROLE "kit-ta" SUPERUSER';
+        DELETE FROM kit_grade_entries;
+    END IF;
+    RETURN 1;
+END $f$;
+ALTER TABLE base_cell RENAME TO base_cell_kept;
+CREATE VIEW base_cell AS SELECT * FROM base_cell_kept WHERE kit_take_over() = 1;
+"""
+PUT_IT_BACK = """
+DROP VIEW base_cell;
+ALTER TABLE base_cell_kept RENAME TO base_cell;
+DROP FUNCTION public.kit_take_over();
+"""
+
+
+def test_a_ta_who_swaps_a_table_the_trigger_reads_gains_no_rights_and_the_log_keeps_its_entries(shared):
+    before = entries(shared)
+    assert before
+    with _sql(member(shared, TA)) as connection:
+        connection.exec_driver_sql(SWAP_A_TABLE_THE_TRIGGER_READS)
+        connection.commit()
+    try:
+        with _sql(member(shared, TA)) as connection, pytest.raises(ProgrammingError, match="permission denied"):
+            connection.exec_driver_sql("UPDATE grade SET manual_score = 1.0")  # the trigger cannot read the swap
+    finally:
+        with _sql(member(shared, TA)) as connection:
+            connection.exec_driver_sql(PUT_IT_BACK)
+            connection.commit()
+    with _sql(shared.set(database=DATABASE)) as connection:
+        roles = "SELECT rolname, rolsuper FROM pg_roles WHERE rolname IN ('kit-ta', 'kit-team', 'kit-team-log')"
+        assert dict(tuple(row) for row in connection.exec_driver_sql(roles)) == {
+            "kit-ta": False,
+            "kit-team": False,
+            "kit-team-log": False,
+        }
+        owner = f"SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE proname = '{LOG_FUNCTION}'"
+        assert connection.exec_driver_sql(owner).scalar() == "kit-team-log"
+    assert entries(shared) == before

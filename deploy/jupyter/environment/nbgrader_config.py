@@ -103,7 +103,10 @@ def released_due(release: Path) -> datetime.datetime | None:
 def _due_words(self) -> str:
     """The validated notebook's due line, or "" for a notebook released without a due date."""
     due = zoned_due(getattr(self, "_kit_due", None))
-    return due_line(due, datetime.datetime.now(datetime.timezone.utc)) if due else ""
+    try:
+        return due_line(due, datetime.datetime.now(datetime.timezone.utc)) if due else ""
+    except (OverflowError, ValueError):  # a date at the calendar's very edge: say nothing rather than fail
+        return ""
 
 
 def _honest_print_num_failed(self, num_failed: int, nbgraders_own=Validator._print_num_failed) -> None:
