@@ -30,7 +30,7 @@ from nbgrader.utils import ignore_patterns, parse_utc
 TIMESTAMP = "timestamp.txt"
 # nbgrader submit notes the time, copies the files, then writes timestamp.txt: the folder's last
 # change follows the noted time by the copy's seconds. Anything further back is not believed.
-CLAIM_TOLERANCE = datetime.timedelta(minutes=10)
+CLAIM_TOLERANCE_SECONDS = 600
 
 
 class LinkKeepingCollect(ExchangeCollect):
@@ -90,7 +90,7 @@ class LinkKeepingCollect(ExchangeCollect):
                 claimed = parse_utc(handle.read(200).strip()).replace(tzinfo=datetime.timezone.utc)
         except (OSError, ValueError, OverflowError):
             return  # an unreadable claim: intake reports it on the student's own row
-        if claimed < changed - CLAIM_TOLERANCE:
+        if claimed < changed - datetime.timedelta(seconds=CLAIM_TOLERANCE_SECONDS):
             self.log.warning("%s claims %s but was last changed at %s: collected as %s", src, claimed, changed, changed)
             with open(claimed_file, "w") as handle:
                 handle.write(changed.strftime(self.timestamp_format))
