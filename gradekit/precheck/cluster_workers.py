@@ -67,7 +67,7 @@ class ClusterWorkers:
     def connect(cls, scheduler: str, workers: int, budget: TaskBudget) -> ClusterWorkers:
         client = cluster_client(scheduler)
         size = len(client.scheduler_info().get("workers", {}))
-        return cls(client, workers, budget, f"a Dask cluster at {scheduler} ({size} workers at the start)")
+        return cls(client, workers, budget, f"a Dask cluster at {scheduler}, {size} worker(s) at the start")
 
     async def graded_once(self, template_root: str, student: str, notebook: str, folder: Path) -> Try:
         key = f"precheck-{notebook}-{secrets.token_hex(8)}"  # the dashboard shows keys: no student's name in them

@@ -44,6 +44,7 @@ from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
 from gradekit.grading.warm_kernels import kernels_prefix, name_kernel_folders_after
+from gradekit.precheck.cluster_workers import ClusterWorkers
 from gradekit.precheck.tries import Try, graded_within_attempts
 
 log = logging.getLogger(__name__)
@@ -113,8 +114,6 @@ class SealedEngine:
     def _runner(self, scheduler: str) -> Runner:
         if not scheduler:
             return LocalProcesses(self.state_dir, self.workers, self.budget)
-        from gradekit.precheck.cluster_workers import ClusterWorkers
-
         return ClusterWorkers.connect(scheduler, self.workers, self.budget)
 
     def source_notebooks(self) -> dict:
