@@ -367,7 +367,9 @@ def _precheck_load(args) -> int:
     from gradekit.commands.precheck_load import LoadPlan, load_lines, run_load
 
     course, manifest = _course_and_manifest()
-    plan = LoadPlan(tuple(args.students), args.notebook, args.time_limit, args.workers)
+    plan = LoadPlan(
+        tuple(args.students), args.notebook, args.time_limit, args.workers, args.scheduler or "", args.local_cluster
+    )
     result = run_load(course, manifest, plan)
     print("\n".join(load_lines(result)))
     _write_figures(args, "precheck-load", lambda figures: figures.precheck_load_figure(result))
@@ -614,7 +616,21 @@ def parser() -> argparse.ArgumentParser:
         "--time-limit", type=float, default=900.0, help="seconds a cohort may take before its students stop waiting"
     )
     load.add_argument(
-        "--workers", type=int, default=None, help="grading processes of the service (default: c.Precheck.workers)"
+        "--workers",
+        type=int,
+        default=None,
+        help="checks graded at once (default: the local cluster's size, else c.Precheck.workers)",
+    )
+    cluster = load.add_mutually_exclusive_group()
+    cluster.add_argument(
+        "--scheduler", help="grade on the Dask cluster of this scheduler (default: c.Precheck.scheduler)"
+    )
+    cluster.add_argument(
+        "--local-cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="grade on a Dask cluster of N worker processes started on this machine for the run",
     )
     _figures_option(load)
     load.set_defaults(run=_precheck_load)

@@ -170,8 +170,8 @@ def precheck_load_figure(result: PrecheckLoad) -> str:
     ]
     return (
         f"Every simulated student pre-checks `{result.notebook}` (the reference answers), waits for the result, "
-        f"then asks again at once; the service runs {result.workers} warm grading process(es) on {result.cores} "
-        f"cores (load {result.load_average:.1f} when the run began), on loopback. One student alone on the warm service: first result in "
+        f"then asks again at once; the service grades {result.workers} check(s) at a time on {result.engine}, with "
+        f"{result.cores} cores (load {result.load_average:.1f} when the run began), on loopback. One student alone on the warm service: first result in "
         f"{result.lone_first_result:.2f} s.\n\n"
         + markdown_table(
             ("students", "p50 to result", "p95 to result", "rejected for cooldown", "unanswered", "wall time"), rows
