@@ -10,6 +10,17 @@ from gradekit.grading.executors import default_jobs
 from gradekit.proof.rules import run_proof
 
 
+@pytest.fixture(scope="session", autouse=True)
+def gradebook_schema_read_once():
+    """Every new gradebook takes its schema's version from one in-process read (gradebook_fixtures.py)."""
+    import nbgrader.api
+    from gradebook_fixtures import schema_version
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nbgrader.api, "get_alembic_version", schema_version)
+        yield
+
+
 @pytest.fixture(scope="session")
 def course():
     return load_course()
