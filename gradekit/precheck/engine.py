@@ -21,7 +21,6 @@ import asyncio
 import concurrent.futures
 import concurrent.futures.process
 import logging
-import multiprocessing
 import os
 import secrets
 import shutil
@@ -36,6 +35,7 @@ from gradekit.authoring.release import new_workspace
 from gradekit.core.course import Course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.executors import grade_task
+from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
 from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
@@ -109,7 +109,7 @@ class SealedEngine:
     def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
         return concurrent.futures.ProcessPoolExecutor(
             self.workers,
-            mp_context=multiprocessing.get_context("fork"),
+            mp_context=worker_context(),  # forked, each with an event loop of its own
             initializer=_start_grading_process,
             initargs=(str(self._run_root),),
         )
