@@ -94,6 +94,7 @@ MAX_NOTEBOOK_NODES = 1_000_000
 MAX_DEPTH = 48  # of nested nodes; an honest reply nests a handful deep
 TOO_LARGE = "reply too large"  # how every budget's refusal begins, for the student and the TA
 PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None))
+DATA_BASES: tuple[type, ...] = (int, float, complex, str, bytes)  # what a subclass crosses as (bool has none)
 PUBLIC_MODULE = "autograd_checks"  # the course's module shipped beside the notebooks
 MODULES_BY_NAME = ("torch", "numpy", "math", "functools", "operator", "itertools", "collections")
 
@@ -676,7 +677,7 @@ class _Encoder:
 
     def _kernel_other(self, value):
         """Kernel side: a subclass of a data type crosses as its base value; anything else stays here."""
-        for base in (int, float, complex, str, bytes):  # bool cannot be subclassed
+        for base in DATA_BASES:
             if isinstance(value, base):
                 return (Node.PLAIN, base(value))
         if isinstance(value, tuple):
@@ -685,9 +686,10 @@ class _Encoder:
             return (Node.LIST, None, [self.encode(item) for item in list.__iter__(value)])
         if isinstance(value, dict):
             return (Node.DICT, None, [[self.encode(k), self.encode(v)] for k, v in dict.items(value)])
-        for base in (frozenset, set):
-            if isinstance(value, base):
-                return (base.__name__, [self.encode(item) for item in base.__iter__(value)])
+        if isinstance(value, frozenset):
+            return (Node.FROZENSET, [self.encode(item) for item in frozenset.__iter__(value)])
+        if isinstance(value, set):
+            return (Node.SET, [self.encode(item) for item in set.__iter__(value)])
         return self._other(value)
 
     def _other(self, value):
@@ -1169,6 +1171,7 @@ class _Decoder:
         self._own(handle, known, dict if is_dict else list)
         if handle is not None:
             self.touched.add(handle)
+        fresh: dict | list
         if is_dict:
             fresh = {self.decode(k): self.decode(v) for k, v in items}
         else:

@@ -377,7 +377,7 @@ def active_torch_modes():
 
 def instance_methods():
     """Watched methods set on the running shell or kernel object itself, shadowing their classes'."""
-    found = {}
+    found: dict[str, object] = {}
     shell = _shell()
     for owner, label in ((shell, "the IPython shell"), (getattr(shell, "kernel", None), "the kernel")):
         if owner is not None:

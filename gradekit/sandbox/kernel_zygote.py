@@ -151,7 +151,7 @@ def serve_on_bound_sockets(sockets):
             zmq_socket.setsockopt(zmq.USE_FD, descriptor)
         return bind(zmq_socket, address)
 
-    zmq.Socket.bind = bind_bound
+    zmq.Socket.bind = bind_bound  # type: ignore[method-assign]  # in the forked kernel only, before ipykernel binds
 
 
 def clear_leftovers():
