@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
@@ -45,7 +45,12 @@ from gradekit.grading.warm_kernels import (
     name_kernel_folders_after,
 )
 
+if TYPE_CHECKING:
+    from distributed import Future
+
 Task = tuple[Path, str]  # (submission folder, student id)
+# How a task ended in a pool: its row, the budget that ended its worker, or the pool's breakdown.
+Outcome = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool
 
 _graders: dict[str, ScratchGrader] = {}
 
@@ -131,7 +136,12 @@ class LocalExecutor:
     student's timeout at once, unless the machine held the worker back.
     """
 
-    def __init__(self, jobs: int, task=grade_task, budget: TaskBudget | None = None):
+    def __init__(
+        self,
+        jobs: int,
+        task: Callable[[str, str, str], GradedSubmission] = grade_task,
+        budget: TaskBudget | None = None,
+    ):
         self.jobs = jobs
         self.workers = jobs
         self.task = task  # a module-level function (template, folder, student) -> GradedSubmission
@@ -171,7 +181,9 @@ class LocalExecutor:
             return outcome.row(task[1], attempts)
         return _crashed(task[1], concurrent.futures.process.BrokenProcessPool("the worker died"), attempts)
 
-    def _run(self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget):
+    def _run(
+        self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget
+    ) -> Iterator[tuple[Task, Outcome]]:
         """(task, GradedSubmission, the OverBudget that ended its worker or the exception it died with), as they finish."""
         # Forked workers start with what this process has imported (nbgrader above all).
         context = multiprocessing.get_context("fork")
@@ -268,7 +280,7 @@ class DaskExecutor:
             stalled = GraderFailure(GraderCause.STALLED, f"the cluster did not return it within {patience:.0f} s")
             yield _crashed(task[1], stalled, attempt)
 
-    def _submit(self, template_root: Path, task: Task, attempt: int):
+    def _submit(self, template_root: Path, task: Task, attempt: int) -> Future:
         folder, student = task
         key = f"grade-{student}-try-{attempt}"
         return self.client.submit(grade_task, str(template_root), str(folder), student, key=key, pure=False)
