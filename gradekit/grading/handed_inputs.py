@@ -41,8 +41,8 @@ def take_changes_to_arguments(mirror: Mirror, since: int, arguments: object) -> 
     `since` is how many refusals the mirror held before the call; refusals of other tensors stay.
     """
     handed = tensors_in(arguments)
-    handles = {mirror.handle_of(tensor) for tensor in handed} - {None}
-    storages = {mirror.tensor_storage.get(handle) for handle in handles} - {None}
+    handles = {handle for handle in map(mirror.handle_of, handed) if handle is not None}
+    storages = {mirror.tensor_storage[handle] for handle in handles if handle in mirror.tensor_storage}
     changed = []
     for refusal in list(mirror.refusals[since:]):
         what, handle, storage = refusal

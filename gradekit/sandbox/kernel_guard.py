@@ -49,7 +49,13 @@ SANDBOX_FILE = "kernel_sandbox.py"
 SECCOMP_FILE = "seccomp_filter.py"
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, TypeAlias
+
     from gradekit.sandbox.seccomp_filter import SECCOMP_ARCHES, forbid_new_programs
+
+    AuditArgs: TypeAlias = tuple[Any, ...]  # whatever the code that raised the event passed, the student's included
+    Hooks: TypeAlias = dict[str, tuple[object, ...]]  # a kind of IPython hook -> the objects registered
 else:  # by path, as the kernel loads this file: nothing of gradekit is importable there
     _seccomp = runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)), SECCOMP_FILE))
     SECCOMP_ARCHES, forbid_new_programs = _seccomp["SECCOMP_ARCHES"], _seccomp["forbid_new_programs"]
@@ -150,7 +156,14 @@ INSTANCE_METHODS = (
 class Guard:
     """The guard's state and judgement; `audit_hook` is what Python calls on every audit event."""
 
-    def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir, seal=True):
+    def __init__(
+        self,
+        log_path: str,
+        protected_roots: Iterable[str],
+        allowed_roots: Iterable[str],
+        notebook_dir: str,
+        seal: bool = True,
+    ) -> None:
         self.log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self.log_identity = log_identity(self.log_fd)  # before any student code: the file the grader made
         self.log_path = os.path.realpath(log_path)
@@ -158,21 +171,21 @@ class Guard:
         self.allowed = tuple(allowed_roots)
         self.notebook_dir = notebook_dir
         self.seal = seal  # forbid new programs when armed (off only where the hook is tested in-process)
-        self.snapshot = {}
-        self.instance_methods = {}
-        self.shell_hooks = {}
+        self.snapshot: dict[str, object] = {}
+        self.instance_methods: dict[str, object] = {}
+        self.shell_hooks: Hooks = {}
         self.armed = False
-        self.reported = set()
+        self.reported: set[tuple[str, str]] = set()
         self.refusals = 0  # refusal records written (or tried): a log that holds fewer lost some
         self.sandboxed = False  # whether Landlock confines the kernel's files (kernel_sandbox.py)
 
-    def hook(self, event, args):
+    def hook(self, event: str, args: AuditArgs) -> None:
         """Raise PermissionError for a refused event (the tests call this directly)."""
         reason = self.verdict(event, args)
         if reason is not None:
             raise PermissionError(f"grading forbids this: the answer {reason}")
 
-    def verdict(self, event, args):
+    def verdict(self, event: str, args: AuditArgs) -> str | None:
         """Why `event` is refused (logged), or None; never raises, whatever the student passed."""
         if event == ARM_EVENT and not self.armed:
             self.arm()
@@ -187,7 +200,7 @@ class Guard:
             self.log_refusal(event, reason)
         return reason
 
-    def arm(self):
+    def arm(self) -> None:
         """Take the snapshot the probes compare with, seal the process (seccomp), and log that it is armed."""
         self.snapshot = take_snapshot()
         self.instance_methods = instance_methods()
@@ -196,14 +209,14 @@ class Guard:
         self.armed = True
         self.write({"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed, "log": self.log_identity})
 
-    def answer_probe(self, args):
+    def answer_probe(self, args: AuditArgs) -> None:
         """Log what changed since arming, tagged with the grader's nonce, and how many refusals were logged."""
         nonce = args[0] if args and type(args[0]) is str else ""
         findings = self.integrity_findings()
         # Where this answer really goes: a descriptor redirected to another file shows another identity.
         self.write({"probe": nonce, "findings": findings, "refusals": self.refusals, "log": log_identity(self.log_fd)})
 
-    def reason_to_refuse(self, event, args):
+    def reason_to_refuse(self, event: str, args: AuditArgs) -> str | None:
         """Why an armed guard refuses `event`, or None; judges only, writes nothing."""
         if event == "os.kill" and _own_child(args):
             return None  # ipykernel ends the kernel's children at shutdown; they are nobody else's
@@ -214,7 +227,7 @@ class Guard:
             reason = self.path_reason(event, args)
         return reason
 
-    def log_refusal(self, event, reason):
+    def log_refusal(self, event: str, reason: str) -> None:
         """Write a refusal to the log once per (event, reason), counting each one written."""
         if (event, reason) in self.reported:
             return
@@ -222,7 +235,7 @@ class Guard:
         self.refusals += 1
         self.write({"refused": event, "reason": reason})
 
-    def path_reason(self, event, args):
+    def path_reason(self, event: str, args: AuditArgs) -> str | None:
         path = args[0]
         if type(path) not in (str, bytes):  # a descriptor; and never run a student's __fspath__ in here
             return None
@@ -241,13 +254,13 @@ class Guard:
             return None  # the support modules next to the notebook
         return f"accessed a course file ({os.path.basename(real)})"
 
-    def write(self, record):
+    def write(self, record: dict[str, object]) -> None:
         try:
             os.write(self.log_fd, (json.dumps(record) + "\n").encode())
         except OSError:
             pass  # a closed or redirected log: the grader sees answers or records missing
 
-    def integrity_findings(self):
+    def integrity_findings(self) -> list[str]:
         findings = [
             f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original
         ]
@@ -263,7 +276,7 @@ class Guard:
         findings.extend(active_torch_modes())
         return findings
 
-    def namespace_findings(self):
+    def namespace_findings(self) -> list[str]:
         """Names in the notebook's namespace that the test cells call, now bound to something else."""
         namespace = _field(_shell(), "_user_ns") if _shell() is not None else {}
         if type(namespace) is not dict:
@@ -278,7 +291,7 @@ class Guard:
         return findings
 
 
-def log_identity(descriptor):
+def log_identity(descriptor: int) -> list[int] | None:
     """[device, inode] of the file behind `descriptor`, which the grader compares with the log it made."""
     try:
         info = os.fstat(descriptor)
@@ -287,7 +300,7 @@ def log_identity(descriptor):
     return [info.st_dev, info.st_ino]
 
 
-def take_snapshot():
+def take_snapshot() -> dict[str, object]:
     """Every watched name with the object it holds now, before the student's code runs."""
     snapshot = {}
     for name, value in vars(builtins).items():
@@ -310,14 +323,14 @@ def take_snapshot():
     return snapshot
 
 
-def watched_module_names():
+def watched_module_names() -> tuple[str, ...]:
     packaged = (
         name for name in list(sys.modules) if any(name.startswith(package + ".") for package in WATCHED_PACKAGES)
     )
     return tuple(dict.fromkeys((*WATCHED_MODULES, *CHECK_MODULES, *sorted(packaged))))
 
 
-def added_to_classes(snapshot):
+def added_to_classes(snapshot: dict[str, object]) -> list[str]:
     """Callables set on a watched class after the snapshot: they shadow what the class inherits."""
     found = []
     for module_name, class_name in WATCHED_CLASSES:
@@ -331,7 +344,7 @@ def added_to_classes(snapshot):
 _MISSING = object()
 
 
-def _current(name):
+def _current(name: str) -> object:
     if name.startswith("sys.modules["):
         return sys.modules.get(name[len("sys.modules['") : -2], _MISSING)
     if name.startswith("builtins."):
@@ -345,12 +358,12 @@ def _current(name):
     return vars(sys.modules.get(module_name, sys)).get(attribute, _MISSING)
 
 
-def _shell():
+def _shell() -> object | None:
     shell_module = sys.modules.get("IPython.core.interactiveshell")
     return shell_module.InteractiveShell._instance if shell_module else None
 
 
-def shell_hooks():
+def shell_hooks() -> Hooks:
     """The shell's code rewriters and event callbacks, as tuples of the objects registered now.
 
     Read through the instances' own dictionaries and exact types only, so that no
@@ -368,7 +381,7 @@ def shell_hooks():
     return hooks
 
 
-def _field(obj, name):
+def _field(obj: object, name: str) -> object:
     """An attribute as the object itself stores it (a traitlets value or its own __dict__ entry)."""
     own = vars(obj)
     traits = own.get("_trait_values")
@@ -377,11 +390,11 @@ def _field(obj, name):
     return own.get(name)
 
 
-def _plain_list(value):
+def _plain_list(value: object) -> tuple[object, ...]:
     return tuple(list.__iter__(value)) if type(value) is list else ("replaced",)
 
 
-def changed_hooks(before, now):
+def changed_hooks(before: Hooks, now: Hooks) -> list[str]:
     findings = []
     for name, registered in now.items():
         known = before.get(name, ())
@@ -390,7 +403,7 @@ def changed_hooks(before, now):
     return findings
 
 
-def active_torch_modes():
+def active_torch_modes() -> list[str]:
     """Torch function or dispatch modes left active between cells would intercept every check."""
     torch = sys.modules.get("torch")
     if torch is None:
@@ -403,7 +416,7 @@ def active_torch_modes():
     return found
 
 
-def instance_methods():
+def instance_methods() -> dict[str, object]:
     """Watched methods set on the running shell or kernel object itself, shadowing their classes'."""
     found: dict[str, object] = {}
     shell = _shell()
@@ -417,7 +430,7 @@ def instance_methods():
 PRIVATE_PROC_ENTRIES = {"mem", "environ", "fd", "map_files", "pagemap", "cwd", "root", "exe"}
 
 
-def _other_process(path, reading):
+def _other_process(path: str, reading: bool) -> str | None:
     """The /proc entry of another process that this access would read privately or write, if any."""
     parts = path.split(os.sep)
     if len(parts) < 3 or parts[1] != "proc" or not parts[2].isdigit() or parts[2] == str(os.getpid()):
@@ -427,7 +440,7 @@ def _other_process(path, reading):
     return None
 
 
-def _own_child(args):
+def _own_child(args: AuditArgs) -> bool:
     """True for a signal to one process of this kernel's own process group, other than the kernel.
 
     The kernel leads its group, and no member may leave it or start another
@@ -442,11 +455,11 @@ def _own_child(args):
         return False
 
 
-def _inside(path, roots):
+def _inside(path: str, roots: Iterable[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
-def _reads(event, args):
+def _reads(event: str, args: AuditArgs) -> bool:
     """True when the event only looks: listing a folder, or opening a file for reading."""
     if event in ("os.listdir", "os.scandir", "glob.glob"):
         return True
@@ -459,14 +472,16 @@ def _reads(event, args):
     return not (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC))
 
 
-def _allowed_roots():
+def _allowed_roots() -> tuple[str, ...]:
     """Where Python and its packages live: readable even when inside a course root."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     roots.update(p for p in sys.path if p and "site-packages" in p)
     return tuple(sorted(os.path.realpath(r) for r in roots))
 
 
-def _confine(sandbox_file, roots, allowed, private_tmp, socket_dir):
+def _confine(
+    sandbox_file: str, roots: tuple[str, ...], allowed: tuple[str, ...], private_tmp: str, socket_dir: str
+) -> bool:
     """Landlock confinement (kernel_sandbox.py); False where the system does not offer it."""
     try:
         confine = runpy.run_path(sandbox_file)["confine"]
@@ -475,7 +490,7 @@ def _confine(sandbox_file, roots, allowed, private_tmp, socket_dir):
         return False
 
 
-def audit_hook(event, args, guard):
+def audit_hook(event: str, args: AuditArgs, guard: Guard) -> None:
     """The hook Python calls (bound to the guard with functools.partial, a C object).
 
     The guard is dropped from this frame before raising: a refused answer sees
@@ -491,7 +506,7 @@ def audit_hook(event, args, guard):
     raise PermissionError(f"grading forbids this: the answer {reason}")
 
 
-def install():
+def install() -> None:
     """Guard this process if the grader asked for it; the environment variables are removed."""
     log_path = os.environ.pop(LOG_VARIABLE, None)
     protected = os.environ.pop(PROTECTED_VARIABLE, "")
