@@ -70,7 +70,7 @@ import keyword
 import time
 import types
 import zipfile
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy
 import torch
@@ -315,30 +315,23 @@ class Mirror:
         self.storages: dict[str, torch.UntypedStorage] = {}  # storage handle -> UntypedStorage on this side
         self.storage_handles: dict[int, str] = {}  # address of a storage's first byte -> storage handle
         self.storage_digests: dict[str, bytes] = {}  # storage handle -> digest of the content both sides agree on
-        self.agreed: dict[
-            str, object
-        ] = {}  # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
-        self.array_tensors: dict[
-            str, torch.Tensor
-        ] = {}  # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
-        self.tensor_storage: dict[
-            str, str
-        ] = {}  # handle of a tensor (or array) -> the handle of the storage its bytes are in
-        self.storage_views: dict[
-            str, tuple[tuple[int, int], numpy.ndarray]
-        ] = {}  # storage handle -> ((address, size), a NumPy view of its bytes)
-        self.changeable: dict[
-            int, torch.Tensor
-        ] = {}  # grader: id -> a tensor of the test's that the kernel may change in place
+        # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
+        self.agreed: dict[str, object] = {}
+        # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
+        self.array_tensors: dict[str, torch.Tensor] = {}
+        # handle of a tensor (or array) -> the handle of the storage its bytes are in
+        self.tensor_storage: dict[str, str] = {}
+        # storage handle -> ((address, size), a NumPy view of its bytes)
+        self.storage_views: dict[str, tuple[tuple[int, int], numpy.ndarray]] = {}
+        # grader: id -> a tensor of the test's that the kernel may change in place
+        self.changeable: dict[int, torch.Tensor] = {}
         self.refused: list[str] = []  # grader: the kernel's changes to the grader's own tensors that were not applied
-        self.refusals: list[
-            tuple[str, str | None, str | None]
-        ] = []  # grader: each refused change as (what, tensor handle, storage handle), beside refused
+        # grader: each refused change as (what, tensor handle, storage handle), beside refused
+        self.refusals: list[tuple[str, str | None, str | None]] = []
         self.paired_bytes = 0  # bytes of the storages the other side's messages paired or grew
         self.decoded_nodes = 0  # nodes read from the other side's messages, over the whole notebook
-        self.deadline: float | None = (
-            None  # time.monotonic() past which reading a message stops (set per call by the grader)
-        )
+        # time.monotonic() past which reading a message stops (set per call by the grader)
+        self.deadline: float | None = None
 
     # ----- pairing -------------------------------------------------------------------------
 
@@ -913,6 +906,16 @@ class _Walk:
         self.depth -= 1
 
 
+class _View(NamedTuple):
+    """Where a message says a tensor's values lie: its storage, and the dtype, shape, strides and offset read there."""
+
+    storage: torch.UntypedStorage
+    dtype: torch.dtype
+    size: list[int]
+    stride: list[int]
+    offset: int
+
+
 class _Decoder:
     def __init__(self, mirror: Mirror, storages: list[Any]) -> None:
         self.mirror = mirror
@@ -1112,10 +1115,10 @@ class _Decoder:
         self._own(handle, known, torch.Tensor)
         if isinstance(known, torch.Tensor):
             if mirror.grader_made(handle) and handle not in self.writable_handles:
-                self._keep(known, handle, storage, dtype, size, stride, offset, facts)
+                self._keep(known, handle, _View(storage, dtype, size, stride, offset), facts)
                 return known
             mirror.tensor_storage[handle] = facts["storage"][0]
-            self._update(known, handle, storage, dtype, size, stride, offset, facts)
+            self._update(known, handle, _View(storage, dtype, size, stride, offset), facts)
             return known
         mirror.tensor_storage[handle] = facts["storage"][0]
         tensor = torch.empty(0, dtype=dtype).set_(storage, offset, size, stride)
@@ -1144,17 +1147,8 @@ class _Decoder:
             )
         return tensor
 
-    def _update(
-        self,
-        tensor: torch.Tensor,
-        handle: str,
-        storage: torch.UntypedStorage,
-        dtype: torch.dtype,
-        size: list[int],
-        stride: list[int],
-        offset: int,
-        facts: Facts,
-    ) -> None:
+    def _update(self, tensor: torch.Tensor, handle: str, view: _View, facts: Facts) -> None:
+        storage, dtype, size, stride, offset = view
         moved = tensor.untyped_storage().data_ptr() != storage.data_ptr()  # `p.data = ...` swaps the storage
         if tensor.dtype == dtype and (
             moved or (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset)
@@ -1172,18 +1166,9 @@ class _Decoder:
         if tensor.is_leaf:  # a stand-in for a kernel graph would take a new version for an in-place change
             _set_version(tensor, facts["version"])
 
-    def _keep(
-        self,
-        tensor: torch.Tensor,
-        handle: str,
-        storage: torch.UntypedStorage,
-        dtype: torch.dtype,
-        size: list[int],
-        stride: list[int],
-        offset: int,
-        facts: Facts,
-    ) -> None:
+    def _keep(self, tensor: torch.Tensor, handle: str, view: _View, facts: Facts) -> None:
         """A read-only tensor of the test's: only its `.grad` follows the kernel; any other change is refused."""
+        storage, dtype, size, stride, offset = view
         place = (
             tensor.untyped_storage().data_ptr(),
             list(tensor.shape),
