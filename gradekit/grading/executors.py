@@ -46,11 +46,14 @@ from gradekit.grading.warm_kernels import (
 )
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from distributed import Future
 
+    # How a task ended in a pool: its row, the budget that ended its worker, or the pool's breakdown.
+    Outcome: TypeAlias = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool
+
 Task = tuple[Path, str]  # (submission folder, student id)
-# How a task ended in a pool: its row, the budget that ended its worker, or the pool's breakdown.
-Outcome = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool
 
 _graders: dict[str, ScratchGrader] = {}
 
