@@ -48,7 +48,7 @@ from gradekit.grading.warm_kernels import (
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    from distributed import Future
+    from distributed import Client, Future
 
     # How a task ended in a pool: its row, the budget that ended its worker, or the pool's breakdown.
     Outcome: TypeAlias = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool
@@ -291,19 +291,21 @@ class DaskExecutor:
 # The cluster's side, shared by the cohort's runs and the pre-check's service ------------------------------------
 
 
-def cluster_client(scheduler_address: str):
+def cluster_client(scheduler_address: str) -> Client:
     """A client of the Dask scheduler at `scheduler_address`; it gives up connecting after 30 s."""
     from distributed import Client
 
     return Client(scheduler_address, timeout="30s")
 
 
-def submit_grading(client, template_root: Path, folder: Path, student: str, key: str, priority: int = 0):
+def submit_grading(
+    client: Client, template_root: Path, folder: Path, student: str, key: str, priority: int = 0
+) -> Future:
     """`grade_task` on the cluster: its workers read the template and the submission at these same paths."""
     arguments = (str(template_root), str(folder), student)
     return client.submit(grade_task, *arguments, key=key, pure=False, priority=priority)
 
 
-def forget_on_cluster(client, template_root: Path) -> None:
+def forget_on_cluster(client: Client, template_root: Path) -> None:
     """Workers outlive a run: nothing of it (hidden tests, gradebook copies) may stay on them."""
     client.run(forget_template, str(template_root))
