@@ -1,9 +1,17 @@
 """A graded cell's name: the grade id nbgrader keeps in the cell's metadata."""
 
+from __future__ import annotations
 
-def grade_id(cell) -> str | None:
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+
+def grade_id(cell: NotebookNode) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def cells_by_grade_id(notebook) -> dict:
-    return {grade_id(cell): cell for cell in notebook.cells if grade_id(cell)}
+def cells_by_grade_id(notebook: NotebookNode) -> dict[str, NotebookNode]:
+    named = ((grade_id(cell), cell) for cell in notebook.cells)
+    return {name: cell for name, cell in named if name}

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 
 from gradekit.core.cell_ids import grade_id
 
@@ -13,7 +14,7 @@ TAG = re.compile(r"\[misconception: ([a-z0-9][a-z0-9-]*)\]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def failure_text(cell) -> str:
+def failure_text(cell: NotebookNode) -> str:
     """Everything a failed cell reported: error name, value and traceback, plus stderr."""
     parts = []
     for output in cell.get("outputs", []):
@@ -25,7 +26,7 @@ def failure_text(cell) -> str:
     return ANSI.sub("", "\n".join(parts))
 
 
-def failure_message(cell, limit: int = 600) -> str:
+def failure_message(cell: NotebookNode, limit: int = 600) -> str:
     """What a failed cell said, in one line: its error's name and value, else its stderr ("" when it passed)."""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":

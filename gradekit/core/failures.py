@@ -37,6 +37,6 @@ class GraderFailure(Exception):
         self.cause = cause
         self.detail = detail
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[GraderFailure], tuple[GraderCause, str]]:
         # Workers send failures back by pickle; keep both fields.
         return type(self), (self.cause, self.detail)

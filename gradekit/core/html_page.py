@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 
 class Html(str):
@@ -44,7 +44,7 @@ def element(tag: str, content: object = "", **attributes: str) -> Html:
     return Html(f"<{tag}{attrs}>{escape(content)}</{tag}>")
 
 
-def join(pieces) -> Html:
+def join(pieces: Iterable[object]) -> Html:
     return Html("".join(escape(piece) for piece in pieces))
 
 
@@ -52,7 +52,7 @@ def link(text: object, href: str) -> Html:
     return element("a", text, href=href) if href else escape(text)
 
 
-def bullets(items) -> Html:
+def bullets(items: Iterable[object]) -> Html:
     return element("ul", join(element("li", item) for item in items))
 
 
@@ -69,7 +69,7 @@ def table(
 ) -> Html:
     """A table; columns listed in `numeric` align right, `row_classes` styles rows (flagged, group)."""
 
-    def cells(tag, values):
+    def cells(tag: str, values: Sequence[object]) -> Html:
         return join(element(tag, v, class_="number" if i in numeric else "") for i, v in enumerate(values))
 
     classes = row_classes or [""] * len(rows)

@@ -10,7 +10,7 @@ import dataclasses
 import datetime
 import re
 
-from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, validate
+from traitlets import Bool, Bunch, Dict, Float, Integer, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 # An assignment id names a folder under source/ and release/, and nbgrader's gradebook key.
@@ -73,27 +73,27 @@ class CourseKit(Configurable):
     ).tag(config=True)
 
     @validate("due_dates")
-    def _dates_with_zone(self, proposal):
+    def _dates_with_zone(self, proposal: Bunch) -> dict[str, str]:
         for assignment, text in proposal["value"].items():
             zoned_date(text, f"CourseKit.due_dates[{assignment!r}]")
         return proposal["value"]
 
     @validate("grader_attempts")
-    def _at_least_one_attempt(self, proposal):
+    def _at_least_one_attempt(self, proposal: Bunch) -> int:
         value = proposal["value"]
         if value < 1:
             raise TraitError(f"CourseKit.grader_attempts must be at least 1, got {value}")
         return value
 
     @validate("retry_backoff_seconds")
-    def _a_wait_that_is_not_negative(self, proposal):
+    def _a_wait_that_is_not_negative(self, proposal: Bunch) -> float:
         value = proposal["value"]
         if value < 0:
             raise TraitError(f"CourseKit.retry_backoff_seconds must not be negative, got {value}")
         return value
 
     @validate("assignment_id")
-    def _a_folder_name(self, proposal):
+    def _a_folder_name(self, proposal: Bunch) -> str:
         value = proposal["value"]
         if not ASSIGNMENT_ID.fullmatch(value):
             raise TraitError(
@@ -102,7 +102,7 @@ class CourseKit(Configurable):
         return value
 
     @validate("kernel_memory_gb")
-    def _a_positive_size(self, proposal):
+    def _a_positive_size(self, proposal: Bunch) -> float:
         value = proposal["value"]
         if not value > 0:
             raise TraitError(f"CourseKit.kernel_memory_gb must be more than 0 GiB, got {value}")
@@ -173,14 +173,14 @@ class Precheck(Configurable):
     ).tag(config=True)
 
     @validate("cooldown_seconds", "request_window_seconds", "check_seconds")
-    def _not_negative(self, proposal):
+    def _not_negative(self, proposal: Bunch) -> float:
         value = proposal["value"]
         if value < 0:
             raise TraitError(f"Precheck.{proposal['trait'].name} must not be negative, got {value}")
         return value
 
     @validate("daily_quota", "workers")
-    def _at_least_one(self, proposal):
+    def _at_least_one(self, proposal: Bunch) -> int:
         value = proposal["value"]
         if value < 1:
             raise TraitError(f"Precheck.{proposal['trait'].name} must be at least 1, got {value}")

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
@@ -44,6 +44,14 @@ from gradekit.grading.warm_kernels import (
     kernels_prefix,
     name_kernel_folders_after,
 )
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from distributed import Client, Future
+
+    # How a task ended in a pool: its row, the budget that ended its worker, or the pool's breakdown.
+    Outcome: TypeAlias = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
@@ -131,7 +139,12 @@ class LocalExecutor:
     student's timeout at once, unless the machine held the worker back.
     """
 
-    def __init__(self, jobs: int, task=grade_task, budget: TaskBudget | None = None):
+    def __init__(
+        self,
+        jobs: int,
+        task: Callable[[str, str, str], GradedSubmission] = grade_task,
+        budget: TaskBudget | None = None,
+    ):
         self.jobs = jobs
         self.workers = jobs
         self.task = task  # a module-level function (template, folder, student) -> GradedSubmission
@@ -171,7 +184,9 @@ class LocalExecutor:
             return outcome.row(task[1], attempts)
         return crashed_task(task[1], concurrent.futures.process.BrokenProcessPool("the worker died"), attempts)
 
-    def _run(self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget):
+    def _run(
+        self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget
+    ) -> Iterator[tuple[Task, Outcome]]:
         """(task, GradedSubmission, the OverBudget that ended its worker or the exception it died with), as they finish."""
         # Forked workers start with what this process has imported (nbgrader above all), each
         # with an event loop of its own (forked_workers.py).
@@ -266,7 +281,7 @@ class DaskExecutor:
             stalled = GraderFailure(GraderCause.STALLED, f"the cluster did not return it within {patience:.0f} s")
             yield crashed_task(task[1], stalled, attempt)
 
-    def _submit(self, template_root: Path, task: Task, attempt: int):
+    def _submit(self, template_root: Path, task: Task, attempt: int) -> Future:
         folder, student = task
         return submit_grading(self.client, template_root, folder, student, f"grade-{student}-try-{attempt}")
 
@@ -277,19 +292,21 @@ class DaskExecutor:
 # The cluster's side, shared by the cohort's runs and the pre-check's service ------------------------------------
 
 
-def cluster_client(scheduler_address: str):
+def cluster_client(scheduler_address: str) -> Client:
     """A client of the Dask scheduler at `scheduler_address`; it gives up connecting after 30 s."""
     from distributed import Client
 
     return Client(scheduler_address, timeout="30s")
 
 
-def submit_grading(client, template_root: Path, folder: Path, student: str, key: str, priority: int = 0):
+def submit_grading(
+    client: Client, template_root: Path, folder: Path, student: str, key: str, priority: int = 0
+) -> Future:
     """`grade_task` on the cluster: its workers read the template and the submission at these same paths."""
     arguments = (str(template_root), str(folder), student)
     return client.submit(grade_task, *arguments, key=key, pure=False, priority=priority)
 
 
-def forget_on_cluster(client, template_root: Path) -> None:
+def forget_on_cluster(client: Client, template_root: Path) -> None:
     """Workers outlive a run: nothing of it (hidden tests, gradebook copies) may stay on them."""
     client.run(forget_template, str(template_root))

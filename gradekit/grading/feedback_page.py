@@ -9,14 +9,19 @@ nbgrader_config.py makes this nbgrader's feedback exporter. Like preprocessors.p
 imports nothing of the kit: the configuration loads it by its path.
 """
 
+from __future__ import annotations
+
 import base64
 import hashlib
 import os
 import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import nbgrader
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors.sanitize import SanitizeHTML
+from nbformat import NotebookNode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATES = os.path.join(HERE, "feedback_templates")
@@ -39,7 +44,7 @@ POLICY = (
 )
 
 
-def diagnosis_line(cell) -> str:
+def diagnosis_line(cell: NotebookNode) -> str:
     """What a graded cell that lost points found, on one line; empty when it lost none or says nothing."""
     grading = cell.get("metadata", {}).get("nbgrader", {})
     if (grading.get("score") or 0) >= (grading.get("points") or 0):
@@ -51,7 +56,7 @@ def diagnosis_line(cell) -> str:
     return " ".join(" ".join(finding.split()) for finding in findings)
 
 
-def _error_finding(error) -> str:
+def _error_finding(error: NotebookNode) -> str:
     """`<misconception>: <message>` for our diagnoses, `<error type>: <message>` for anything else."""
     message = error.get("evalue", "")
     tag = MISCONCEPTION_TAG.match(message)
@@ -88,7 +93,7 @@ def with_language(html: str, language: str) -> str:
 class FeedbackPage(HTMLExporter):
     """nbgrader's feedback page drawn by the course's template (gradekit/grading/feedback_templates)."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         # nbgrader names its own template in the HTMLExporter section (its API insists on it);
         # keyword arguments outrank the configuration, so the page's own template is named here.
         kwargs.update(template_name="feedback_page", extra_template_basedirs=[TEMPLATES, NBGRADER_TEMPLATES])
@@ -98,11 +103,13 @@ class FeedbackPage(HTMLExporter):
         self.extra_template_paths = [*self.extra_template_paths, NBGRADER_TEMPLATES]
         self.template_paths = self._template_paths()
 
-    def default_filters(self):
+    def default_filters(self) -> Iterator[tuple[str, Callable[..., Any]]]:
         yield from super().default_filters()
         yield ("diagnosis_line", diagnosis_line)
 
-    def from_notebook_node(self, nb, resources=None, **kw):
+    def from_notebook_node(  # type: ignore[override]  # Exporter declares a notebook back; an HTML page is text
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
+    ) -> tuple[str, dict[str, Any]]:
         """The page, carrying a policy that trusts only the scripts of a page drawn without `nb`'s cells."""
         html, resources = super().from_notebook_node(nb, resources, **kw)
         empty = nb.copy()
@@ -110,7 +117,7 @@ class FeedbackPage(HTMLExporter):
         own_page, _ = super().from_notebook_node(empty, dict(resources), **kw)
         return with_language(with_policy(html, security_policy(own_page)), self.language_code), resources
 
-    def _preprocess(self, nb, resources):
+    def _preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
         """After nbgrader's steps, make the student's markup inert and add the page's own styles."""
         nb, resources = super()._preprocess(nb, resources)
         nb, resources = SanitizeHTML(parent=self, enabled=True)(nb, resources)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Grade, Gradebook, MissingEntry
 
 from gradekit.core.course import Course
 from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages
@@ -65,7 +65,7 @@ def late_policy(course: Course) -> LatePolicy:
     return LatePolicy(config=course.nbgrader_config)
 
 
-def _written(notebook: str, grade) -> WrittenGrade:
+def _written(notebook: str, grade: Grade) -> WrittenGrade:
     waiting = grade.needs_manual_grade and grade.manual_score is None
     blank = not grade.needs_manual_grade and grade.manual_score is None  # nbgrader's autograde found it unchanged
     return WrittenGrade(notebook, grade.name, None if waiting else float(grade.score), float(grade.max_score), blank)

@@ -12,7 +12,7 @@ import dataclasses
 import datetime
 import pwd
 
-from nbgrader.api import Gradebook
+from nbgrader.api import Comment, Grade, Gradebook, SubmittedNotebook
 
 from gradekit.core.course import Course
 from gradekit.grading.gradebook import open_gradebook
@@ -74,7 +74,7 @@ def account_names(student_id: str) -> tuple[str, str]:
     return (first, last) if first else ("", last)
 
 
-def _notebook_record(notebook) -> NotebookRecord:
+def _notebook_record(notebook: SubmittedNotebook) -> NotebookRecord:
     grades = tuple(
         GradeRecord(g.name, g.auto_score, g.manual_score, g.extra_credit, bool(g.needs_manual_grade))
         for g in sorted(notebook.grades, key=lambda g: g.name)
@@ -115,7 +115,7 @@ def _write_notebook(gradebook: Gradebook, assignment: str, student: str, record:
 MANUAL_FIELDS = ("manual_score", "manual_comment", "extra_credit")  # what a TA enters in formgrader
 
 
-def _copy_values(record: GradeRecord | CommentRecord, row) -> None:
+def _copy_values(record: GradeRecord | CommentRecord, row: Grade | Comment) -> None:
     """Set every field of the record but the cell name on the gradebook row it describes.
 
     A TA's score or comment the gradebook holds is kept where the record has none, as nbgrader's

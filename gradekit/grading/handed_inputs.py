@@ -10,7 +10,12 @@ have been reached on purpose, and stays a finding that withholds the notebook.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
+
+if TYPE_CHECKING:
+    from gradekit.sandbox.crossing import Mirror
 
 # How deep a call's arguments are searched for tensors: an argument, or a list or dict of them.
 SEARCH_DEPTH = 3
@@ -30,14 +35,14 @@ def tensors_in(value: object, depth: int = SEARCH_DEPTH) -> list[torch.Tensor]:
     return []
 
 
-def take_changes_to_arguments(mirror, since: int, arguments: object) -> list[str]:
+def take_changes_to_arguments(mirror: Mirror, since: int, arguments: object) -> list[str]:
     """What the call changed in the tensors it was handed ("requires_grad", "values"), taken off `mirror.refused`.
 
     `since` is how many refusals the mirror held before the call; refusals of other tensors stay.
     """
     handed = tensors_in(arguments)
-    handles = {mirror.handle_of(tensor) for tensor in handed} - {None}
-    storages = {mirror.tensor_storage.get(handle) for handle in handles} - {None}
+    handles = {handle for handle in map(mirror.handle_of, handed) if handle is not None}
+    storages = {mirror.tensor_storage[handle] for handle in handles if handle in mirror.tensor_storage}
     changed = []
     for refusal in list(mirror.refusals[since:]):
         what, handle, storage = refusal

@@ -41,6 +41,7 @@ import secrets
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 from nbgrader.utils import parse_utc
 
 from gradekit.core.bounded_files import read_bounded
@@ -207,7 +208,7 @@ def _refused_link_note(path: Path, expected: list[str]) -> Note:
     return Note(NoteKind.SYMBOLIC_LINK, notebook, target[:120], (path.name,))
 
 
-def _read_notebook(path: Path):
+def _read_notebook(path: Path) -> NotebookNode:
     """The notebook at `path`: a regular file of bounded size, never through a symbolic link (one swapped in after the check is refused too)."""
     return nbformat.reads(read_bounded(path, MAX_NOTEBOOK_BYTES).decode("utf-8"), as_version=4)
 
@@ -232,7 +233,7 @@ def timestamp_problem(submission_dir: Path) -> str | None:
     return _read_timestamp(submission_dir)[1]
 
 
-def repair(student, release, name: str, notes: list[Note]):
+def repair(student: NotebookNode, release: NotebookNode, name: str, notes: list[Note]) -> NotebookNode:
     """The student's notebook with nbgrader's grade ids made whole again (see the module docstring)."""
     release_ids = cells_by_grade_id(release)
     by_cell_id = {cell.get("id"): cell for cell in release.cells}
@@ -261,7 +262,7 @@ def repair(student, release, name: str, notes: list[Note]):
     return student
 
 
-def forging_methods(student, release, name: str) -> list[Finding]:
+def forging_methods(student: NotebookNode, release: NotebookNode, name: str) -> list[Finding]:
     """Findings for the special methods named in the cells nbgrader will not restore."""
     locked = {grade_id_of(cell) for cell in release.cells if cell.get("metadata", {}).get("nbgrader", {}).get("locked")}
     findings = []
@@ -294,7 +295,9 @@ def _names_in(source: str) -> set[str]:
     return names
 
 
-def _restore_locked_cells(student, release, seen: set[str], name: str, notes: list[Note]) -> None:
+def _restore_locked_cells(
+    student: NotebookNode, release: NotebookNode, seen: set[str], name: str, notes: list[Note]
+) -> None:
     previous = None
     for cell in release.cells:
         grade_id = grade_id_of(cell)
@@ -309,14 +312,14 @@ def _restore_locked_cells(student, release, seen: set[str], name: str, notes: li
             previous = grade_id
 
 
-def _position_after(student, grade_id: str | None) -> int:
+def _position_after(student: NotebookNode, grade_id: str | None) -> int:
     for index, cell in enumerate(student.cells):
         if grade_id and grade_id_of(cell) == grade_id:
             return index + 1
     return 0
 
 
-def _note_order(student, release, name: str, notes: list[Note]) -> None:
+def _note_order(student: NotebookNode, release: NotebookNode, name: str, notes: list[Note]) -> None:
     wanted = [grade_id_of(cell) for cell in release.cells if grade_id_of(cell)]
     actual = [grade_id_of(cell) for cell in student.cells if grade_id_of(cell) in wanted]
     if actual != [grade_id for grade_id in wanted if grade_id in actual]:

@@ -15,7 +15,7 @@ import math
 from types import MappingProxyType
 
 from nbgrader.plugins import LateSubmissionPlugin
-from traitlets import Enum, Float, TraitError, validate
+from traitlets import Bunch, Enum, Float, TraitError, validate
 
 PERIOD_SECONDS = MappingProxyType({"hour": 3600, "day": 86400})
 
@@ -51,14 +51,14 @@ class LatePolicy(LateSubmissionPlugin):
     ).tag(config=True)
 
     @validate("share_per_period", "cap")
-    def _a_share(self, proposal):
+    def _a_share(self, proposal: Bunch) -> float:
         value = proposal["value"]
         if not 0 <= value <= 1:
             raise TraitError(f"LatePolicy.{proposal['trait'].name} must be a share between 0 and 1, got {value}")
         return value
 
     @validate("cutoff_hours")
-    def _not_negative(self, proposal):
+    def _not_negative(self, proposal: Bunch) -> float:
         value = proposal["value"]
         if value < 0:
             raise TraitError(f"LatePolicy.cutoff_hours must not be negative, got {value}")

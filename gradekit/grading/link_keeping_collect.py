@@ -23,6 +23,7 @@ import datetime
 import os
 import pwd
 import shutil
+from typing import Any
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import ignore_patterns, parse_utc
@@ -34,13 +35,13 @@ CLAIM_TOLERANCE_SECONDS = 600
 
 
 class LinkKeepingCollect(ExchangeCollect):
-    def _sort_by_timestamp(self, records):
+    def _sort_by_timestamp(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Newest first, a student's own submissions before any made in their name by another account."""
         forged = [record for record in records if self._forged(record)]
         genuine = [record for record in records if record not in forged]
         return super()._sort_by_timestamp(genuine) + super()._sort_by_timestamp(forged)
 
-    def copy_files(self):
+    def copy_files(self) -> None:
         for record in [record for record in self.src_records if self._forged(record)]:
             self.log.error(
                 "%s is not collected: it is named for %s but another account made it",
@@ -50,7 +51,7 @@ class LinkKeepingCollect(ExchangeCollect):
             self.src_records.remove(record)
         super().copy_files()
 
-    def _forged(self, record) -> bool:
+    def _forged(self, record: dict[str, Any]) -> bool:
         """Made in the student's name by an account that is neither the student's nor the collector's."""
         owner = os.lstat(os.path.join(self.inbound_path, record["filename"])).st_uid
         if owner == os.getuid():
@@ -60,7 +61,7 @@ class LinkKeepingCollect(ExchangeCollect):
         except KeyError:
             return True
 
-    def do_copy(self, src, dest, log=None):
+    def do_copy(self, src: str, dest: str, log: object = None) -> None:
         size = self.get_size(src)
         if size > 1000 * self.coursedir.max_dir_size:
             self.log.error("Directory size is too big")
@@ -78,7 +79,7 @@ class LinkKeepingCollect(ExchangeCollect):
         if self.coursedir.groupshared:
             _share_with_group(dest)
 
-    def _believe_no_earlier_time(self, src, dest):
+    def _believe_no_earlier_time(self, src: str, dest: str) -> None:
         """A submission of another account's that claims a time well before its folder last changed gets that change's."""
         folder = os.lstat(src)
         claimed_file = os.path.join(dest, TIMESTAMP)
@@ -96,7 +97,7 @@ class LinkKeepingCollect(ExchangeCollect):
                 handle.write(changed.strftime(self.timestamp_format))
 
 
-def _share_with_group(root):
+def _share_with_group(root: str) -> None:
     """What nbgrader does for a group-shared course (folders ug+rwx, files ug+rw), links left alone."""
     for folder, _, names in os.walk(root):
         _add_mode(folder, 0o2770, 0o2777)
@@ -104,7 +105,7 @@ def _share_with_group(root):
             _add_mode(os.path.join(folder, name), 0o660, 0o777)
 
 
-def _add_mode(path, wanted, mask):
+def _add_mode(path: str, wanted: int, mask: int) -> None:
     if os.path.islink(path):
         return
     mode = os.stat(path).st_mode

@@ -34,7 +34,7 @@ def output_bytes(output: dict) -> int:
     return size + (len(_encoded(metadata)) if metadata else 0)
 
 
-def _encoded(value) -> bytes:
+def _encoded(value: object) -> bytes:
     if isinstance(value, str):
         return value.encode(errors="replace")
     if isinstance(value, list) and all(isinstance(part, str) for part in value):
@@ -116,7 +116,7 @@ def _what(output: dict) -> str:
     return "an output (" + ", ".join(str(kind)[:60] for kind in kinds[:4]) + ")"
 
 
-def _head(text, characters: int) -> str:
+def _head(text: object, characters: int) -> str:
     text = "".join(text) if isinstance(text, list) else str(text)
     return text[: max(characters, 0)]
 
@@ -146,11 +146,11 @@ class LimitOutputSize(NbGraderPreprocessor):
     def budget(self) -> OutputBudget:
         return OutputBudget(self.max_output_bytes, self.max_notebook_bytes)
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         self._budget = self.budget()  # one per notebook: the limit in all counts across its cells
         return super().preprocess(nb, resources)
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple[NotebookNode, dict]:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
                 output["text"] = self._cut(output.get("text", ""))
@@ -163,7 +163,7 @@ class LimitOutputSize(NbGraderPreprocessor):
             cell["outputs"] = admitted(self._budget, cell["outputs"])
         return cell, resources
 
-    def _cut(self, text):
+    def _cut(self, text: str) -> str:
         if len(text) <= self.max_characters:
             return text
         return (

@@ -4,8 +4,15 @@ This module imports nothing of the kit: the configuration loads it by its path,
 so that plain nbgrader can use it without the kit on its import path.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 VISIBLE_PASSED = "Checked "  # how a test cell's visible part reports what it checked, once it all passed
 
@@ -19,7 +26,7 @@ class DiagnosesOnly(NbGraderPreprocessor):
     diagnosis of a zero: it gains a sentence saying that only those checks passed.
     """
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple[NotebookNode, dict]:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
             outputs = cell.get("outputs", [])
             failed = any(output.get("output_type") == "error" for output in outputs)
@@ -39,7 +46,7 @@ def _passed_only_on_the_example(text: str) -> str:
     return "".join(lines)
 
 
-def is_mark_scheme(cell) -> bool:
+def is_mark_scheme(cell: NotebookNode) -> bool:
     """A task cell worth no points: the question and its mark scheme, graded through its answer cell."""
     grading = cell.get("metadata", {}).get("nbgrader", {})
     return bool(grading.get("task")) and float(grading.get("points") or 0) == 0
@@ -52,7 +59,7 @@ class GradeMarkSchemes(NbGraderPreprocessor):
     so a question that carries only its mark scheme would keep every submission on the TA's list.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         schemes = [cell.metadata.nbgrader.grade_id for cell in nb.cells if is_mark_scheme(cell)]
         if schemes:
             about = resources["nbgrader"]

@@ -11,7 +11,9 @@ output of the first cell can be missed.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from queue import Empty
+from typing import Any
 
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
@@ -24,7 +26,7 @@ RECONNECT_MILLISECONDS = 10
 
 
 class PromptKernelClient(AsyncKernelClient):
-    def start_channels(self, *args, **kwargs) -> None:
+    def start_channels(self, *args: bool, **kwargs: bool) -> None:
         # The channels connect before the kernel has bound its ports; zmq then
         # retries every 100 ms by default, which a forked kernel mostly spent waiting.
         self.context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MILLISECONDS)
@@ -42,7 +44,9 @@ class PromptKernelClient(AsyncKernelClient):
                 raise RuntimeError("Kernel died before replying to kernel_info")
         raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
 
-    async def _message_about(self, channel, request: str, wanted, seconds: float) -> dict | None:
+    async def _message_about(
+        self, channel: Any, request: str, wanted: Callable[[dict], bool], seconds: float
+    ) -> dict | None:
         """The first message on `channel` answering `request` that `wanted` accepts, or None after `seconds`."""
         give_up = time.monotonic() + seconds
         while (left := give_up - time.monotonic()) > 0:

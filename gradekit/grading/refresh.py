@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from nbgrader.api import SubmittedAssignment
+
 from gradekit.core.course import Course
 from gradekit.core.row_record import with_grades_of
 from gradekit.core.rows import CohortRow
@@ -34,7 +36,7 @@ def reapply_late_penalties(course: Course, students: Collection[str] | None = No
     return changed
 
 
-def _reprice(policy: LatePolicy, submission) -> int:
+def _reprice(policy: LatePolicy, submission: SubmittedAssignment) -> int:
     """The submission's notebooks' penalties from their scores now; how many changed."""
     late = float(submission.total_seconds_late)
     changed = 0

@@ -24,11 +24,14 @@ import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.status import Status
 from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, POLL_SECONDS, CellClock, Verdict
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
+
+Result = TypeVar("Result")
 
 # A submission may use, for all its grading, the CPU of this many of its cells run to their limit:
 # an honest notebook uses a small part of one cell's limit, and every cell is limited on its own as well.
@@ -105,7 +108,7 @@ def ended_by_timer(seconds: float, budget: TaskBudget) -> OverBudget | None:
     return OverBudget(Verdict.SAT_IDLE, f"the watchdog could not run, and the timer ended it after {seconds:.0f} s")
 
 
-def within_budget(budget: TaskBudget, verdict_file: str, task: Callable, *args):
+def within_budget(budget: TaskBudget, verdict_file: str, task: Callable[..., Result], *args: object) -> Result:
     """Run `task(*args)` in this worker; past `budget`, the worker is killed and the verdict left in `verdict_file`."""
     clock = CellClock(os.getpid(), budget.cpu_seconds)
     clock.resume()

@@ -23,13 +23,17 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.client import KernelClient
+from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from nbclient.util import run_sync
+from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Instance, Type, default
 
@@ -166,7 +170,7 @@ def kernels_prefix(run_tag: str = "") -> str:
     return f"{KERNELS_PREFIX}{run_tag}-" if run_tag else KERNELS_PREFIX
 
 
-def without_secrets(environment) -> dict[str, str]:
+def without_secrets(environment: Mapping[str, str]) -> dict[str, str]:
     """`environment` without the grader's secrets.
 
     The zygote is started with it (a new program, not a fork): a kernel forked
@@ -264,7 +268,7 @@ def _exit_code(pid: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def killed_from_outside(process) -> bool:
+def killed_from_outside(process: object) -> bool:
     """True when a kernel ended by SIGKILL, which it does not send itself unless it means to (the grader retries)."""
     return getattr(process, "returncode", None) == -signal.SIGKILL
 
@@ -304,7 +308,7 @@ class WarmProvisioner(LocalProvisioner):
     guarded = False
     cgroup: kernel_cgroups.KernelGroup | None = None  # the kernel's memory and pids group, where one can be made
 
-    async def pre_launch(self, **kwargs):
+    async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
         parent = zygote(self.allow_unconfined)  # before the connection file is written: it names the sockets
         self.folder = KernelFolder.make(parent.kernels_root, str(kwargs.get("cwd") or os.getcwd()), parent.boxed)
         km = self.parent
@@ -317,7 +321,7 @@ class WarmProvisioner(LocalProvisioner):
     def guard_log(self) -> str | None:
         return str(self.folder.guard_log) if self.folder and self.guarded else None
 
-    async def launch_kernel(self, cmd: list[str], **kwargs):
+    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
         folder = self.folder
         if folder is None or not _forkable(cmd):
             return await super().launch_kernel(cmd, **kwargs)
@@ -399,7 +403,7 @@ def _boxed_arguments(argv: list[str], folder: KernelFolder) -> list[str]:
 class WarmKernelManager(AsyncKernelManager):
     client_factory = Type(klass=AsyncKernelClient, default_value=PromptKernelClient)
 
-    async def _async_pre_start_kernel(self, **kw):
+    async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         if self.provisioner is None:
             self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
             self.provisioner = WarmProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
@@ -426,18 +430,20 @@ class WarmExecute(Execute):
     def _own_sink(self) -> RunSink:
         return RunSink()
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("kernel_manager_class", WarmKernelManager)
         super().__init__(*args, **kwargs)
 
-    def preprocess(self, nb, resources=None, km=None):
+    def preprocess(
+        self, nb: NotebookNode, resources: dict | None = None, km: AsyncKernelManager | None = None
+    ) -> tuple[NotebookNode, dict]:
         try:
             return super().preprocess(nb, resources, km)
         except GraderFailure as failure:  # nbgrader would make it a log line: the scratch grader must see it
             self.sink.notice(failure)
             raise
 
-    async def async_start_new_kernel(self, **kwargs) -> None:
+    async def async_start_new_kernel(self, **kwargs: Any) -> None:
         try:
             await super().async_start_new_kernel(**kwargs)
         except GraderFailure:
@@ -445,7 +451,7 @@ class WarmExecute(Execute):
         except Exception as error:  # no student code has run yet: a kernel that does not start is ours
             raise GraderFailure(GraderCause.KERNEL_START, f"{type(error).__name__}: {error}") from error
 
-    async def async_start_new_kernel_client(self):
+    async def async_start_new_kernel_client(self) -> KernelClient:
         provisioner = getattr(self.km, "provisioner", None)  # nbclient drops the manager when the start fails
         try:
             return await super().async_start_new_kernel_client()

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from gradekit.core.failures import GraderCause, GraderFailure
 
@@ -87,7 +88,9 @@ def read_only_views() -> list[str]:
     return [*python_views(), str(SANDBOX_DIR)]
 
 
-def start(kernels_root: Path, program: list[str], env: dict[str, str], errors) -> tuple[subprocess.Popen, int]:
+def start(
+    kernels_root: Path, program: list[str], env: dict[str, str], errors: BinaryIO
+) -> tuple[subprocess.Popen, int]:
     """Start `program` in the box; returns the process and the host PID of the program itself.
 
     `errors` (a file, not a pipe: nobody reads it while the program runs) takes
@@ -117,7 +120,7 @@ def start(kernels_root: Path, program: list[str], env: dict[str, str], errors) -
         raise BoxUnavailable(f"bubblewrap did not start the program: {last_words(errors)}") from None
 
 
-def last_words(errors) -> str:
+def last_words(errors: BinaryIO) -> str:
     """The end of what a boxed program wrote to its `errors` file."""
     errors.seek(0)
     return errors.read().decode(errors="replace").strip()[-400:]

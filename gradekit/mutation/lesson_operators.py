@@ -101,8 +101,9 @@ def _grad_reset(node):
             and node.value.value is None
         ):
             return [ast.Expr(_method_call(target, "zero_"))]
-    if isinstance(node, ast.Expr) and _attribute_call(node.value, {"zero_"}):
-        receiver = node.value.func.value
+    call = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "zero_":
+        receiver = call.func.value
         if isinstance(receiver, ast.Attribute) and receiver.attr == "grad":
             return [ast.Assign([copy.deepcopy(receiver)], ast.Constant(None))]
     return []
@@ -155,11 +156,9 @@ def _float32_detour(node):
 def _in_place(node):
     """In place written out of place and back: `a -= b` as `a = a - b`, `x.add_(y)` as `x.add(y)`."""
     if isinstance(node, ast.AugAssign):
-        target = with_fields(node.target, ctx=ast.Load())
+        read = with_fields(node.target, ctx=ast.Load())
         return [
-            ast.Assign(
-                [copy.deepcopy(node.target)], ast.BinOp(target, copy.deepcopy(node.op), copy.deepcopy(node.value))
-            )
+            ast.Assign([copy.deepcopy(node.target)], ast.BinOp(read, copy.deepcopy(node.op), copy.deepcopy(node.value)))
         ]
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp):
         target, value = node.targets[0], node.value

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, Iterable, TypeGuard, TypeVar
 
 DELETE = object()  # a replacement meaning: remove this statement
 _Node = TypeVar("_Node", bound=ast.AST)
@@ -119,7 +119,7 @@ def _argument_removed(node):
     return [with_fields(node, keywords=node.keywords[:i] + node.keywords[i + 1 :]) for i in range(len(node.keywords))]
 
 
-def _is_range(node) -> bool:
+def _is_range(node: ast.AST) -> TypeGuard[ast.Call]:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
 
 

@@ -15,38 +15,49 @@ replace any of this; that only changes what their own answers report, which
 the grader then judges like any other answer.
 """
 
+from __future__ import annotations
+
 import builtins
 import os
 import runpy
 import warnings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from typing import Any
+
+    from zmq.eventloop.zmqstream import ZMQStream
+
+    from gradekit.sandbox.crossing import Mirror
 
 CROSSING_FILE = "crossing.py"
 REQUEST_MESSAGE, REPLY_MESSAGE = "kit_answer_request", "kit_answer_reply"
 
 
-def install(request_path, reply_path):
+def install(request_path: str, reply_path: str) -> None:
     crossing = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), CROSSING_FILE))
-    state = {}
+    state: dict[str, Mirror] = {}
 
-    def user_namespace():
+    def user_namespace() -> dict[str, Any]:
         from IPython import get_ipython
 
         return get_ipython().user_ns
 
-    def resolve_answer(name):
+    def resolve_answer(name: str) -> object:
         namespace = user_namespace()
         if name not in namespace:
             raise NameError(f"name {name!r} is not defined")
         return namespace[name]
 
-    def mirror():
+    def mirror() -> Mirror:
         if "mirror" not in state:
             state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer)
         return state["mirror"]
 
     reply_handle = os.open(reply_path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
 
-    def answer():
+    def answer() -> None:
         with open(request_path, "rb") as request:
             data = request.read()
         reply = memoryview(respond(mirror(), data, crossing))
@@ -54,11 +65,11 @@ def install(request_path, reply_path):
         while written < len(reply):
             written += os.pwrite(reply_handle, reply[written:], written)
 
-    builtins.__kit_answer__ = answer
+    builtins.__kit_answer__ = answer  # type: ignore[attr-defined]  # the kit's own builtin, made here
     _listen_on_the_shell_channel()
 
 
-def _listen_on_the_shell_channel():
+def _listen_on_the_shell_channel() -> None:
     """Every kernel made after this handles REQUEST_MESSAGE by calling `__kit_answer__` as it stands.
 
     The kernel's class is taught before the kernel exists (the zygote imported
@@ -68,19 +79,23 @@ def _listen_on_the_shell_channel():
     """
     from ipykernel.ipkernel import IPythonKernel
 
-    def kit_answer_request(kernel, stream, ident, parent):
+    def kit_answer_request(
+        kernel: IPythonKernel, stream: ZMQStream, ident: list[bytes], parent: dict[str, Any]
+    ) -> None:
         status = "ok"
         try:
-            builtins.__kit_answer__()
+            builtins.__kit_answer__()  # type: ignore[attr-defined]  # made by install(), or the student's
         except BaseException:  # KeyboardInterrupt included: the grader always hears back, then reads the reply
             status = "error"
-        kernel.session.send(stream, REPLY_MESSAGE, {"status": status}, parent, ident=ident)
+        session = kernel.session
+        if session is not None:  # always, in a kernel that received this message through it
+            session.send(stream, REPLY_MESSAGE, {"status": status}, parent, ident=ident)
 
-    IPythonKernel.kit_answer_request = kit_answer_request
+    IPythonKernel.kit_answer_request = kit_answer_request  # type: ignore[attr-defined]  # the kit's own message
     IPythonKernel.msg_types = [*IPythonKernel.msg_types, REQUEST_MESSAGE]
 
 
-def respond(mirror, data, crossing):
+def respond(mirror: Mirror, data: bytes, crossing: dict[str, Any]) -> bytes:
     """Run the request in `data`; the reply says what came back or what was raised.
 
     A context a test opened around the student's code (a dispatch mode, saved
@@ -106,12 +121,12 @@ def respond(mirror, data, crossing):
         return _reply(mirror, ("failed", f"the result could not be sent: {type(error).__name__}: {error}"))
 
 
-def _reply(mirror, value):
+def _reply(mirror: Mirror, value: object) -> bytes:
     with _outside_test_contexts():
         return mirror.outgoing(lambda encoder: encoder.encode(value))
 
 
-def _outside_test_contexts():
+def _outside_test_contexts() -> AbstractContextManager[object]:
     """Dispatch modes the test opened are set aside while messages are read and written.
 
     (Saved-tensor hooks need no such care: reading and writing builds no graph.)
@@ -121,7 +136,7 @@ def _outside_test_contexts():
     return _disable_current_modes()
 
 
-def _raised(mirror, error, crossing):
+def _raised(mirror: Mirror, error: BaseException, crossing: dict[str, Any]) -> bytes:
     limit = crossing["TEXT_LIMIT"]
     try:
         message = str(error)[:limit]

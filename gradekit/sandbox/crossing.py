@@ -58,6 +58,8 @@ This file is loaded by path inside kernels (it imports only torch, numpy and
 the standard library) and imported as part of gradekit in the grader.
 """
 
+from __future__ import annotations
+
 import builtins
 import functools
 import hashlib
@@ -68,9 +70,19 @@ import keyword
 import time
 import types
 import zipfile
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy
 import torch
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any, NoReturn, TypeAlias
+
+    Tree: TypeAlias = tuple[Any, ...]  # an encoded node, its Node tag first; what arrives is checked as it is read
+    Facts: TypeAlias = dict[str, Any]  # a tensor's facts, as `_Encoder._tensor` writes them
+    StorageNode: TypeAlias = tuple[Any, int, int]  # (storage handle, index of its bytes in the message or -1, bytes)
+    Reply: TypeAlias = tuple[Any, ...]  # ("returned", value), ("failed", why) or ("raised", type, builtin, message)
 
 TEXT_LIMIT = 1000  # characters of a student's exception message that cross
 MAX_ELEMENTS = 2**27  # of one tensor rebuilt on the grader's side (a stride-0 view could claim any size)
@@ -94,6 +106,7 @@ MAX_NOTEBOOK_NODES = 1_000_000
 MAX_DEPTH = 48  # of nested nodes; an honest reply nests a handful deep
 TOO_LARGE = "reply too large"  # how every budget's refusal begins, for the student and the TA
 PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None))
+DATA_BASES: tuple[type, ...] = (int, float, complex, str, bytes)  # what a subclass crosses as (bool has none)
 PUBLIC_MODULE = "autograd_checks"  # the course's module shipped beside the notebooks
 MODULES_BY_NAME = ("torch", "numpy", "math", "functools", "operator", "itertools", "collections")
 
@@ -150,7 +163,7 @@ class Node:
     PARTIAL = "partial"  # (PARTIAL, function node, args node, keywords node)
 
 
-def refusal_reply(refusal):
+def refusal_reply(refusal: ValueCannotCross) -> tuple[str, str, str, str]:
     """The reply that reports a refused value as the student's error."""
     return ("raised", REFUSAL_TYPE, "TypeError", str(refusal)[:TEXT_LIMIT])
 
@@ -158,33 +171,33 @@ def refusal_reply(refusal):
 class RemoteObject:
     """An object that stays in the student's kernel; calls and attribute reads go there."""
 
-    def __init__(self, mirror, handle, type_name):
+    def __init__(self, mirror: Mirror, handle: str, type_name: str) -> None:
         object.__setattr__(self, "_mirror", mirror)
         object.__setattr__(self, "_handle", handle)
         object.__setattr__(self, "_type_name", type_name)
 
     @property
-    def __name__(self):
+    def __name__(self) -> str:
         return self._type_name
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         return self._mirror.call(self, args, kwargs)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         return self._mirror.call(_GETATTR, (self, name), {})
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{self._type_name} in the student's kernel>"
 
 
-def call_message(mirror, target, args, kwargs):
+def call_message(mirror: Mirror, target: object, args: Iterable[object], kwargs: Mapping[str, object]) -> bytes:
     """Grader side: the request to run `target(*args, **kwargs)` in the kernel."""
     return mirror.outgoing(lambda encoder: encoder.encode((target, tuple(args), tuple(kwargs.items()))))
 
 
-def checked_reply(reply):
+def checked_reply(reply: Any) -> Reply:
     """The kernel's decoded reply, if it has one of the three shapes `answer_server.respond` makes."""
     kind = reply[0] if isinstance(reply, tuple) and reply else None
     if (
@@ -196,7 +209,7 @@ def checked_reply(reply):
     raise CrossingError("the kernel's reply has the wrong shape")
 
 
-def result_of(reply):
+def result_of(reply: Reply) -> Any:
     """What a checked reply means on the grader's side: the value, the student's error, or a broken call."""
     if reply[0] == "returned":
         return reply[1]
@@ -212,14 +225,14 @@ class _Getattr:
 _GETATTR = _Getattr()
 
 
-def _builtin_exception(error):
+def _builtin_exception(error: BaseException) -> str:
     for klass in type(error).__mro__:
         if klass.__module__ == "builtins" and issubclass(klass, BaseException):
             return klass.__name__
     return "Exception"
 
 
-def _identifier(name, fallback):
+def _identifier(name: object, fallback: str) -> str:
     name = str(name)[:80]
     return name if name.isidentifier() and not keyword.iskeyword(name) else fallback
 
@@ -230,7 +243,7 @@ def _identifier(name, fallback):
 KIT_VERDICT_NAMES = frozenset({"Diagnosis", "Forgery"})
 
 
-def raised_in_student_process(type_name, builtin_name, message):
+def raised_in_student_process(type_name: str, builtin_name: str, message: str) -> Exception:
     """The student's exception rebuilt on the grader's side: its type name and message only."""
     base = getattr(builtins, builtin_name, Exception)
     if not (isinstance(base, type) and issubclass(base, Exception)):
@@ -244,16 +257,16 @@ def raised_in_student_process(type_name, builtin_name, message):
     return error
 
 
-def _storage_bytes(storage):
+def _storage_bytes(storage: torch.UntypedStorage) -> torch.Tensor:
     return torch.empty(0, dtype=torch.uint8).set_(storage, 0, (storage.nbytes(),), (1,))
 
 
-def _version_of(tensor):
+def _version_of(tensor: torch.Tensor) -> int:
     """The tensor's version counter; an inference tensor has none, and counts as 0."""
     return 0 if tensor.is_inference() else tensor._version
 
 
-def _not_carried(tensor):
+def _not_carried(tensor: torch.Tensor) -> str | None:
     """Why the wire does not carry `tensor`'s values, or None when it does (a dense CPU tensor)."""
     if tensor.is_quantized:
         return f"a quantized tensor ({tensor.dtype})"
@@ -266,7 +279,7 @@ def _not_carried(tensor):
     return None
 
 
-def _tensor_facts(tensor):
+def _tensor_facts(tensor: torch.Tensor) -> tuple[object, ...] | None:
     """What a test may read of a tensor besides its values."""
     if _not_carried(tensor) is not None:  # never paired as a tensor; nothing to compare
         return None
@@ -287,61 +300,73 @@ def _tensor_facts(tensor):
 class Mirror:
     """One side's half of the pairing; `side` is "grader" or "kernel"."""
 
-    def __init__(self, side, call=None, resolve_answer=None):
+    def __init__(
+        self,
+        side: str,
+        call: Callable[[object, tuple[object, ...], dict[str, object]], object] | None = None,
+        resolve_answer: Callable[[str], object] | None = None,
+    ) -> None:
         self.side = side
         self._call = call  # grader: sends a request and returns the decoded reply
         self._resolve_answer = resolve_answer  # kernel: answer name -> the student's object
         self._numbers = itertools.count()
-        self.objects = {}  # handle -> object on this side (kept alive while the notebook runs)
-        self.handles = {}  # id(object) -> handle
-        self.storages = {}  # storage handle -> UntypedStorage on this side
-        self.storage_handles = {}  # address of a storage's first byte -> storage handle
-        self.storage_digests = {}  # storage handle -> digest of the content both sides agree on
-        self.agreed = {}  # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
-        self.array_tensors = {}  # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
-        self.tensor_storage = {}  # handle of a tensor (or array) -> the handle of the storage its bytes are in
-        self.storage_views = {}  # storage handle -> ((address, size), a NumPy view of its bytes)
-        self.changeable = {}  # grader: id -> a tensor of the test's that the kernel may change in place
-        self.refused = []  # grader: the kernel's changes to the grader's own tensors that were not applied
-        self.refusals = []  # grader: each refused change as (what, tensor handle, storage handle), beside refused
+        self.objects: dict[str, Any] = {}  # handle -> object on this side (kept alive while the notebook runs)
+        self.handles: dict[int, str] = {}  # id(object) -> handle
+        self.storages: dict[str, torch.UntypedStorage] = {}  # storage handle -> UntypedStorage on this side
+        self.storage_handles: dict[int, str] = {}  # address of a storage's first byte -> storage handle
+        self.storage_digests: dict[str, bytes] = {}  # storage handle -> digest of the content both sides agree on
+        # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
+        self.agreed: dict[str, object] = {}
+        # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
+        self.array_tensors: dict[str, torch.Tensor] = {}
+        # handle of a tensor (or array) -> the handle of the storage its bytes are in
+        self.tensor_storage: dict[str, str] = {}
+        # storage handle -> ((address, size), a NumPy view of its bytes)
+        self.storage_views: dict[str, tuple[tuple[int, int], numpy.ndarray]] = {}
+        # grader: id -> a tensor of the test's that the kernel may change in place
+        self.changeable: dict[int, torch.Tensor] = {}
+        self.refused: list[str] = []  # grader: the kernel's changes to the grader's own tensors that were not applied
+        # grader: each refused change as (what, tensor handle, storage handle), beside refused
+        self.refusals: list[tuple[str, str | None, str | None]] = []
         self.paired_bytes = 0  # bytes of the storages the other side's messages paired or grew
         self.decoded_nodes = 0  # nodes read from the other side's messages, over the whole notebook
-        self.deadline = None  # time.monotonic() past which reading a message stops (set per call by the grader)
+        # time.monotonic() past which reading a message stops (set per call by the grader)
+        self.deadline: float | None = None
 
     # ----- pairing -------------------------------------------------------------------------
 
-    def _new_handle(self):
+    def _new_handle(self) -> str:
         return f"{self.side[0]}{next(self._numbers)}"
 
-    def _pair(self, handle, obj):
+    def _pair(self, handle: str, obj: object) -> None:
         self.objects[handle] = obj
         self.handles[id(obj)] = handle
 
-    def allow_changes(self, tensors):
+    def allow_changes(self, tensors: Iterable[object]) -> None:
         """Grader side: the kernel may change these tensors of the test's in place (see the module docstring)."""
         for tensor in tensors:
             if isinstance(tensor, torch.Tensor):
                 self.changeable[id(tensor)] = tensor
 
-    def grader_made(self, handle):
+    def grader_made(self, handle: object) -> bool:
         """True for a handle this grader made: its object belongs to the test."""
         return self.side == "grader" and str(handle).startswith("g")
 
-    def writable(self):
+    def writable(self) -> tuple[set[str], set[str]]:
         """(tensor handles, storage handles) of the grader's own that the kernel may change right now."""
-        handles = {self.handle_of(tensor) for tensor in self.changeable.values()}
+        tensors = list(self.changeable.values())
         for obj in list(self.objects.values()):
             if isinstance(obj, torch.Tensor) and (obj.is_leaf or obj.retains_grad) and obj.grad is not None:
-                handles.add(self.handle_of(obj.grad))
-        handles.discard(None)
+                tensors.append(obj.grad)
+        handles = {handle for handle in map(self.handle_of, tensors) if handle is not None}
         return handles, {self.tensor_storage[h] for h in handles if h in self.tensor_storage}
 
-    def handle_of(self, obj):
+    def handle_of(self, obj: object) -> str | None:
         """The handle `obj` is paired under, checked by identity: an id alone may belong to a dead object."""
         handle = self.handles.get(id(obj))
         return handle if handle is not None and self.objects.get(handle) is obj else None
 
-    def pair_array(self, handle, array, tensor):
+    def pair_array(self, handle: str, array: numpy.ndarray, tensor: torch.Tensor) -> None:
         """A NumPy array is what the test holds; the tensor on its memory is how it crosses."""
         for stale in [key for key, paired in self.handles.items() if paired == handle]:
             del self.handles[stale]
@@ -350,13 +375,13 @@ class Mirror:
 
     # ----- messages ------------------------------------------------------------------------
 
-    def dumps(self, tree, storages):
+    def dumps(self, tree: object, storages: list[torch.Tensor]) -> bytes:
         buffer = io.BytesIO()
         torch.save({"tree": tree, "storages": storages}, buffer)
         return buffer.getvalue()
 
     @staticmethod
-    def loads(data):
+    def loads(data: bytes) -> tuple[Any, list[Any]]:
         _check_archive(data)
         message = torch.load(io.BytesIO(data), weights_only=True)
         if not isinstance(message, dict) or set(message) != {"tree", "storages"}:
@@ -365,7 +390,7 @@ class Mirror:
             raise CrossingError(f"a message may bring at most {MAX_MESSAGE_STORAGES} storages")
         return message["tree"], message["storages"]
 
-    def outgoing(self, build):
+    def outgoing(self, build: Callable[[_Encoder], object]) -> bytes:
         """Encode `build(encoder)` with this side's pending changes first; returns bytes.
 
         Only this scan looks at every paired object: what it saw is what both
@@ -385,7 +410,7 @@ class Mirror:
         self.agree(set(self.objects) - set(encoder.seen_state), set(self.storages) - set(encoder.seen_digests))
         return data
 
-    def _forget_all_but(self, handles, storage_handles):
+    def _forget_all_but(self, handles: set[str], storage_handles: set[str]) -> None:
         """Unpair every object and storage paired since `handles` and `storage_handles` were the whole set."""
         for handle in set(self.objects) - handles:
             obj = self.objects.pop(handle)
@@ -399,7 +424,7 @@ class Mirror:
                 del self.storage_handles[storage.data_ptr()]
             self.storage_views.pop(sh, None)
 
-    def incoming(self, data):
+    def incoming(self, data: bytes) -> Any:
         """Decode a message made by `outgoing` on the other side: apply its changes, return its body.
 
         Whatever goes wrong while reading is a CrossingError, never an error a
@@ -423,7 +448,7 @@ class Mirror:
             self.storage_digests[sh] = b"refused"
         return body
 
-    def state_of(self, handle):
+    def state_of(self, handle: str) -> object:
         """What a later scan compares: a tensor's facts, a container's item keys, or None."""
         obj = self.array_tensors.get(handle, self.objects[handle])
         if isinstance(obj, torch.Tensor):
@@ -432,7 +457,7 @@ class Mirror:
             return _container_key(self, obj)
         return None
 
-    def agree(self, handles, storage_handles):
+    def agree(self, handles: Iterable[str], storage_handles: Iterable[str]) -> None:
         """Record the current state of these paired objects and storages as the state both sides share."""
         for handle in handles:
             if handle in self.objects:
@@ -441,7 +466,7 @@ class Mirror:
             if sh in self.storages:
                 self.storage_digests[sh] = self.digest(sh)
 
-    def digest(self, sh):
+    def digest(self, sh: str) -> bytes:
         """A digest of a paired storage's bytes, read through a view kept while the memory stays put."""
         storage = self.storages[sh]
         place = (storage.data_ptr(), storage.nbytes())
@@ -452,12 +477,12 @@ class Mirror:
             cached = self.storage_views[sh] = (place, _storage_bytes(storage).numpy())
         return hashlib.blake2b(cached[1].data, digest_size=16).digest()
 
-    def register_storage(self, sh, storage):
+    def register_storage(self, sh: str, storage: torch.UntypedStorage) -> None:
         self.storages[sh] = storage
         if storage.nbytes():
             self.storage_handles[storage.data_ptr()] = sh
 
-    def locate(self, storage):
+    def locate(self, storage: torch.UntypedStorage) -> tuple[str, int] | None:
         """(storage handle, byte offset) of the paired storage that holds `storage`'s bytes, or None.
 
         Two storage objects can hold the same memory (a NumPy view of a
@@ -476,12 +501,14 @@ class Mirror:
                 return sh, start - base
         return None
 
-    def call(self, target, args, kwargs):
+    def call(self, target: object, args: tuple[object, ...], kwargs: dict[str, object]) -> Any:
         """Grader side: run `target(*args, **kwargs)` in the kernel and return its result here."""
+        if self._call is None:
+            raise CrossingError("only the grader's side calls into the other side")
         return self._call(target, args, kwargs)
 
 
-def _check_archive(data):
+def _check_archive(data: bytes) -> None:
     """Refuse a message whose archive would inflate, or declares more bytes than a message may hold.
 
     `torch.save` stores every entry as it is; `torch.load` would inflate a
@@ -511,26 +538,26 @@ def _check_archive(data):
         raise CrossingError(f"the message declares {declared} bytes, more than the {MAX_MESSAGE_BYTES} allowed")
 
 
-def _container_key(mirror, obj):
+def _container_key(mirror: Mirror, obj: list | dict) -> tuple[tuple[object, object], ...]:
     items = obj.items() if isinstance(obj, dict) else enumerate(obj)
     return tuple((_item_key(mirror, k), _item_key(mirror, v)) for k, v in items)
 
 
-def _item_key(mirror, value):
+def _item_key(mirror: Mirror, value: object) -> tuple[object, ...]:
     if type(value) in PLAIN_TYPES:
         return (type(value).__name__, value)
     return ("id", id(value), mirror.handle_of(value))
 
 
 class _Encoder:
-    def __init__(self, mirror):
+    def __init__(self, mirror: Mirror) -> None:
         self.mirror = mirror
-        self.storages = []
-        self.changed_storages = set()  # paired storages whose bytes must travel in this message
-        self.seen_state = {}  # handle -> its state as the scan saw it
-        self.seen_digests = {}  # storage handle -> its digest as the scan saw it
+        self.storages: list[torch.Tensor] = []
+        self.changed_storages: set[str] = set()  # paired storages whose bytes must travel in this message
+        self.seen_state: dict[str, object] = {}  # handle -> its state as the scan saw it
+        self.seen_digests: dict[str, bytes] = {}  # storage handle -> its digest as the scan saw it
 
-    def changes(self):
+    def changes(self) -> list[Tree]:
         """Nodes for every paired object this side changed since both sides last agreed."""
         mirror = self.mirror
         updates = []
@@ -548,7 +575,7 @@ class _Encoder:
                 updates.append(self._container(obj, handle))
         return updates
 
-    def encode(self, value):
+    def encode(self, value: object) -> Tree:
         kind = type(value)
         if kind in PLAIN_TYPES:
             return (Node.PLAIN, value)
@@ -564,7 +591,7 @@ class _Encoder:
             return self._kernel_other(value)
         return self._grader_other(value)
 
-    def _array_like(self, value):
+    def _array_like(self, value: object) -> Tree | None:
         """Tensors, arrays, NumPy scalars and torch's own descriptions of them; None for anything else."""
         if isinstance(value, numpy.ndarray):
             return self._ndarray(value)
@@ -580,7 +607,7 @@ class _Encoder:
             return (Node.DEVICE, str(value))
         return None
 
-    def _builtin(self, value, kind):
+    def _builtin(self, value: object, kind: type) -> Tree | None:
         """Python's own containers and index values, of their exact types; None for anything else."""
         if isinstance(value, slice):
             return (Node.SLICE, [self.encode(value.start), self.encode(value.stop), self.encode(value.step)])
@@ -597,7 +624,7 @@ class _Encoder:
         return None
 
     # Tensors: a storage (bytes once, then by handle) and a view on it, with autograd facts.
-    def _storage(self, tensor):
+    def _storage(self, tensor: torch.Tensor) -> tuple[StorageNode, int | torch.SymInt]:
         """(storage node, element offset of `tensor` in that storage); bytes travel once per change."""
         mirror = self.mirror
         storage = tensor.untyped_storage()
@@ -616,7 +643,7 @@ class _Encoder:
         self.storages.append(_storage_bytes(paired).clone())
         return (sh, len(self.storages) - 1, paired.nbytes()), offset
 
-    def _tensor(self, tensor, handle):
+    def _tensor(self, tensor: torch.Tensor, handle: str | None) -> Tree:
         mirror = self.mirror
         not_carried = _not_carried(tensor)
         if not_carried is not None:
@@ -626,8 +653,7 @@ class _Encoder:
                     "dense CPU tensors only (return tensor.to_dense(), .dequantize() or .cpu() instead)"
                 )
             return self._other(tensor)
-        new = handle is None
-        if new:
+        if handle is None:
             if mirror.side == "grader" and not tensor.is_leaf:
                 raise CrossingError(
                     "a tensor with a graph built by the test cannot reach the student's kernel; "
@@ -656,7 +682,7 @@ class _Encoder:
         facts["grad"] = self.encode(grad) if grad is not None else (Node.PLAIN, None)
         return (Node.TENSOR, handle, facts)
 
-    def _ndarray(self, array):
+    def _ndarray(self, array: numpy.ndarray) -> Tree:
         try:
             tensor = torch.from_numpy(array)
         except (TypeError, ValueError):
@@ -665,7 +691,7 @@ class _Encoder:
         self.mirror.pair_array(node[1], array, tensor)
         return (Node.NDARRAY, node)
 
-    def _container(self, value, handle):
+    def _container(self, value: list | dict, handle: str | None) -> Tree:
         mirror = self.mirror
         if handle is None:
             handle = mirror._new_handle()
@@ -674,9 +700,9 @@ class _Encoder:
             return (Node.DICT, handle, [[self.encode(k), self.encode(v)] for k, v in value.items()])
         return (Node.LIST, handle, [self.encode(item) for item in value])
 
-    def _kernel_other(self, value):
+    def _kernel_other(self, value: object) -> Tree:
         """Kernel side: a subclass of a data type crosses as its base value; anything else stays here."""
-        for base in (int, float, complex, str, bytes):  # bool cannot be subclassed
+        for base in DATA_BASES:
             if isinstance(value, base):
                 return (Node.PLAIN, base(value))
         if isinstance(value, tuple):
@@ -685,12 +711,13 @@ class _Encoder:
             return (Node.LIST, None, [self.encode(item) for item in list.__iter__(value)])
         if isinstance(value, dict):
             return (Node.DICT, None, [[self.encode(k), self.encode(v)] for k, v in dict.items(value)])
-        for base in (frozenset, set):
-            if isinstance(value, base):
-                return (base.__name__, [self.encode(item) for item in base.__iter__(value)])
+        if isinstance(value, frozenset):
+            return (Node.FROZENSET, [self.encode(item) for item in frozenset.__iter__(value)])
+        if isinstance(value, set):
+            return (Node.SET, [self.encode(item) for item in set.__iter__(value)])
         return self._other(value)
 
-    def _other(self, value):
+    def _other(self, value: object) -> Tree:
         mirror = self.mirror
         if mirror.side != "kernel":
             raise CrossingError(
@@ -702,7 +729,7 @@ class _Encoder:
             mirror._pair(handle, value)
         return (Node.HANDLE, handle, type(value).__name__)
 
-    def _grader_other(self, value):
+    def _grader_other(self, value: object) -> Tree:
         """Grader side: answers, kernel objects, modules, and functions the kernel can import by name."""
         if isinstance(value, RemoteObject):
             return (Node.REF, value._handle)
@@ -750,21 +777,21 @@ class _RequestCheck(_Encoder):
     of a model built there). A partial is still opened, for the data it carries.
     """
 
-    def _storage(self, tensor):
+    def _storage(self, tensor: torch.Tensor) -> tuple[StorageNode, int | torch.SymInt]:
         return ("unsent", -1, 0), tensor.storage_offset()
 
-    def _grader_other(self, value):
+    def _grader_other(self, value: object) -> Tree:
         if callable(value) and not isinstance(value, functools.partial):
             return ("judged elsewhere",)
         return super()._grader_other(value)
 
-    def _other(self, value):
+    def _other(self, value: object) -> Tree:
         if isinstance(value, torch.Tensor):
             return super()._other(value)
         return ("judged elsewhere",)
 
 
-def refuse_unsendable(mirror, value):
+def refuse_unsendable(mirror: Mirror, value: object) -> None:
     """Grader side: raise the CrossingError that sending `value` to the kernel would raise, or return.
 
     `mirror` holds, paired, what is already on the kernel's side (sent as
@@ -773,7 +800,7 @@ def refuse_unsendable(mirror, value):
     _RequestCheck(mirror).encode(value)
 
 
-def delivered(value):
+def delivered(value: object) -> Any:
     """Kernel side to grader side: `value` after the round trip an answer's result makes, in fresh mirrors.
 
     The same encoder and decoder as a reply's, without the archive between
@@ -797,12 +824,12 @@ def delivered(value):
     return result_of(checked_reply(reply))
 
 
-def crosses_by_name(value):
+def crosses_by_name(value: object) -> bool:
     """True when the kernel finds `value` by importing it: from the course's public module or a library."""
     return _public_name(value) is not None or (callable(value) and _import_path(value) is not None)
 
 
-def _public_name(value):
+def _public_name(value: object) -> str | None:
     """The name under which the course's public module holds `value`, or None."""
     name = getattr(value, "__qualname__", None)
     if getattr(value, "__module__", None) != PUBLIC_MODULE or not isinstance(name, str) or "<" in name:
@@ -810,7 +837,7 @@ def _public_name(value):
     return name
 
 
-def function_refusal(function):
+def function_refusal(function: object) -> str:
     """Why a test's own function cannot reach the kernel, and where to put it instead."""
     name = getattr(function, "__name__", None) or type(function).__name__
     return (
@@ -819,7 +846,7 @@ def function_refusal(function):
     )
 
 
-def _tensor_kind(tensor):
+def _tensor_kind(tensor: torch.Tensor) -> str:
     if type(tensor) is torch.Tensor:
         return "Tensor"
     if type(tensor) is torch.nn.Parameter:
@@ -827,7 +854,7 @@ def _tensor_kind(tensor):
     return "subclass:" + type(tensor).__name__
 
 
-def _import_path(value):
+def _import_path(value: object) -> tuple[str, str] | None:
     """(module, dotted name) under which the kernel finds `value` by importing, or None."""
     module = getattr(value, "__module__", None) or ""
     if module.split(".")[0] not in MODULES_BY_NAME + ("builtins", "_operator"):
@@ -858,10 +885,10 @@ class _Walk:
 
     TIME_EVERY = 1024
 
-    def __init__(self, mirror):
+    def __init__(self, mirror: Mirror) -> None:
         self.mirror, self.nodes, self.depth = mirror, 0, 0
 
-    def enter(self):
+    def enter(self) -> None:
         self.nodes += 1
         self.depth += 1
         self.mirror.decoded_nodes += 1
@@ -875,23 +902,33 @@ class _Walk:
             if time.monotonic() > self.mirror.deadline:
                 raise CrossingError(f"{TOO_LARGE}: reading it ran past the call's time limit")
 
-    def leave(self):
+    def leave(self) -> None:
         self.depth -= 1
 
 
+class _View(NamedTuple):
+    """Where a message says a tensor's values lie: its storage, and the dtype, shape, strides and offset read there."""
+
+    storage: torch.UntypedStorage
+    dtype: torch.dtype
+    size: list[int]
+    stride: list[int]
+    offset: int
+
+
 class _Decoder:
-    def __init__(self, mirror, storages):
+    def __init__(self, mirror: Mirror, storages: list[Any]) -> None:
         self.mirror = mirror
         self.walk = _Walk(mirror)
         self.storage_data = storages
-        self.touched = set()  # handles this message created or changed
-        self.touched_storages = set()
+        self.touched: set[str] = set()  # handles this message created or changed
+        self.touched_storages: set[str] = set()
         self.brought_bytes = 0  # bytes of the storages this message paired anew or grew
-        self.refused_handles = set()  # the grader's own tensors whose change was not applied
-        self.refused_storages = set()
+        self.refused_handles: set[str] = set()  # the grader's own tensors whose change was not applied
+        self.refused_storages: set[str] = set()
         self.writable_handles, self.writable_storages = mirror.writable() if mirror.side == "grader" else (set(), set())
 
-    def _refuse(self, what, handle=None, sh=None):
+    def _refuse(self, what: str, handle: str | None = None, sh: str | None = None) -> None:
         """Record a change to the grader's own objects that is not applied."""
         self.mirror.refused.append(what)
         self.mirror.refusals.append((what, handle, sh))
@@ -900,21 +937,21 @@ class _Decoder:
         if sh is not None:
             self.refused_storages.add(sh)
 
-    def _own(self, handle, known, kind):
+    def _own(self, handle: object, known: object, kind: type) -> None:
         """A grader handle in the kernel's message must name an object of `kind` the grader gave it."""
         if self.mirror.grader_made(handle) and not isinstance(known, kind):
             raise CrossingError(
                 f"the message names {str(handle)[:20]!r}, which the grader never sent as a {kind.__name__}"
             )
 
-    def decode(self, node):
+    def decode(self, node: Any) -> Any:
         self.walk.enter()
         try:
             return self._decode_node(node)
         finally:
             self.walk.leave()
 
-    def _decode_node(self, node):
+    def _decode_node(self, node: Any) -> Any:
         if not isinstance(node, tuple) or not node or not isinstance(node[0], str):
             raise CrossingError("a node of the message is malformed")
         side = self.mirror.side
@@ -926,21 +963,21 @@ class _Decoder:
         return read(self, node)
 
     # Both sides: values.
-    def _plain(self, node):
+    def _plain(self, node: Tree) -> object:
         value = node[1]
         if type(value) not in PLAIN_TYPES:
             raise CrossingError("a plain value has the wrong type")
         return value
 
-    def _ref(self, node):
+    def _ref(self, node: Tree) -> object:
         if node[1] not in self.mirror.objects:
             raise CrossingError(f"unknown handle {node[1]!r}")
         return self.mirror.objects[node[1]]
 
-    def _tensor_node(self, node):
+    def _tensor_node(self, node: Tree) -> torch.Tensor:
         return self._tensor(node[1], node[2])
 
-    def _ndarray(self, node):
+    def _ndarray(self, node: Tree) -> numpy.ndarray:
         mirror = self.mirror
         _, handle, facts = node[1]
         known = mirror.objects.get(handle)
@@ -953,44 +990,44 @@ class _Decoder:
         mirror.pair_array(handle, array, tensor)
         return array
 
-    def _list(self, node):
+    def _list(self, node: Tree) -> list | dict:
         return self._container(node[1], node[2], is_dict=False)
 
-    def _dict(self, node):
+    def _dict(self, node: Tree) -> list | dict:
         return self._container(node[1], node[2], is_dict=True)
 
-    def _tuple(self, node):
+    def _tuple(self, node: Tree) -> tuple:
         return tuple(self.decode(item) for item in node[1])
 
-    def _set(self, node):
+    def _set(self, node: Tree) -> set | frozenset:
         return (set if node[0] == Node.SET else frozenset)(self.decode(item) for item in node[1])
 
-    def _npscalar(self, node):
+    def _npscalar(self, node: Tree) -> numpy.generic:
         dtype = numpy.dtype(str(node[1]))
         if dtype.kind not in "biufc?" or dtype.fields or dtype.shape:
             raise CrossingError("a NumPy scalar of an unexpected kind")
         return dtype.type(node[2])
 
-    def _dtype_node(self, node):
+    def _dtype_node(self, node: Tree) -> torch.dtype:
         return _dtype(node[1])
 
-    def _size(self, node):
+    def _size(self, node: Tree) -> torch.Size:
         return torch.Size([int(n) for n in node[1]])
 
-    def _device(self, node):
+    def _device(self, node: Tree) -> torch.device:
         return torch.device(str(node[1]))
 
-    def _slice(self, node):
+    def _slice(self, node: Tree) -> slice:
         return slice(*(self.decode(part) for part in node[1]))
 
-    def _range(self, node):
+    def _range(self, node: Tree) -> range:
         return range(*(int(part) for part in node[1]))
 
-    def _ellipsis(self, node):
+    def _ellipsis(self, node: Tree) -> types.EllipsisType:
         return Ellipsis
 
     # The grader's side only: the student's objects, by handle.
-    def _handle(self, node):
+    def _handle(self, node: Tree) -> object:
         mirror = self.mirror
         known = mirror.objects.get(node[1])
         if known is None:
@@ -999,28 +1036,30 @@ class _Decoder:
         return known
 
     # The kernel's side only: what the test calls, found by name.
-    def _answer(self, node):
+    def _answer(self, node: Tree) -> object:
+        if self.mirror._resolve_answer is None:
+            raise CrossingError("this side has no answers to call")
         return self.mirror._resolve_answer(node[1])
 
-    def _module(self, node):
+    def _module(self, node: Tree) -> types.ModuleType:
         return importlib.import_module(node[1])
 
-    def _global(self, node):
+    def _global(self, node: Tree) -> object:
         found = importlib.import_module(node[1])
         for part in node[2].split("."):
             found = getattr(found, part)
         return found
 
-    def _method(self, node):
+    def _method(self, node: Tree) -> object:
         return getattr(self.decode(node[1]), node[2])
 
-    def _getattr(self, node):
+    def _getattr(self, node: Tree) -> Callable[..., object]:
         return getattr
 
-    def _partial(self, node):
+    def _partial(self, node: Tree) -> functools.partial:
         return functools.partial(self.decode(node[1]), *self.decode(node[2]), **self.decode(node[3]))
 
-    def _storage(self, spec):
+    def _storage(self, spec: StorageNode) -> torch.UntypedStorage:
         mirror = self.mirror
         sh, index, nbytes = spec
         nbytes = int(nbytes)
@@ -1036,7 +1075,7 @@ class _Decoder:
             or (data is not None and not _plain_bytes(data, nbytes))
         ):
             raise CrossingError("a storage's bytes do not match its size")
-        if mirror.grader_made(sh) and sh not in self.writable_storages:
+        if storage is not None and mirror.grader_made(sh) and sh not in self.writable_storages:  # (_own: never None)
             if storage.nbytes() != nbytes or (data is not None and not torch.equal(_storage_bytes(storage), data)):
                 self._refuse("the values of a tensor the test made", sh=sh)
             return storage
@@ -1051,7 +1090,7 @@ class _Decoder:
             _storage_bytes(storage).copy_(data)
         return storage
 
-    def _count(self, growth):
+    def _count(self, growth: int) -> None:
         """Count bytes a message pairs anew, against the caps of one message and of the whole notebook."""
         if growth <= 0:
             return
@@ -1062,7 +1101,7 @@ class _Decoder:
         if self.mirror.paired_bytes > MAX_PAIRED_STORAGE_BYTES:
             raise CrossingError(f"the tensors sent over this notebook passed {MAX_PAIRED_STORAGE_BYTES} bytes")
 
-    def _tensor(self, handle, facts):
+    def _tensor(self, handle: str, facts: Facts) -> torch.Tensor:
         mirror = self.mirror
         storage = self._storage(facts["storage"])
         self.touched.add(handle)
@@ -1076,10 +1115,10 @@ class _Decoder:
         self._own(handle, known, torch.Tensor)
         if isinstance(known, torch.Tensor):
             if mirror.grader_made(handle) and handle not in self.writable_handles:
-                self._keep(known, handle, storage, dtype, size, stride, offset, facts)
+                self._keep(known, handle, _View(storage, dtype, size, stride, offset), facts)
                 return known
             mirror.tensor_storage[handle] = facts["storage"][0]
-            self._update(known, handle, storage, dtype, size, stride, offset, facts)
+            self._update(known, handle, _View(storage, dtype, size, stride, offset), facts)
             return known
         mirror.tensor_storage[handle] = facts["storage"][0]
         tensor = torch.empty(0, dtype=dtype).set_(storage, offset, size, stride)
@@ -1090,7 +1129,7 @@ class _Decoder:
         self._grad(tensor, handle, facts)
         return tensor
 
-    def _with_autograd(self, tensor, facts):
+    def _with_autograd(self, tensor: torch.Tensor, facts: Facts) -> torch.Tensor:
         kind = str(facts["kind"])
         requires_grad = bool(facts["requires_grad"])
         if kind == "Parameter":
@@ -1108,7 +1147,8 @@ class _Decoder:
             )
         return tensor
 
-    def _update(self, tensor, handle, storage, dtype, size, stride, offset, facts):
+    def _update(self, tensor: torch.Tensor, handle: str, view: _View, facts: Facts) -> None:
+        storage, dtype, size, stride, offset = view
         moved = tensor.untyped_storage().data_ptr() != storage.data_ptr()  # `p.data = ...` swaps the storage
         if tensor.dtype == dtype and (
             moved or (list(tensor.shape), list(tensor.stride()), tensor.storage_offset()) != (size, stride, offset)
@@ -1126,8 +1166,9 @@ class _Decoder:
         if tensor.is_leaf:  # a stand-in for a kernel graph would take a new version for an in-place change
             _set_version(tensor, facts["version"])
 
-    def _keep(self, tensor, handle, storage, dtype, size, stride, offset, facts):
+    def _keep(self, tensor: torch.Tensor, handle: str, view: _View, facts: Facts) -> None:
         """A read-only tensor of the test's: only its `.grad` follows the kernel; any other change is refused."""
+        storage, dtype, size, stride, offset = view
         place = (
             tensor.untyped_storage().data_ptr(),
             list(tensor.shape),
@@ -1149,7 +1190,7 @@ class _Decoder:
             tensor.retain_grad()
         self._grad(tensor, handle, facts)
 
-    def _grad(self, tensor, handle, facts):
+    def _grad(self, tensor: torch.Tensor, handle: str, facts: Facts) -> None:
         grad = self.decode(facts["grad"])
         if not (tensor.is_leaf or tensor.retains_grad) or grad is tensor.grad:
             return
@@ -1163,12 +1204,13 @@ class _Decoder:
         except (RuntimeError, TypeError):
             pass
 
-    def _container(self, handle, items, is_dict):
+    def _container(self, handle: str | None, items: list[Any], is_dict: bool) -> list | dict:
         mirror = self.mirror
         known = mirror.objects.get(handle) if handle is not None else None
         self._own(handle, known, dict if is_dict else list)
         if handle is not None:
             self.touched.add(handle)
+        fresh: dict | list
         if is_dict:
             fresh = {self.decode(k): self.decode(v) for k, v in items}
         else:
@@ -1222,7 +1264,7 @@ _READERS = types.MappingProxyType(
 )
 
 
-def _plain_bytes(data, nbytes):
+def _plain_bytes(data: object, nbytes: int) -> bool:
     """True for a plain uint8 tensor that holds exactly `nbytes` bytes of its own (no stride-0 stretch)."""
     return (
         type(data) is torch.Tensor
@@ -1234,21 +1276,21 @@ def _plain_bytes(data, nbytes):
     )
 
 
-def _product(numbers):
+def _product(numbers: Iterable[int]) -> int:
     total = 1
     for number in numbers:
         total *= number
     return total
 
 
-def _dtype(name):
+def _dtype(name: object) -> torch.dtype:
     dtype = getattr(torch, str(name), None)
     if not isinstance(dtype, torch.dtype):
         raise CrossingError(f"unknown dtype {name!r}")
     return dtype
 
 
-def _with_view_bits(tensor, facts):
+def _with_view_bits(tensor: torch.Tensor, facts: Facts) -> torch.Tensor:
     """The conjugate and negative bits of a lazy view: its bytes alone would read other values."""
     if facts.get("conj") is True:
         if not tensor.is_complex():
@@ -1259,7 +1301,7 @@ def _with_view_bits(tensor, facts):
     return tensor
 
 
-def _set_version(tensor, version):
+def _set_version(tensor: torch.Tensor, version: int) -> None:
     try:
         torch._C._autograd._unsafe_set_version_counter((tensor,), (int(version),))
     except (RuntimeError, TypeError):
@@ -1269,17 +1311,17 @@ def _set_version(tensor, version):
 _GRAPH_STAND_INS: dict[str, type[torch.autograd.Function]] = {}
 
 
-def _graph_stand_in(name):
+def _graph_stand_in(name: str) -> type[torch.autograd.Function]:
     """An autograd function whose node is named like the kernel's `grad_fn` and whose backward refuses."""
     if name not in _GRAPH_STAND_INS:
 
         class GraphInTheKernel(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, tensor):
+            def forward(ctx: Any, tensor: torch.Tensor) -> torch.Tensor:
                 return tensor.view_as(tensor)
 
             @staticmethod
-            def backward(ctx, grad):
+            def backward(ctx: Any, grad: torch.Tensor) -> NoReturn:
                 raise RuntimeError(
                     "this tensor's graph lives in the student's kernel: differentiate it there "
                     "(call_answer(tensor.backward) or in_kernel(...))"
@@ -1290,6 +1332,6 @@ def _graph_stand_in(name):
     return _GRAPH_STAND_INS[name]
 
 
-def _stand_in_for_graph(tensor, grad_fn_name):
+def _stand_in_for_graph(tensor: torch.Tensor, grad_fn_name: str | None) -> torch.Tensor:
     """A non-leaf on the grader's side, its `grad_fn` named as in the kernel, whose graph cannot be walked here."""
     return _graph_stand_in(_identifier(grad_fn_name or "", "GraphInTheKernel")).apply(tensor.requires_grad_())

@@ -29,6 +29,8 @@ its own, so that nothing one kernel does reaches the next:
 Standard library only: the zygote loads this file by path.
 """
 
+from __future__ import annotations
+
 import ctypes
 import json
 import os
@@ -36,6 +38,11 @@ import resource
 import signal
 import socket
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import NoReturn
 
 NEW_NAMESPACES = 0x10000000 | 0x00020000 | 0x08000000 | 0x40000000 | 0x04000000  # user, mount, IPC, net, UTS
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -70,7 +77,9 @@ class BoxError(OSError):
     pass
 
 
-def enter(kernel_dir, tmp_bytes, notebook_dir, keep=(), file_bytes=None):
+def enter(
+    kernel_dir: str, tmp_bytes: int, notebook_dir: str, keep: Iterable[str] = (), file_bytes: int | None = None
+) -> tuple[str, dict[str, int]]:
     """Box this process (single-threaded, just forked) around `kernel_dir`.
 
     Returns the folder to work in and the kernel's Jupyter sockets, bound and
@@ -109,7 +118,7 @@ def enter(kernel_dir, tmp_bytes, notebook_dir, keep=(), file_bytes=None):
     return workdir, sockets
 
 
-def bound_sockets(kernel_dir):
+def bound_sockets(kernel_dir: str) -> dict[str, int]:
     """Bind and listen on the sockets the kernel's connection file names: {zmq address: descriptor}.
 
     Made before the folder turns read-only, so the kernel never needs to make a
@@ -129,20 +138,20 @@ def bound_sockets(kernel_dir):
     return sockets
 
 
-def _close_the_handoff():
+def _close_the_handoff() -> None:
     """Unmount the writable view of the kernel's folder, and cover its mount point (writable in the worker's box)."""
     if _libc.umount2(HANDOFF.encode(), MNT_DETACH) != 0:
         _fail(f"umount {HANDOFF}")
     _mount("tmpfs", HANDOFF, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=555")
 
 
-def _cap_file_sizes(limit):
+def _cap_file_sizes(limit: int) -> None:
     """A hard limit: the kernel's user namespace gives it no power to raise it again."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG for the write, not death for the kernel
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
 
-def _refuse_disk_reservations():
+def _refuse_disk_reservations() -> None:
     """A seccomp filter for this process and all it starts: the DISK_CALLS, and any other table's call, fail with EPERM."""
     known = DISK_CALLS.get(os.uname().machine)
     if known is None:
@@ -171,7 +180,7 @@ def _refuse_disk_reservations():
         _fail("seccomp")
 
 
-def _held_below(paths, roots):
+def _held_below(paths: Iterable[str], roots: tuple[str, ...]) -> list[tuple[str, int]]:
     """The folders of `paths` below one of `roots`, each held open (by path only) before the roots are covered."""
     held = []
     for path in paths:
@@ -181,7 +190,7 @@ def _held_below(paths, roots):
     return held
 
 
-def _put_back(held):
+def _put_back(held: list[tuple[str, int]]) -> None:
     """Bind each held folder at its old path, read-only, over the fresh file systems."""
     for path, descriptor in held:
         os.makedirs(path, exist_ok=True)
@@ -190,7 +199,7 @@ def _put_back(held):
         os.close(descriptor)
 
 
-def _work_where_the_notebook_was(work, notebook_dir):
+def _work_where_the_notebook_was(work: str, notebook_dir: str) -> str:
     try:
         os.makedirs(notebook_dir, exist_ok=True)
         _mount(work, notebook_dir, None, MS_BIND)
@@ -199,7 +208,7 @@ def _work_where_the_notebook_was(work, notebook_dir):
     return notebook_dir
 
 
-def _own_user_namespace(extra):
+def _own_user_namespace(extra: int) -> None:
     uid, gid = os.getuid(), os.getgid()
     if _libc.unshare(0x10000000 | extra) != 0:
         _fail("unshare")
@@ -208,7 +217,7 @@ def _own_user_namespace(extra):
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
 
 
-def _remount(path, read_only):
+def _remount(path: str, read_only: bool) -> None:
     flags = 0
     for statvfs_flag, mount_flag in KEPT_FLAGS:
         if os.statvfs(path).f_flag & statvfs_flag:
@@ -216,17 +225,17 @@ def _remount(path, read_only):
     _mount(None, path, None, MS_REMOUNT | MS_BIND | flags | (MS_RDONLY if read_only else 0))
 
 
-def _mount(source, target, kind, flags, data=None):
+def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str | None = None) -> None:
     encode = lambda text: text.encode() if text is not None else None  # noqa: E731
     if _libc.mount(encode(source), encode(target), encode(kind), flags, encode(data)) != 0:
         _fail(f"mount {target}")
 
 
-def _write(path, text):
+def _write(path: str, text: str) -> None:
     with open(path, "w") as out:
         out.write(text)
 
 
-def _fail(what):
+def _fail(what: str) -> NoReturn:
     number = ctypes.get_errno()
     raise BoxError(number, f"{what}: {os.strerror(number)}")

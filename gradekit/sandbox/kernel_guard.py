@@ -14,6 +14,8 @@ does two things:
   starting processes, forking, raw memory access through ctypes, walking the
   garbage collector to reach the guard, adding an audit hook of its own (one
   that could answer the probe). Each refusal is written to the guard's log.
+  Arming also installs the seccomp filter (seccomp_filter.py, loaded by path
+  beside this file), which refuses new programs and processes below Python.
 * An integrity check, run when the grader raises the audit event
   `kit.probe`: are the objects the checks rely on (builtins, torch and
   numpy comparison functions, the check helpers, IPython's traceback and
@@ -27,11 +29,15 @@ descriptor the student redirected, or a file put in the log's place, shows. A de
 access can defeat any in-process guard; docs/pages/security.md says what to do then.
 """
 
+from __future__ import annotations
+
 import builtins
 import functools
 import json
 import os
+import runpy
 import sys
+from typing import TYPE_CHECKING
 
 LOG_VARIABLE = "KIT_GUARD_LOG"
 PROTECTED_VARIABLE = "KIT_PROTECTED_ROOTS"
@@ -40,6 +46,19 @@ SOCKETS_VARIABLE = "KIT_KERNEL_SOCKETS"  # where a boxed kernel binds its Jupyte
 ARM_EVENT = "kit.arm"
 PROBE_EVENT = "kit.probe"
 SANDBOX_FILE = "kernel_sandbox.py"
+SECCOMP_FILE = "seccomp_filter.py"
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, TypeAlias
+
+    from gradekit.sandbox.seccomp_filter import SECCOMP_ARCHES, forbid_new_programs
+
+    AuditArgs: TypeAlias = tuple[Any, ...]  # whatever the code that raised the event passed, the student's included
+    Hooks: TypeAlias = dict[str, tuple[object, ...]]  # a kind of IPython hook -> the objects registered
+else:  # by path, as the kernel loads this file: nothing of gradekit is importable there
+    _seccomp = runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)), SECCOMP_FILE))
+    SECCOMP_ARCHES, forbid_new_programs = _seccomp["SECCOMP_ARCHES"], _seccomp["forbid_new_programs"]
 
 # Audit events refused outright, with the reason written to the log.
 REFUSED_EVENTS = {
@@ -137,7 +156,14 @@ INSTANCE_METHODS = (
 class Guard:
     """The guard's state and judgement; `audit_hook` is what Python calls on every audit event."""
 
-    def __init__(self, log_path, protected_roots, allowed_roots, notebook_dir, seal=True):
+    def __init__(
+        self,
+        log_path: str,
+        protected_roots: Iterable[str],
+        allowed_roots: Iterable[str],
+        notebook_dir: str,
+        seal: bool = True,
+    ) -> None:
         self.log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self.log_identity = log_identity(self.log_fd)  # before any student code: the file the grader made
         self.log_path = os.path.realpath(log_path)
@@ -145,42 +171,53 @@ class Guard:
         self.allowed = tuple(allowed_roots)
         self.notebook_dir = notebook_dir
         self.seal = seal  # forbid new programs when armed (off only where the hook is tested in-process)
-        self.snapshot = {}
-        self.instance_methods = {}
-        self.shell_hooks = {}
+        self.snapshot: dict[str, object] = {}
+        self.instance_methods: dict[str, object] = {}
+        self.shell_hooks: Hooks = {}
         self.armed = False
-        self.reported = set()
+        self.reported: set[tuple[str, str]] = set()
         self.refusals = 0  # refusal records written (or tried): a log that holds fewer lost some
         self.sandboxed = False  # whether Landlock confines the kernel's files (kernel_sandbox.py)
 
-    def hook(self, event, args):
+    def hook(self, event: str, args: AuditArgs) -> None:
         """Raise PermissionError for a refused event (the tests call this directly)."""
         reason = self.verdict(event, args)
         if reason is not None:
             raise PermissionError(f"grading forbids this: the answer {reason}")
 
-    def verdict(self, event, args):
+    def verdict(self, event: str, args: AuditArgs) -> str | None:
         """Why `event` is refused (logged), or None; never raises, whatever the student passed."""
         if event == ARM_EVENT and not self.armed:
-            self.snapshot = take_snapshot()
-            self.instance_methods = instance_methods()
-            self.shell_hooks = shell_hooks()
-            no_exec = forbid_new_programs() if self.seal else False
-            self.armed = True
-            self.write(
-                {"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed, "log": self.log_identity}
-            )
+            self.arm()
             return None
         if not self.armed:
             return None
         if event == PROBE_EVENT:
-            nonce = args[0] if args and type(args[0]) is str else ""
-            findings = self.integrity_findings()
-            # Where this answer really goes: a descriptor redirected to another file shows another identity.
-            self.write(
-                {"probe": nonce, "findings": findings, "refusals": self.refusals, "log": log_identity(self.log_fd)}
-            )
+            self.answer_probe(args)
             return None
+        reason = self.reason_to_refuse(event, args)
+        if reason is not None:
+            self.log_refusal(event, reason)
+        return reason
+
+    def arm(self) -> None:
+        """Take the snapshot the probes compare with, seal the process (seccomp), and log that it is armed."""
+        self.snapshot = take_snapshot()
+        self.instance_methods = instance_methods()
+        self.shell_hooks = shell_hooks()
+        no_exec = forbid_new_programs() if self.seal else False
+        self.armed = True
+        self.write({"armed": True, "exec_forbidden": no_exec, "sandboxed": self.sandboxed, "log": self.log_identity})
+
+    def answer_probe(self, args: AuditArgs) -> None:
+        """Log what changed since arming, tagged with the grader's nonce, and how many refusals were logged."""
+        nonce = args[0] if args and type(args[0]) is str else ""
+        findings = self.integrity_findings()
+        # Where this answer really goes: a descriptor redirected to another file shows another identity.
+        self.write({"probe": nonce, "findings": findings, "refusals": self.refusals, "log": log_identity(self.log_fd)})
+
+    def reason_to_refuse(self, event: str, args: AuditArgs) -> str | None:
+        """Why an armed guard refuses `event`, or None; judges only, writes nothing."""
         if event == "os.kill" and _own_child(args):
             return None  # ipykernel ends the kernel's children at shutdown; they are nobody else's
         reason = REFUSED_EVENTS.get(event) or next(
@@ -188,13 +225,17 @@ class Guard:
         )
         if reason is None and event in PATH_EVENTS and args:
             reason = self.path_reason(event, args)
-        if reason is not None and (event, reason) not in self.reported:
-            self.reported.add((event, reason))
-            self.refusals += 1
-            self.write({"refused": event, "reason": reason})
         return reason
 
-    def path_reason(self, event, args):
+    def log_refusal(self, event: str, reason: str) -> None:
+        """Write a refusal to the log once per (event, reason), counting each one written."""
+        if (event, reason) in self.reported:
+            return
+        self.reported.add((event, reason))
+        self.refusals += 1
+        self.write({"refused": event, "reason": reason})
+
+    def path_reason(self, event: str, args: AuditArgs) -> str | None:
         path = args[0]
         if type(path) not in (str, bytes):  # a descriptor; and never run a student's __fspath__ in here
             return None
@@ -213,13 +254,13 @@ class Guard:
             return None  # the support modules next to the notebook
         return f"accessed a course file ({os.path.basename(real)})"
 
-    def write(self, record):
+    def write(self, record: dict[str, object]) -> None:
         try:
             os.write(self.log_fd, (json.dumps(record) + "\n").encode())
         except OSError:
             pass  # a closed or redirected log: the grader sees answers or records missing
 
-    def integrity_findings(self):
+    def integrity_findings(self) -> list[str]:
         findings = [
             f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original
         ]
@@ -235,7 +276,7 @@ class Guard:
         findings.extend(active_torch_modes())
         return findings
 
-    def namespace_findings(self):
+    def namespace_findings(self) -> list[str]:
         """Names in the notebook's namespace that the test cells call, now bound to something else."""
         namespace = _field(_shell(), "_user_ns") if _shell() is not None else {}
         if type(namespace) is not dict:
@@ -250,7 +291,7 @@ class Guard:
         return findings
 
 
-def log_identity(descriptor):
+def log_identity(descriptor: int) -> list[int] | None:
     """[device, inode] of the file behind `descriptor`, which the grader compares with the log it made."""
     try:
         info = os.fstat(descriptor)
@@ -259,7 +300,7 @@ def log_identity(descriptor):
     return [info.st_dev, info.st_ino]
 
 
-def take_snapshot():
+def take_snapshot() -> dict[str, object]:
     """Every watched name with the object it holds now, before the student's code runs."""
     snapshot = {}
     for name, value in vars(builtins).items():
@@ -282,14 +323,14 @@ def take_snapshot():
     return snapshot
 
 
-def watched_module_names():
+def watched_module_names() -> tuple[str, ...]:
     packaged = (
         name for name in list(sys.modules) if any(name.startswith(package + ".") for package in WATCHED_PACKAGES)
     )
     return tuple(dict.fromkeys((*WATCHED_MODULES, *CHECK_MODULES, *sorted(packaged))))
 
 
-def added_to_classes(snapshot):
+def added_to_classes(snapshot: dict[str, object]) -> list[str]:
     """Callables set on a watched class after the snapshot: they shadow what the class inherits."""
     found = []
     for module_name, class_name in WATCHED_CLASSES:
@@ -303,7 +344,7 @@ def added_to_classes(snapshot):
 _MISSING = object()
 
 
-def _current(name):
+def _current(name: str) -> object:
     if name.startswith("sys.modules["):
         return sys.modules.get(name[len("sys.modules['") : -2], _MISSING)
     if name.startswith("builtins."):
@@ -317,12 +358,12 @@ def _current(name):
     return vars(sys.modules.get(module_name, sys)).get(attribute, _MISSING)
 
 
-def _shell():
+def _shell() -> object | None:
     shell_module = sys.modules.get("IPython.core.interactiveshell")
     return shell_module.InteractiveShell._instance if shell_module else None
 
 
-def shell_hooks():
+def shell_hooks() -> Hooks:
     """The shell's code rewriters and event callbacks, as tuples of the objects registered now.
 
     Read through the instances' own dictionaries and exact types only, so that no
@@ -340,7 +381,7 @@ def shell_hooks():
     return hooks
 
 
-def _field(obj, name):
+def _field(obj: object, name: str) -> object:
     """An attribute as the object itself stores it (a traitlets value or its own __dict__ entry)."""
     own = vars(obj)
     traits = own.get("_trait_values")
@@ -349,11 +390,11 @@ def _field(obj, name):
     return own.get(name)
 
 
-def _plain_list(value):
+def _plain_list(value: object) -> tuple[object, ...]:
     return tuple(list.__iter__(value)) if type(value) is list else ("replaced",)
 
 
-def changed_hooks(before, now):
+def changed_hooks(before: Hooks, now: Hooks) -> list[str]:
     findings = []
     for name, registered in now.items():
         known = before.get(name, ())
@@ -362,7 +403,7 @@ def changed_hooks(before, now):
     return findings
 
 
-def active_torch_modes():
+def active_torch_modes() -> list[str]:
     """Torch function or dispatch modes left active between cells would intercept every check."""
     torch = sys.modules.get("torch")
     if torch is None:
@@ -375,9 +416,9 @@ def active_torch_modes():
     return found
 
 
-def instance_methods():
+def instance_methods() -> dict[str, object]:
     """Watched methods set on the running shell or kernel object itself, shadowing their classes'."""
-    found = {}
+    found: dict[str, object] = {}
     shell = _shell()
     for owner, label in ((shell, "the IPython shell"), (getattr(shell, "kernel", None), "the kernel")):
         if owner is not None:
@@ -389,7 +430,7 @@ def instance_methods():
 PRIVATE_PROC_ENTRIES = {"mem", "environ", "fd", "map_files", "pagemap", "cwd", "root", "exe"}
 
 
-def _other_process(path, reading):
+def _other_process(path: str, reading: bool) -> str | None:
     """The /proc entry of another process that this access would read privately or write, if any."""
     parts = path.split(os.sep)
     if len(parts) < 3 or parts[1] != "proc" or not parts[2].isdigit() or parts[2] == str(os.getpid()):
@@ -399,206 +440,7 @@ def _other_process(path, reading):
     return None
 
 
-# Seccomp (Linux): refuse execve for this process and all its threads, so no new program
-# can start, whatever Python route (some have no audit event) forks and execs it; and refuse
-# setsid and setpgid, so a child forked without exec stays in the kernel's process group,
-# which the grader kills with the kernel. No network either: connect() is refused, and of new
-# sockets only stream ones (Unix or TCP, which can then reach nobody) may be made, so no
-# datagram, raw or packet socket can send anything anywhere, not even to another kernel. The kernel's own sockets are bound
-# before the filter is installed. Refused too: process file descriptors (a pidfd signals any
-# process, the grading worker included, past the audit hook), reading or writing another
-# process's memory, and every way to change namespaces or mounts (they could undo a box the
-# operating system put the kernel in). And fallocate: it reserves disk past a file's end
-# (FALLOC_FL_KEEP_SIZE) that the box's file-size limit does not count, on the guard log the
-# kernel holds open on the grader's disk among others; and io_uring, whose own fallocate (and
-# every other operation it runs for the kernel) passes no filter.
-# And every new process, always, not only where no cgroup bounds the kernel's tree: a kernel never
-# needs a child (it starts no program), while a child forked without exec (through
-# _posixsubprocess.fork_exec with a preexec_fn, which has no audit event) gets an address-space cap
-# of its own, so children multiply the memory the per-process cap allows. fork and vfork are
-# refused; clone only makes a thread (CLONE_THREAD, and no new namespace): torch and Python start
-# threads; clone3 passes its flags in a struct the filter cannot read, so it fails with ENOSYS and
-# the C library falls back to clone. The memory and pids cgroup (gradekit/grading/kernel_cgroups.py)
-# is the second layer: it bounds the threads and the whole tree's memory where it can be made.
-# Per architecture: (audit arch, the seccomp call, {refused call: its number}, socket,
-# clone, clone3, (fork, vfork) where the architecture has them).
-SECCOMP_ARCHES = {
-    "x86_64": (
-        0xC000003E,
-        317,
-        {
-            "execve": 59,
-            "execveat": 322,
-            "setsid": 112,
-            "setpgid": 109,
-            "connect": 42,
-            "pidfd_open": 434,
-            "pidfd_send_signal": 424,
-            "pidfd_getfd": 438,
-            "ptrace": 101,
-            "process_vm_readv": 310,
-            "process_vm_writev": 311,
-            "mount": 165,
-            "umount2": 166,
-            "pivot_root": 155,
-            "unshare": 272,
-            "setns": 308,
-            "open_tree": 428,
-            "move_mount": 429,
-            "fsopen": 430,
-            "fsconfig": 431,
-            "fsmount": 432,
-            "fspick": 433,
-            "mount_setattr": 442,
-            "fallocate": 285,
-            "io_uring_setup": 425,
-            "io_uring_enter": 426,
-            "io_uring_register": 427,
-        },
-        41,
-        56,
-        435,
-        (57, 58),
-    ),
-    "aarch64": (
-        0xC00000B7,
-        277,
-        {
-            "execve": 221,
-            "execveat": 281,
-            "setsid": 157,
-            "setpgid": 154,
-            "connect": 203,
-            "pidfd_open": 434,
-            "pidfd_send_signal": 424,
-            "pidfd_getfd": 438,
-            "ptrace": 117,
-            "process_vm_readv": 270,
-            "process_vm_writev": 271,
-            "mount": 40,
-            "umount2": 39,
-            "pivot_root": 41,
-            "unshare": 97,
-            "setns": 268,
-            "open_tree": 428,
-            "move_mount": 429,
-            "fsopen": 430,
-            "fsconfig": 431,
-            "fsmount": 432,
-            "fspick": 433,
-            "mount_setattr": 442,
-            "fallocate": 47,
-            "io_uring_setup": 425,
-            "io_uring_enter": 426,
-            "io_uring_register": 427,
-        },
-        198,
-        220,
-        435,
-        (),
-    ),
-}
-AF_UNIX, AF_INET, AF_INET6, SOCK_STREAM = 1, 2, 10, 1
-CLONE_THREAD = 0x00010000
-# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: a thread in a namespace of its own
-# (clone() cannot ask for a time namespace: that bit is part of its exit signal).
-CLONE_NEW_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
-ENOSYS = 38
-X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: same audit arch, numbers offset by this bit (no other arch has them)
-
-
-def forbid_new_programs():
-    """Install the seccomp filter; False where the platform or the container does not allow it."""
-    import ctypes
-    import platform
-    import struct
-
-    numbers = SECCOMP_ARCHES.get(platform.machine())
-    if numbers is None or not sys.platform.startswith("linux"):
-        return False
-    arch, seccomp, refused, socket_call, clone, clone3, forks = numbers
-    steps = seccomp_steps(arch, (*refused.values(), *forks), socket_call, (clone, clone3))
-    program = b"".join(struct.pack("HBBI", *step) for step in steps)
-    buffer = ctypes.create_string_buffer(program)
-
-    class Program(ctypes.Structure):
-        _fields_ = [("length", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
-        return False
-    # SECCOMP_SET_MODE_FILTER with SECCOMP_FILTER_FLAG_TSYNC: every thread of the kernel.
-    return libc.syscall(seccomp, 1, 1, ctypes.byref(Program(len(program) // 8, ctypes.addressof(buffer)))) == 0
-
-
-def seccomp_steps(arch, refused, socket_call, clones):
-    """The filter as classic BPF steps (code, jump if true, jump if false, constant).
-
-    A call made through another architecture's table (32-bit calls from a
-    64-bit process, or x32 calls on x86_64) fails, since its numbers differ
-    and would slip past the list; each refused call fails with EPERM; socket()
-    passes for AF_UNIX, AF_INET and AF_INET6 with SOCK_STREAM only (a datagram
-    socket could send without connecting); clone passes for a thread only
-    (CLONE_THREAD without a new namespace), clone3 fails with ENOSYS; the rest pass.
-    Written with labels; `_assemble` turns them into relative jumps.
-    """
-    load, load_arg, equal, at_least, mask, has_bits, ret = 0x20, 0x20, 0x15, 0x35, 0x54, 0x45, 0x06
-    allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    no_such_call = 0x00050000 | ENOSYS
-    domain, kind, flags = 16, 24, 16  # offsets of the call's first two arguments in seccomp_data (low words)
-    clone, clone3 = clones
-    steps = [
-        (load, "", "", 4),
-        (equal, "", "refuse", arch),  # the audit arch
-        (load, "", "", 0),  # the call number
-        (at_least, "refuse", "", X32_CALL_BIT),
-        *[(equal, "refuse", "", number) for number in refused],
-        (equal, "no such call", "", clone3),
-        (equal, "clone", "", clone),
-        (equal, "socket", "allow", socket_call),
-        ("clone",),
-        (load_arg, "", "", flags),
-        (has_bits, "refuse", "", CLONE_NEW_NAMESPACES),
-        (has_bits, "allow", "refuse", CLONE_THREAD),
-        ("socket",),
-        (load_arg, "", "", domain),
-        (equal, "stream", "", AF_UNIX),
-        (equal, "stream", "", AF_INET),
-        (equal, "stream", "refuse", AF_INET6),
-        ("stream",),
-        (load_arg, "", "", kind),
-        (mask, "", "", 0xF),
-        (equal, "allow", "refuse", SOCK_STREAM),
-        ("allow",),
-        (ret, "", "", allow),
-        ("refuse",),
-        (ret, "", "", refuse),
-        ("no such call",),
-        (ret, "", "", no_such_call),
-    ]
-    return _assemble(steps)
-
-
-def _assemble(steps):
-    """Labels (1-tuples) to relative jump offsets; an empty label means the next step."""
-    positions, count = {}, 0
-    for step in steps:
-        if len(step) == 1:
-            positions[step[0]] = count
-        else:
-            count += 1
-    program, index = [], 0
-    for step in steps:
-        if len(step) == 1:
-            continue
-        code, true, false, constant = step
-        jump = [positions[label] - index - 1 if label else 0 for label in (true, false)]
-        program.append((code, jump[0], jump[1], constant))
-        index += 1
-    return program
-
-
-def _own_child(args):
+def _own_child(args: AuditArgs) -> bool:
     """True for a signal to one process of this kernel's own process group, other than the kernel.
 
     The kernel leads its group, and no member may leave it or start another
@@ -613,11 +455,11 @@ def _own_child(args):
         return False
 
 
-def _inside(path, roots):
+def _inside(path: str, roots: Iterable[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
-def _reads(event, args):
+def _reads(event: str, args: AuditArgs) -> bool:
     """True when the event only looks: listing a folder, or opening a file for reading."""
     if event in ("os.listdir", "os.scandir", "glob.glob"):
         return True
@@ -630,17 +472,17 @@ def _reads(event, args):
     return not (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC))
 
 
-def _allowed_roots():
+def _allowed_roots() -> tuple[str, ...]:
     """Where Python and its packages live: readable even when inside a course root."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     roots.update(p for p in sys.path if p and "site-packages" in p)
     return tuple(sorted(os.path.realpath(r) for r in roots))
 
 
-def _confine(sandbox_file, roots, allowed, private_tmp, socket_dir):
+def _confine(
+    sandbox_file: str, roots: tuple[str, ...], allowed: tuple[str, ...], private_tmp: str, socket_dir: str
+) -> bool:
     """Landlock confinement (kernel_sandbox.py); False where the system does not offer it."""
-    import runpy
-
     try:
         confine = runpy.run_path(sandbox_file)["confine"]
         return confine(roots, allowed, os.path.realpath(os.getcwd()), private_tmp, socket_dir)
@@ -648,7 +490,7 @@ def _confine(sandbox_file, roots, allowed, private_tmp, socket_dir):
         return False
 
 
-def audit_hook(event, args, guard):
+def audit_hook(event: str, args: AuditArgs, guard: Guard) -> None:
     """The hook Python calls (bound to the guard with functools.partial, a C object).
 
     The guard is dropped from this frame before raising: a refused answer sees
@@ -664,7 +506,7 @@ def audit_hook(event, args, guard):
     raise PermissionError(f"grading forbids this: the answer {reason}")
 
 
-def install():
+def install() -> None:
     """Guard this process if the grader asked for it; the environment variables are removed."""
     log_path = os.environ.pop(LOG_VARIABLE, None)
     protected = os.environ.pop(PROTECTED_VARIABLE, "")

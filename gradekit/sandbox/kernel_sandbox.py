@@ -12,10 +12,16 @@ is applied once, in the freshly forked kernel while it is still
 single-threaded, so every thread it starts inherits it. Standard library only: the kernel loads this file by path.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import struct
 import tempfile
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446  # the same on x86_64 and aarch64
 RULE_PATH_BENEATH = 1
@@ -37,7 +43,13 @@ SCOPED_ABI = 6
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 
 
-def confine(protected_roots, readable_inside, notebook_dir, private_tmp, socket_dir=""):
+def confine(
+    protected_roots: Iterable[str],
+    readable_inside: Iterable[str],
+    notebook_dir: str,
+    private_tmp: str,
+    socket_dir: str = "",
+) -> bool:
     """Confine this process; returns False where Landlock is missing (the grader removes `private_tmp`).
 
     `socket_dir`, when given, holds a boxed kernel's Jupyter sockets, bound
@@ -73,14 +85,14 @@ def confine(protected_roots, readable_inside, notebook_dir, private_tmp, socket_
     return True
 
 
-def ruleset_attributes(abi):
+def ruleset_attributes(abi: int) -> bytes:
     """The ruleset's attributes, sized for the running ABI (an older kernel refuses fields it does not know)."""
     if abi < SCOPED_ABI:
         return struct.pack("Q", HANDLED)
     return struct.pack("QQQ", HANDLED, 0, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL)
 
 
-def readable_outside(protected_roots):
+def readable_outside(protected_roots: Iterable[str]) -> list[str]:
     """The largest folders that hold none of the protected roots, covering all the rest of the tree.
 
     Of /proc, only this process's own entry and the system-wide files: another
@@ -108,16 +120,16 @@ def readable_outside(protected_roots):
     return found
 
 
-def _own_proc_entries():
+def _own_proc_entries() -> list[str]:
     own = str(os.getpid())
     return [entry.path for entry in os.scandir("/proc") if not entry.name.isdigit() or entry.name == own]
 
 
-def _within(path, root):
+def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _allow(libc, ruleset, path, rights):
+def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
     try:
         handle = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:

@@ -18,6 +18,8 @@ any cell runs; with "answer_server", it answers the grader's calls
 (answer_server.py), reading "request" and writing "reply".
 """
 
+from __future__ import annotations
+
 import contextlib
 import io
 import json
@@ -26,6 +28,7 @@ import resource
 import runpy
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 # What every notebook of the course imports: paid for once, shared by all forks.
 # (Not ipykernel.kernelapp: its defaults read the environment at import time,
@@ -70,6 +73,10 @@ import IPython.terminal.pt_inputhooks  # noqa: F401
 import tornado.platform.asyncio  # noqa: F401
 import zmq
 
+if TYPE_CHECKING:
+    from types import FrameType
+    from typing import Any, NoReturn
+
 # A graded kernel keeps no history database: no SQLite file and no saving thread per notebook
 # (IPython still keeps the inputs in memory, so `In` and `_ih` work as ever).
 KERNEL_OPTIONS = ["--HistoryManager.enabled=False"]
@@ -86,7 +93,7 @@ LIVE: set[int] = set()  # kernels forked and not yet reaped
 BOX_FAILED = 70  # the exit code of a kernel that could not box itself
 
 
-def reap_children(signum, frame):
+def reap_children(signum: int, frame: FrameType | None) -> None:
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -99,7 +106,7 @@ def reap_children(signum, frame):
             ENDED[pid] = status
 
 
-def become_kernel(request):
+def become_kernel(request: dict[str, Any]) -> NoReturn:
     """In the forked child: look exactly like `python -m ipykernel_launcher` started in `cwd`."""
     os.setsid()  # its own process group, so signals to the kernel spare the zygote
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -136,7 +143,7 @@ def become_kernel(request):
         os._exit(0)
 
 
-def serve_on_bound_sockets(sockets):
+def serve_on_bound_sockets(sockets: dict[str, int]) -> None:
     """ipykernel binds its sockets by address: zmq takes the descriptor the box bound there instead.
 
     The box's socket folder is read-only by then, so a bind of zmq's own would fail.
@@ -145,16 +152,16 @@ def serve_on_bound_sockets(sockets):
         return
     bind = zmq.Socket.bind
 
-    def bind_bound(zmq_socket, address):
+    def bind_bound(zmq_socket: zmq.Socket, address: str) -> object:
         descriptor = sockets.pop(address, None)
         if descriptor is not None:
             zmq_socket.setsockopt(zmq.USE_FD, descriptor)
         return bind(zmq_socket, address)
 
-    zmq.Socket.bind = bind_bound
+    zmq.Socket.bind = bind_bound  # type: ignore[method-assign,assignment]  # the forked kernel's own zmq
 
 
-def clear_leftovers():
+def clear_leftovers() -> int:
     """Kill every process of this box that no live kernel leads: what finished kernels left behind.
 
     Only PID 1 of a box of its own does this (a zygote outside a box would see the whole machine).
@@ -177,7 +184,7 @@ def clear_leftovers():
     return killed
 
 
-def serve():
+def serve() -> None:
     signal.signal(signal.SIGCHLD, reap_children)
     replies = sys.stdout
     print(json.dumps({"ready": True}), file=replies, flush=True)
