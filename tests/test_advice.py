@@ -1,6 +1,14 @@
 import pytest
 
-from gradekit.authoring.advice import advice_of, diagnoses_in_code, error_table, recommended, says_what_to_do
+from gradekit.authoring.advice import (
+    Diagnosis,
+    advice_of,
+    carries_another,
+    diagnoses_in_code,
+    error_table,
+    recommended,
+    says_what_to_do,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -63,3 +71,10 @@ def test_the_shared_error_table_is_read_by_name():
     assert [(d.misconception, d.text, d.where) for d in error_table(source, "COMMON", "checks.py")] == [
         ("m-one-x", "freed: call it once", "checks.py")
     ]
+
+
+def test_a_message_that_only_carries_another_is_told_apart_from_one_that_says_nothing():
+    assert carries_another(Diagnosis("… (largest difference …)", "", "autograd_checks.py"))
+    assert not carries_another(Diagnosis("… should have shape …, got …", "", "autograd_checks.py"))
+    assert not says_what_to_do("vjp(f, x, v) should have shape (2, 3), got (2, 2, 2, 3)")
+    assert says_what_to_do("vjp(f, x, v) should have shape (2, 3), got (2, 2, 2, 3): return x.grad")

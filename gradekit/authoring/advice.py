@@ -16,9 +16,9 @@ import re
 # Verbs a diagnosis opens its advice with. A clause that opens with none of them states a fact.
 IMPERATIVES = frozenset(
     """
-    add apply ask average build call cast catch change check choose clear clone compare compute convert
+    add apply ask average build call cast catch change check choose clear clone compare compile compute convert
     copy count create cut decide define derive detach differentiate divide do draw fill find follow give
-    index inspect keep leave let log look make mark mask move multiply pass put raise re-raise read record reduce
+    index inspect keep leave let log look make mark mask move multiply pass push put raise re-raise read record reduce
     register remove replace report reset return run save scale score seed select set start stop store sum
     switch take test time treat turn update use weight work wrap write zero
     """.split()
@@ -60,6 +60,20 @@ def advice_of(text: str) -> list[str]:
 def says_what_to_do(text: str) -> bool:
     """True when some clause of `text` is an instruction, a prohibition included."""
     return any(c.split(" ", 1)[0] in IMPERATIVES or c.startswith(NEGATIONS) for c in clauses(text))
+
+
+# Messages that only carry another message, written and held to the rule where it is written, with
+# what the check found or what the student's code raised: fixed words, each with why it needs none.
+CARRIERS = {
+    "… (…)": "a message of an error table or a limit, followed by the error or the tensor the answer made",
+    "…: shape … instead of …": "expect_close's caller's message, followed by the shapes it compared",
+    "… (largest difference …)": "expect_close's caller's message, followed by the difference it found",
+}
+
+
+def carries_another(diagnosis: Diagnosis) -> bool:
+    """True for a message that is another message with what was found (see CARRIERS)."""
+    return diagnosis.text in CARRIERS
 
 
 def recommended(text: str, phrases: tuple[str, ...]) -> list[str]:
