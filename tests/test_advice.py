@@ -54,12 +54,15 @@ ERRORS = (("scalar outputs", "m-one-x", "no cotangent: " + "pass v"),)
 expect(ok, f"{shown} is wrong: call backward({name})", "m-two-x")
 expect_close(a, b, "not close: compare in float64", misconception="m-three-x")
 result = call_answer(f, x, known_errors=ERRORS)
+with checks.blaming_stand_ins(f"{shown} ran autograd: multiply by hand", "m-four-x"):
+    pass
 """
     found, shared = diagnoses_in_code(source, "010_x/test_f")
     assert {(d.misconception, d.text) for d in found} == {
         ("m-one-x", "no cotangent: pass v"),
         ("m-two-x", "… is wrong: call backward(…)"),
         ("m-three-x", "not close: compare in float64"),
+        ("m-four-x", "… ran autograd: multiply by hand"),
     }
     assert not shared
     assert diagnoses_in_code("call_answer(f, x)", "010_x/test_g")[1]

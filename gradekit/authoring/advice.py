@@ -83,7 +83,7 @@ def recommended(text: str, phrases: tuple[str, ...]) -> list[str]:
 
 
 # Where a check call names a misconception: the id's position; the message sits just before it.
-NAMING_CALLS = {"expect": 2, "expect_close": 3, "expect_within": 2, "Diagnosis": 1}
+NAMING_CALLS = {"expect": 2, "expect_close": 3, "expect_within": 2, "Diagnosis": 1, "blaming_stand_ins": 1}
 # Calls that word the shared errors (the public module's COMMON_ERRORS) unless given their own table.
 ERROR_TABLE_CALLS = frozenset({"call_answer", "call_watched"})
 ID_SHAPE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+){2,}$")
