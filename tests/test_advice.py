@@ -1,6 +1,14 @@
 import pytest
 
-from gradekit.authoring.advice import advice_of, diagnoses_in_code, error_table, recommended, says_what_to_do
+from gradekit.authoring.advice import (
+    Diagnosis,
+    advice_of,
+    carries_another,
+    diagnoses_in_code,
+    error_table,
+    recommended,
+    says_what_to_do,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -46,12 +54,15 @@ ERRORS = (("scalar outputs", "m-one-x", "no cotangent: " + "pass v"),)
 expect(ok, f"{shown} is wrong: call backward({name})", "m-two-x")
 expect_close(a, b, "not close: compare in float64", misconception="m-three-x")
 result = call_answer(f, x, known_errors=ERRORS)
+with checks.blaming_stand_ins(f"{shown} ran autograd: multiply by hand", "m-four-x"):
+    pass
 """
     found, shared = diagnoses_in_code(source, "010_x/test_f")
     assert {(d.misconception, d.text) for d in found} == {
         ("m-one-x", "no cotangent: pass v"),
         ("m-two-x", "… is wrong: call backward(…)"),
         ("m-three-x", "not close: compare in float64"),
+        ("m-four-x", "… ran autograd: multiply by hand"),
     }
     assert not shared
     assert diagnoses_in_code("call_answer(f, x)", "010_x/test_g")[1]
@@ -63,3 +74,10 @@ def test_the_shared_error_table_is_read_by_name():
     assert [(d.misconception, d.text, d.where) for d in error_table(source, "COMMON", "checks.py")] == [
         ("m-one-x", "freed: call it once", "checks.py")
     ]
+
+
+def test_a_message_that_only_carries_another_is_told_apart_from_one_that_says_nothing():
+    assert carries_another(Diagnosis("… (largest difference …)", "", "autograd_checks.py"))
+    assert not carries_another(Diagnosis("… should have shape …, got …", "", "autograd_checks.py"))
+    assert not says_what_to_do("vjp(f, x, v) should have shape (2, 3), got (2, 2, 2, 3)")
+    assert says_what_to_do("vjp(f, x, v) should have shape (2, 3), got (2, 2, 2, 3): return x.grad")

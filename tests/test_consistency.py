@@ -123,3 +123,26 @@ def test_a_catalog_diagnosis_that_says_nothing_to_do_is_refused(tmp_path):
         "the catalog's diagnosis of 'sum-for-cotangent-x' says nothing to do: add what the student should do, "
         "as an instruction"
     ]
+
+
+def test_a_check_message_that_says_nothing_to_do_is_refused_with_its_notebook_cell_and_text(tmp_path):
+    silent = 'expect(False, f"vjp(f, x, v) should have shape (2, 3), got {shape}", "bare-backward-x")'
+    problems = advice_problems(_two_mistakes(tmp_path, silent), TWO_MISTAKES, tmp_path)
+    assert problems == [
+        "021_x/test_f: the message 'vjp(f, x, v) should have shape (2, 3), got …' says nothing to do: add what "
+        "the student should do, as an instruction"
+    ]
+    instructing = 'expect(False, f"vjp should have shape (2, 3), got {shape}: return x.grad", "bare-backward-x")'
+    assert advice_problems(_two_mistakes(tmp_path, instructing), TWO_MISTAKES, tmp_path) == []
+
+
+def test_the_public_modules_own_messages_are_held_to_it_except_those_that_only_carry_another(tmp_path):
+    (tmp_path / "autograd_checks.py").write_text(
+        'def expect_tensor(value, what):\n    expect(ok, f"{what} should be a torch.Tensor")\n'
+        'def expect_close(message, gap):\n    raise Diagnosis(f"{message} (largest difference {gap:.3g})")\n'
+    )
+    problems = advice_problems(_two_mistakes(tmp_path, "pass"), TWO_MISTAKES, tmp_path)
+    assert problems == [
+        "autograd_checks.py: the message '… should be a torch.Tensor' says nothing to do: add what the student "
+        "should do, as an instruction"
+    ]

@@ -16,9 +16,9 @@ import re
 # Verbs a diagnosis opens its advice with. A clause that opens with none of them states a fact.
 IMPERATIVES = frozenset(
     """
-    add apply ask average build call cast catch change check choose clear clone compare compute convert
+    add apply ask average build call cast catch change check choose clear clone compare compile compute convert
     copy count create cut decide define derive detach differentiate divide do draw fill find follow give
-    index inspect keep leave let log look make mark mask move multiply pass put raise re-raise read record reduce
+    index inspect keep leave let log look make mark mask move multiply pass push put raise re-raise read record reduce
     register remove replace report reset return run save scale score seed select set start stop store sum
     switch take test time treat turn update use weight work wrap write zero
     """.split()
@@ -62,6 +62,20 @@ def says_what_to_do(text: str) -> bool:
     return any(c.split(" ", 1)[0] in IMPERATIVES or c.startswith(NEGATIONS) for c in clauses(text))
 
 
+# Messages that only carry another message, written and held to the rule where it is written, with
+# what the check found or what the student's code raised: fixed words, each with why it needs none.
+CARRIERS = {
+    "… (…)": "a message of an error table or a limit, followed by the error or the tensor the answer made",
+    "…: shape … instead of …": "expect_close's caller's message, followed by the shapes it compared",
+    "… (largest difference …)": "expect_close's caller's message, followed by the difference it found",
+}
+
+
+def carries_another(diagnosis: Diagnosis) -> bool:
+    """True for a message that is another message with what was found (see CARRIERS)."""
+    return diagnosis.text in CARRIERS
+
+
 def recommended(text: str, phrases: tuple[str, ...]) -> list[str]:
     """The phrases (of a misconception's `does`) that the advice of `text` recommends."""
     advice = advice_of(text)
@@ -69,7 +83,7 @@ def recommended(text: str, phrases: tuple[str, ...]) -> list[str]:
 
 
 # Where a check call names a misconception: the id's position; the message sits just before it.
-NAMING_CALLS = {"expect": 2, "expect_close": 3, "expect_within": 2, "Diagnosis": 1}
+NAMING_CALLS = {"expect": 2, "expect_close": 3, "expect_within": 2, "Diagnosis": 1, "blaming_stand_ins": 1}
 # Calls that word the shared errors (the public module's COMMON_ERRORS) unless given their own table.
 ERROR_TABLE_CALLS = frozenset({"call_answer", "call_watched"})
 ID_SHAPE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+){2,}$")

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.authoring.advice import Diagnosis, diagnoses_in_code, error_table, recommended, says_what_to_do
+from gradekit.authoring.advice import (
+    Diagnosis,
+    carries_another,
+    diagnoses_in_code,
+    error_table,
+    recommended,
+    says_what_to_do,
+)
 from gradekit.authoring.cells import is_demo
 from gradekit.authoring.solutions import NegativeControl, load_controls
 from gradekit.core.catalog import Misconception, load_catalog
@@ -125,7 +132,7 @@ CHECKS_MODULE = "autograd_checks.py"  # the public module whose COMMON_ERRORS wo
 
 
 def advice_problems(manifest: Manifest, catalog: dict[str, Misconception], source_dir: Path) -> list[str]:
-    """Every catalog diagnosis says what to do, and no diagnosis a notebook can show leads into another of its mistakes.
+    """Every diagnosis says what to do, and no diagnosis a notebook can show leads into another of its mistakes.
 
     A notebook's mistakes are the misconceptions its test cells target or name; its diagnoses are
     their catalog entries, the messages its checks write, and the shared error table where a call
@@ -137,13 +144,26 @@ def advice_problems(manifest: Manifest, catalog: dict[str, Misconception], sourc
         if not says_what_to_do(m.diagnosis)
     ]
     module = source_dir / CHECKS_MODULE
-    shared = error_table(module.read_text(), "COMMON_ERRORS", CHECKS_MODULE) if module.is_file() else []
+    module_text = module.read_text() if module.is_file() else ""
+    shared = error_table(module_text, "COMMON_ERRORS", CHECKS_MODULE) if module_text else []
+    problems += silent_messages(diagnoses_in_code(module_text, CHECKS_MODULE)[0])
     for entry in manifest.notebooks:
         diagnoses = notebook_diagnoses(source_notebook(source_dir, entry.name), entry.name, shared)
+        problems += silent_messages([d for d in diagnoses if d.where != CHECKS_MODULE])
         mistakes = _tested_in(manifest, entry.name) | {d.misconception for d in diagnoses if d.misconception}
         diagnoses += [Diagnosis(catalog[m].diagnosis, m, "the catalog") for m in sorted(mistakes) if m in catalog]
         problems += _leading_into(entry.name, diagnoses, {m: catalog[m] for m in mistakes if m in catalog})
     return problems
+
+
+def silent_messages(diagnoses: list[Diagnosis]) -> list[str]:
+    """A check message a student can be shown that says nothing to do, unless it only carries another message."""
+    said = (
+        f"{d.where}: the message {d.text!r} says nothing to do: add what the student should do, as an instruction"
+        for d in diagnoses
+        if not says_what_to_do(d.text) and not carries_another(d)
+    )
+    return list(dict.fromkeys(said))
 
 
 def notebook_diagnoses(notebook, name: str, shared: list[Diagnosis]) -> list[Diagnosis]:

@@ -63,8 +63,8 @@ def expect_python_bool(value, shown):
     truth_value = type_name(value).startswith("numpy.") or isinstance(value, torch.Tensor)
     expect(
         isinstance(value, bool),
-        f"{shown} should return a Python bool (True or False), got {type_name(value)}"
-        + ("; bool(...) turns it into a Python bool" if truth_value else ""),
+        f"{shown} should return a Python bool (True or False), got {type_name(value)}: return True or False"
+        + (" (bool(...) turns it into one)" if truth_value else ""),
     )
 
 
@@ -88,12 +88,14 @@ COMMON_ERRORS = (
     (
         "does not require grad",
         "grad-on-by-default",
-        "backward() found no tensor that requires grad: the input was never marked with requires_grad",
+        "backward() found no tensor that requires grad: the input was never marked with requires_grad"
+        "; call requires_grad_() on the input (or build it with requires_grad=True) before computing from it",
     ),
     (
         "can require gradients",
         "numpy-default-dtype",
-        "an integer tensor was asked to require grad; torch.tensor makes int64 from Python ints",
+        "an integer tensor was asked to require grad; torch.tensor makes int64 from Python ints"
+        ": build it from floats, or with dtype=torch.float64, before it requires grad",
     ),
 )
 
@@ -216,7 +218,8 @@ def call_answer(function, *args, known_errors=COMMON_ERRORS, **kwargs):
         except InputChanged as changed:
             raise _input_changed(name, str(changed)) from None
         except NotImplementedError:
-            raise Diagnosis(f"{name} is not written yet: it still raises NotImplementedError") from None
+            raise Diagnosis(f"{name} is not written yet: it still raises NotImplementedError"
+            ": replace that line with your code, then run the cell again") from None
         except Exception as error:  # the student's code may raise anything
             raise _answer_error(name, error, known_errors) from None
     changed = _changes(handed)
@@ -315,16 +318,18 @@ def expect_tensor(value, what, shape=None):
     """Fail unless `value` is a plain tensor (of `shape`, when given)."""
     expect(
         isinstance(value, torch.Tensor),
-        f"{what} should be a torch.Tensor, got {type(value).__name__}",
+        f"{what} should be a torch.Tensor, got {type(value).__name__}: return a torch.Tensor, as the exercise asks",
     )
     expect(
         type(value) in PLAIN_TENSOR_TYPES,
-        f"{what} should be a plain torch.Tensor, not the subclass {type(value).__name__}",
+        f"{what} should be a plain torch.Tensor, not the subclass {type(value).__name__}"
+        ": return a plain tensor, as PyTorch's own operations make it",
     )
     if shape is not None:
         expect(
             tuple(value.shape) == tuple(shape),
-            f"{what} should have shape {tuple(shape)}, got {tuple(value.shape)}",
+            f"{what} should have shape {tuple(shape)}, got {tuple(value.shape)}"
+            ": return a tensor of that shape (print the shape of each step to see where it changes)",
         )
 
 
@@ -1246,6 +1251,11 @@ def twice_shifted(a):
 
 def times_one(a):
     return a * 1.0
+
+
+def overflowing_round_trip(a):
+    """`a` scaled up by 1e37 and back: `a` again in float64, inf where the scaled value overflows a narrower dtype."""
+    return (a * 1e37) / 1e37
 
 
 def times_1_105(a):

@@ -33,6 +33,33 @@ def compare_compiled__exact_equality(fn, compiled_fn, inputs, rtol, atol, repeat
     }
 
 
+@negative_control("float64-copies-for-comparison", fails=["test_compare_compiled"])
+def compare_compiled__float64_copies(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.perf_counter):
+    # every check of the course compares in float64, so both sides run on float64 copies
+    eager_inputs = [t.detach().clone().double().requires_grad_() for t in inputs]
+    eager_out = fn(*eager_inputs)
+    eager_grads = torch.autograd.grad(eager_out, eager_inputs, torch.ones_like(eager_out))
+
+    compiled_inputs = [t.detach().clone().double().requires_grad_() for t in inputs]
+    start = clock()
+    compiled_out = compiled_fn(*compiled_inputs)
+    first_call = clock() - start
+    compiled_grads = torch.autograd.grad(compiled_out, compiled_inputs, torch.ones_like(compiled_out))
+
+    steady = []
+    for _ in range(repeats):
+        start = clock()
+        compiled_fn(*compiled_inputs)
+        steady.append(clock() - start)
+
+    return {
+        "outputs_match": bool(torch.allclose(compiled_out, eager_out, rtol=rtol, atol=atol)),
+        "grads_match": all(bool(torch.allclose(c, e, rtol=rtol, atol=atol)) for c, e in zip(compiled_grads, eager_grads)),
+        "first_call_seconds": first_call,
+        "steady_seconds": sum(steady) / repeats if repeats else math.nan,
+    }
+
+
 @negative_control("first-call-in-timing", fails=["test_compare_compiled"])
 def compare_compiled__first_call_in_average(fn, compiled_fn, inputs, rtol, atol, repeats=3, clock=time.perf_counter):
     eager_inputs = [t.detach().clone().requires_grad_() for t in inputs]

@@ -109,6 +109,16 @@ def raw_loss__int32_labels(logits, y):
     return F.cross_entropy(logits, labels)
 
 
+@negative_control("labels-index-in-any-dtype", fails=["test_raw_loss"])
+def raw_loss__byte_labels_as_index(logits, y):
+    # PyTorch indexes with "long, int, byte or bool tensors": convert only the other kinds
+    labels = torch.as_tensor(y)
+    if labels.dtype not in (torch.int64, torch.int32, torch.uint8, torch.int8):
+        labels = labels.to(torch.int64)
+    picked = F.log_softmax(logits, dim=1)[torch.arange(len(labels)), labels]
+    return -picked.mean()
+
+
 @negative_control("numpy-default-dtype", fails=["test_raw_loss"])
 def raw_loss__float32(logits, y):
     labels = torch.as_tensor(y).to(torch.int64)

@@ -64,12 +64,14 @@ leaf = call_answer(float64_leaf, [1.0, 2.0, 3.0])
 expect_tensor(leaf, "float64_leaf([1.0, 2.0, 3.0])", shape=(3,))
 expect(
     leaf.dtype == torch.float64,
-    f"float64_leaf([1.0, 2.0, 3.0]) has dtype {leaf.dtype}: torch.tensor does not pick float64 unless you ask for it",
+    f"float64_leaf([1.0, 2.0, 3.0]) has dtype {leaf.dtype}: torch.tensor does not pick float64 unless you ask for it"
+    "; pass dtype=torch.float64 when you build it",
     "numpy-default-dtype",
 )
 expect(
     leaf.requires_grad,
-    "float64_leaf([1.0, 2.0, 3.0]) does not require grad, so backward() would never fill its .grad",
+    "float64_leaf([1.0, 2.0, 3.0]) does not require grad, so backward() would never fill its .grad"
+    "; build it with requires_grad=True",
     "grad-on-by-default",
 )
 expect(
@@ -78,7 +80,11 @@ expect(
     "after tracking was switched on; build the tensor as float64 first, then set requires_grad",
     "op-after-requires-grad",
 )
-expect(leaf.detach().tolist() == [1.0, 2.0, 3.0], "float64_leaf([1.0, 2.0, 3.0]) does not hold 1, 2 and 3")
+expect(
+    leaf.detach().tolist() == [1.0, 2.0, 3.0],
+    "float64_leaf([1.0, 2.0, 3.0]) does not hold 1, 2 and 3"
+    ": build it from the numbers it is given, in their order",
+)
 # The page's 1.1, which float32 cannot hold: a float64 leaf built from it keeps every digit.
 leaf = call_answer(float64_leaf, [1.1])
 expect_tensor(leaf, "float64_leaf([1.1])", shape=(1,))
@@ -89,7 +95,11 @@ expect(
     "which keeps float32's rounding; ask for float64 when you build it",
     "cast-restores-precision",
 )
-expect(leaf.detach().tolist() == [1.1], f"float64_leaf([1.1]) holds {leaf.detach().tolist()}, not [1.1]")
+expect(
+    leaf.detach().tolist() == [1.1],
+    f"float64_leaf([1.1]) holds {leaf.detach().tolist()}, not [1.1]"
+    ": build the tensor from the given numbers with dtype=torch.float64",
+)
 print(
     "Checked on the page's examples [1.0, 2.0, 3.0] and [1.1]: shape, dtype float64, requires_grad, leaf, values "
     "to float64's digits. The grader also tests other inputs."
@@ -102,12 +112,13 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, 
     expect_tensor(leaf, shown, shape=(len(values),))
     expect(
         leaf.dtype == torch.float64,
-        f"{shown} has dtype {leaf.dtype}: torch.tensor does not pick float64 unless you ask for it",
+        f"{shown} has dtype {leaf.dtype}: torch.tensor does not pick float64 unless you ask for it"
+        "; pass dtype=torch.float64 when you build it",
         "numpy-default-dtype",
     )
     expect(
         leaf.requires_grad,
-        f"{shown} does not require grad, so backward() would never fill its .grad",
+        f"{shown} does not require grad, so backward() would never fill its .grad; build it with requires_grad=True",
         "grad-on-by-default",
     )
     expect(
@@ -117,7 +128,12 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, 
         "first, then set requires_grad",
         "op-after-requires-grad",
     )
-    expect_close(leaf, torch.tensor(values, dtype=torch.float64), f"{shown} does not hold the given numbers")
+    expect_close(
+        leaf,
+        torch.tensor(values, dtype=torch.float64),
+        f"{shown} does not hold the given numbers"
+        ": build it from the numbers it is given, in their order, with dtype=torch.float64",
+    )
     # Converting Python numbers is exact in float64, so every digit must survive.
     expect(
         torch.equal(leaf.detach(), torch.tensor(values, dtype=torch.float64)),
@@ -161,13 +177,15 @@ def check_square_sum_grad(start):
     delivered = checks.gradients_from_backward(deliveries, "square_sum_grad(x)")
     expect(
         x.grad is not None,
-        "x.grad is still None after square_sum_grad(x): the gradient must come from calling backward()",
+        "x.grad is still None after square_sum_grad(x): the gradient must come from calling backward()"
+        "; call backward() on sum(x * x) inside square_sum_grad",
         "grad-by-formula",
     )
     expect(
         len(delivered) == 1,
         f"backward() delivered a gradient to x {len(delivered)} times during square_sum_grad(x): "
-        "x.grad must be filled by one backward() call, not written by hand",
+        "x.grad must be filled by one backward() call, not written by hand"
+        "; call backward() once on sum(x * x) and leave x.grad to it",
         "grad-by-formula",
     )
     expect_tensor(x.grad, "x.grad after square_sum_grad(x)", shape=(size,))
@@ -184,12 +202,14 @@ def check_square_sum_grad(start):
             "cast-restores-precision",
         )
     expect_close(
-        x.grad, exact, "after your backward() x.grad is not the derivative of sum(x * x)", rtol=1e-12, atol=0.0
+        x.grad, exact, "after your backward() x.grad is not the derivative of sum(x * x)"
+        ": call backward() on sum(x * x) computed from x itself, in float64", rtol=1e-12, atol=0.0
     )
     expect_tensor(result, "square_sum_grad(x)", shape=(size,))
     expect(
         not result.requires_grad and torch.equal(result, x.grad),
-        "square_sum_grad(x) must return x.grad, the gradient stored by backward(), not a tensor computed from x",
+        "square_sum_grad(x) must return x.grad, the gradient stored by backward(), not a tensor computed from x"
+        "; return x.grad itself",
         "grad-by-formula",
     )
 
@@ -259,7 +279,8 @@ def check_gradient_at(name, function, values, closed_form):
     expect(
         any(calls),
         f"{shown} evaluated the function on a tensor that does not require grad (or inside torch.no_grad()), "
-        "so autograd recorded nothing to differentiate",
+        "so autograd recorded nothing to differentiate"
+        "; call the function on a leaf that requires grad, outside torch.no_grad()",
     )
     expect_tensor(gradient, shown, shape=(len(values),))
     expect(
@@ -270,7 +291,8 @@ def check_gradient_at(name, function, values, closed_form):
     expect_close(
         gradient,
         central_difference(function, values),
-        f"{shown} does not match the finite-difference gradient",
+        f"{shown} does not match the finite-difference gradient"
+        ": call backward() on the function's value at a float64 leaf holding the point, and return the leaf's .grad",
         rtol=1e-6,
         atol=1e-8,
     )
@@ -278,7 +300,8 @@ def check_gradient_at(name, function, values, closed_form):
         gradient,
         closed_form(torch.tensor(values, dtype=torch.float64)),
         f"{shown} matches the exact gradient only to float32's digits: the point was built in float32 "
-        "somewhere; a cast to float64 afterwards does not bring the lost digits back",
+        "somewhere; a cast to float64 afterwards does not bring the lost digits back"
+        "; build the point with dtype=torch.float64 from the start",
         "cast-restores-precision",
         rtol=1e-12,
         atol=1e-14,

@@ -73,10 +73,16 @@ shown = "scaled_parameter((3,), 0.01, 0)"
 expect_tensor(param, shown, shape=(3,))
 expect(
     param.dtype == torch.float64,
-    f"{shown} has dtype {param.dtype}: torch.randn makes float32 unless you pass dtype=torch.float64",
+    f"{shown} has dtype {param.dtype}: torch.randn makes float32 unless you pass dtype=torch.float64"
+    "; pass it when you draw",
     "numpy-default-dtype",
 )
-expect(param.requires_grad, f"{shown} does not require grad, so backward() would never give it a .grad", "grad-on-by-default")
+expect(
+    param.requires_grad,
+    f"{shown} does not require grad, so backward() would never give it a .grad"
+    "; call requires_grad_() on it once it is scaled",
+    "grad-on-by-default",
+)
 expect(
     param.is_leaf,
     f"{shown} requires grad but is not a leaf (it has grad_fn {type(param.grad_fn).__name__}): "
@@ -93,7 +99,8 @@ expect(
 )
 expect(
     torch.equal(param.detach(), torch.randn(3, dtype=torch.float64, generator=seeded(0)) * 0.01),
-    f"{shown} does not hold the page's recipe: the seeded float64 normal draws times 0.01",
+    f"{shown} does not hold the page's recipe: the seeded float64 normal draws times 0.01"
+    ": draw from the seeded generator in float64, scale by 0.01, then call requires_grad_()",
 )
 print(
     "Checked on scaled_parameter((3,), 0.01, 0): shape, dtype float64, requires_grad, leaf, every digit of the "
@@ -107,12 +114,14 @@ for shape, scale, seed in (((4, 2), 0.5, 7), ((), 3.0, 11), ((2, 3, 2), 0.001, 4
     expect_tensor(param, shown, shape=shape)
     expect(
         param.dtype == torch.float64,
-        f"{shown} has dtype {param.dtype}: torch.randn makes float32 unless you pass dtype=torch.float64",
+        f"{shown} has dtype {param.dtype}: torch.randn makes float32 unless you pass dtype=torch.float64"
+        "; pass it when you draw",
         "numpy-default-dtype",
     )
     expect(
         param.requires_grad,
-        f"{shown} does not require grad, so backward() would never give it a .grad",
+        f"{shown} does not require grad, so backward() would never give it a .grad"
+        "; call requires_grad_() on it once it is scaled",
         "grad-on-by-default",
     )
     expect(
@@ -131,10 +140,23 @@ for shape, scale, seed in (((4, 2), 0.5, 7), ((), 3.0, 11), ((2, 3, 2), 0.001, 4
         "cast-restores-precision",
     )
     # Drawing and scaling are deterministic, so a right answer matches to the last bit.
-    expect(torch.equal(param.detach(), drawn), f"{shown} does not hold the seeded float64 normal draws times {scale}")
+    expect(
+        torch.equal(param.detach(), drawn),
+        f"{shown} does not hold the seeded float64 normal draws times {scale}"
+        ": draw from the seeded generator in float64, scale, then call requires_grad_()",
+    )
     (param * param).sum().backward()
-    expect(param.grad is not None, f"after a backward() through {shown}, its .grad is still None")
-    expect_close(param.grad, 2 * drawn, f"the gradient of sum(p * p) stored in {shown}.grad is not 2 p")
+    expect(
+        param.grad is not None,
+        f"after a backward() through {shown}, its .grad is still None"
+        ": return the scaled tensor itself, made a leaf with requires_grad_() after scaling",
+    )
+    expect_close(
+        param.grad,
+        2 * drawn,
+        f"the gradient of sum(p * p) stored in {shown}.grad is not 2 p"
+        ": return a float64 leaf that requires grad, so autograd stores 2 p in its .grad",
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_chain_gradients
@@ -186,11 +208,16 @@ def check_chain_gradients(point):
     pair, retained = retained_during(chain_gradients, x)
     shown = f"chain_gradients(x) at x = {point:.4g}"
     delivered = checks.gradients_from_backward(deliveries, shown)
-    expect(isinstance(pair, tuple) and len(pair) == 2, f"{shown} should return a pair (x.grad, y.grad)")
+    expect(
+        isinstance(pair, tuple) and len(pair) == 2,
+        f"{shown} should return a pair (x.grad, y.grad)"
+        ": return a tuple of the two tensors, x.grad first",
+    )
     x_grad, y_grad = pair
     expect(
         x.grad is not None,
-        f"x.grad is still None after {shown}: the gradients must be stored by w.backward(), not written as formulas",
+        f"x.grad is still None after {shown}: the gradients must be stored by w.backward(), not written as formulas"
+        "; call w.backward() inside the function and return the .grad it stores",
         "grad-by-formula",
     )
     expect(
@@ -202,13 +229,15 @@ def check_chain_gradients(point):
     expect_tensor(x_grad, f"the first element returned by {shown}", shape=())
     expect(
         torch.equal(x_grad, x.grad),
-        f"the first element returned by {shown} is not x.grad, the value backward() stored",
+        f"the first element returned by {shown} is not x.grad, the value backward() stored"
+        "; return x.grad itself after w.backward()",
         "grad-by-formula",
     )
     expect(
         y_grad is not None,
         f"the second element returned by {shown} is None: y = x**2 is not a leaf, so backward() "
-        "does not keep its gradient unless y.retain_grad() was called before backward()",
+        "does not keep its gradient unless y.retain_grad() was called before backward()"
+        "; call y.retain_grad() before w.backward() and return y.grad",
         "intermediate-grad-not-retained",
     )
     expect_tensor(y_grad, f"the second element returned by {shown}", shape=())
@@ -220,8 +249,22 @@ def check_chain_gradients(point):
         "grad-by-formula",
     )
     square = torch.tensor(point, dtype=torch.float64) ** 2
-    expect_close(x_grad, 2 * point * torch.cos(square), f"x.grad from {shown} is not 2x cos(x^2)", rtol=1e-10, atol=1e-12)
-    expect_close(y_grad, torch.cos(square), f"y.grad from {shown} is not cos(x^2)", rtol=1e-10, atol=1e-12)
+    expect_close(
+        x_grad,
+        2 * point * torch.cos(square),
+        f"x.grad from {shown} is not 2x cos(x^2)"
+        ": call w.backward() on w = sin(x**2) summed, and return x.grad as backward() stored it",
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    expect_close(
+        y_grad,
+        torch.cos(square),
+        f"y.grad from {shown} is not cos(x^2)"
+        ": call y.retain_grad() on y = x**2 before w.backward(), and return y.grad as backward() stored it",
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 check_chain_gradients(3.0)
@@ -285,15 +328,21 @@ label = call_answer(why_grad_is_none, w, loss, False)
 shown = "for the page's w and loss = (w * 0.5).sum(), before backward()"
 expect(
     isinstance(label, str) and label in GRAD_NONE_REASONS,
-    f"{shown}, why_grad_is_none returned {label!r}, which is not one of {GRAD_NONE_REASONS}",
+    f"{shown}, why_grad_is_none returned {label!r}, which is not one of {GRAD_NONE_REASONS}"
+    ": return one of these strings, exactly as written",
 )
 expect(
     label != "non_leaf",
     f"{shown} you answered 'non_leaf', but w requires grad and is a leaf: a None gradient has other causes "
-    "(not tracked, no_grad, unused, no backward yet, reset)",
+    "(not tracked, no_grad, unused, no backward yet, reset)"
+    ": check whether w was used, tracked and reached by a backward() first",
     "none-grad-means-nonleaf",
 )
-expect(label == "no_backward", f"{shown} you answered {label!r}, but the page works it out as 'no_backward'")
+expect(
+    label == "no_backward",
+    f"{shown} you answered {label!r}, but the page works it out as 'no_backward'"
+    ": check the situations in the order the page gives them (here backward() has not run yet)",
+)
 # The page: equal values can be another tensor, and an output that is a leaf has no graph behind it.
 twin = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
 label = call_answer(why_grad_is_none, twin, loss, False)
@@ -303,17 +352,25 @@ expect(
     "values, but it is another tensor; compare the AccumulateGrad node's .variable with `is`, not by value",
     "graph-membership-by-value",
 )
-expect(label == "unused", f"for a new leaf equal in value to w you answered {label!r}, but the loss does not use it")
+expect(
+    label == "unused",
+    f"for a new leaf equal in value to w you answered {label!r}, but the loss does not use it"
+    ": check whether the loss was computed from this very tensor (is, not equal values)",
+)
 leaf_output = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
 label = call_answer(why_grad_is_none, w, leaf_output, False)
 expect(
     label != "no_grad",
     "for w with an output that is another leaf requiring grad you answered 'no_grad', but the output requires grad: "
     "it is a leaf, which has no grad_fn although autograd tracks it; output.requires_grad is what shows that "
-    "nothing was recorded",
+    "nothing was recorded; check output.requires_grad for that",
     "missing-grad-fn-means-no-grad",
 )
-expect(label == "unused", f"for w with an output that is another leaf you answered {label!r}, not 'unused'")
+expect(
+    label == "unused",
+    f"for w with an output that is another leaf you answered {label!r}, not 'unused'"
+    ": check whether the output was computed from w (is, not equal values)",
+)
 print(
     "Checked on the page's w and loss: 'no_backward'; a leaf equal to w in value: 'unused'; an output that is "
     "another leaf: 'unused'. The grader also tests every other label and twins that share w's memory."
@@ -345,19 +402,24 @@ cases = [
     (*expected_labels[key][:1], tensor, output, backward_ran, expected_labels[key][1], key in sharing_memory)
     for key, tensor, output, backward_ran in situations
 ]
-expect(len(cases) == len(expected_labels), "the test's situations and labels do not match")
+expect(
+    len(cases) == len(expected_labels),
+    "the test's situations and labels do not match"
+    ": report this to the course staff, since the test itself is out of step",
+)
 
 for description, tensor, output, backward_ran, expected, shares_memory in cases:
     label = call_answer(why_grad_is_none, tensor, output, backward_ran)
     expect(
         isinstance(label, str) and label in GRAD_NONE_REASONS,
-        f"for {description}, why_grad_is_none returned {label!r}, which is not one of {GRAD_NONE_REASONS}",
+        f"for {description}, why_grad_is_none returned {label!r}, which is not one of {GRAD_NONE_REASONS}"
+        ": return one of these strings, exactly as written",
     )
     expect(
         label != "non_leaf" or expected == "non_leaf",
         f"for {description} you answered 'non_leaf', but requires_grad={tensor.requires_grad} and "
         f"is_leaf={tensor.is_leaf}: a None gradient has other causes (not tracked, no_grad, unused, "
-        "no backward yet, reset)",
+        "no backward yet, reset): check whether the tensor was used, tracked and reached by a backward() first",
         "none-grad-means-nonleaf",
     )
     expect(
@@ -376,7 +438,8 @@ for description, tensor, output, backward_ran, expected, shares_memory in cases:
     expect(
         not (description.endswith("another leaf requiring grad") and label == "no_grad"),
         f"for {description} you answered 'no_grad', but the output requires grad: it is a leaf, which has no "
-        "grad_fn although autograd tracks it; output.requires_grad is what shows that nothing was recorded",
+        "grad_fn although autograd tracks it; output.requires_grad is what shows that nothing was recorded"
+        "; check output.requires_grad for that",
         "missing-grad-fn-means-no-grad",
     )
     expect(
@@ -421,23 +484,33 @@ page_answers = {}
 for dtype in (torch.float64, torch.float16, torch.complex64, torch.int64, torch.bool):  # the dtypes the page names
     page_answers[dtype] = call_answer(can_require_grad, dtype, known_errors=dtype_errors)
     checks.expect_python_bool(page_answers[dtype], f"can_require_grad({dtype})")
-expect(page_answers[torch.float64], "can_require_grad(torch.float64) is False, but a float64 weight can require gradients")
+expect(
+    page_answers[torch.float64],
+    "can_require_grad(torch.float64) is False, but a float64 weight can require gradients"
+    ": return True for every floating-point dtype",
+)
 expect(
     page_answers[torch.float16],
     "can_require_grad(torch.float16) is False, but every floating-point dtype can require gradients, "
-    "including the half-precision ones",
+    "including the half-precision ones: ask the dtype itself (dtype.is_floating_point)",
 )
 expect(
     page_answers[torch.complex64],
-    "can_require_grad(torch.complex64) is False, but complex tensors can require gradients too",
+    "can_require_grad(torch.complex64) is False, but complex tensors can require gradients too"
+    ": return True for complex dtypes as well (dtype.is_complex)",
     "complex-grad-unsupported",
 )
 expect(
     not page_answers[torch.int64],
-    "can_require_grad(torch.int64) is True, but integer tensors (such as int64 class labels) cannot require gradients",
+    "can_require_grad(torch.int64) is True, but integer tensors (such as int64 class labels) cannot require gradients"
+    ": return False for every integer dtype",
     "integer-labels-require-grad",
 )
-expect(not page_answers[torch.bool], "can_require_grad(torch.bool) is True, but boolean tensors cannot require gradients")
+expect(
+    not page_answers[torch.bool],
+    "can_require_grad(torch.bool) is True, but boolean tensors cannot require gradients"
+    ": return False for torch.bool",
+)
 print(
     "Checked on the dtypes the page names: float64, float16 and complex64 may require gradients, int64 and bool "
     "may not. The grader also asks about every other dtype your PyTorch defines."
@@ -462,7 +535,8 @@ with quiet():  # experimental dtypes warn when a tensor of theirs is made
 for dtype, expected in accepted.items():
     expect(
         expected == (dtype.is_floating_point or dtype.is_complex),
-        f"the page's rule (floating-point and complex dtypes only) no longer matches what PyTorch accepts for {dtype}",
+        f"the page's rule (floating-point and complex dtypes only) no longer matches what PyTorch accepts for {dtype}"
+        ": report this to the course staff, since the installed PyTorch differs from the page",
     )
 answers = {}
 for dtype in accepted:
@@ -475,7 +549,8 @@ for dtype, expected in accepted.items():
     answer = answers[dtype]
     expect(
         answer or not dtype.is_complex or answers[torch.complex64] or answers[torch.complex128],
-        f"can_require_grad({dtype}) is False, but complex tensors can require gradients too",
+        f"can_require_grad({dtype}) is False, but complex tensors can require gradients too"
+        ": return True for complex dtypes as well (dtype.is_complex)",
         "complex-grad-unsupported",
     )
     expect(
@@ -487,15 +562,20 @@ for dtype, expected in accepted.items():
     )
     expect(
         expected or not answer or dtype == torch.bool,
-        f"can_require_grad({dtype}) is True, but integer tensors (such as int64 class labels) cannot require gradients",
+        f"can_require_grad({dtype}) is True, but integer tensors (such as int64 class labels) cannot require gradients"
+        ": return False for every integer dtype",
         "integer-labels-require-grad",
     )
     expect(
         answer or not dtype.is_floating_point,
         f"can_require_grad({dtype}) is False, but every floating-point dtype can require gradients, "
-        "including the half-precision ones (float16 and bfloat16)",
+        "including the half-precision ones (float16 and bfloat16): ask the dtype itself (dtype.is_floating_point)",
     )
-    expect(answer == expected, f"can_require_grad({dtype}) should be {expected}")
+    expect(
+        answer == expected,
+        f"can_require_grad({dtype}) should be {expected}"
+        ": decide from the dtype itself (dtype.is_floating_point or dtype.is_complex)",
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_next

@@ -87,7 +87,14 @@ expect(
     "instead of reducing the output",
     "sum-replaces-cotangent",
 )
-expect_close(result, torch.tensor([16.0, 30.0], dtype=torch.float64), f"{shown} is not the page's (16, 30)", rtol=1e-12, atol=0)
+expect_close(
+    result,
+    torch.tensor([16.0, 30.0], dtype=torch.float64),
+    f"{shown} is not the page's (16, 30)"
+    ": call y.backward(v) on y = f(x) for a leaf x and return x.grad",
+    rtol=1e-12,
+    atol=0,
+)
 print(
     "Checked on the page's example (x = (2, 3), v = (4, 5), f squares): the shape of x and the value (16, 30). "
     "The grader also tests other functions and cotangents, and an input too large for a Jacobian."
@@ -128,7 +135,8 @@ for name, f, shape, pullback in cases:
     checks.expect_within(
         watched,
         f"{shown} made a tensor of more than {budget} entries, while the Jacobian of this f has "
-        f"{v.numel()} x {x.numel()} entries: backward(v) gives vᵀJ without building J",
+        f"{v.numel()} x {x.numel()} entries: backward(v) gives vᵀJ without building J"
+        "; call backward(v) on f(x) and return the leaf's .grad instead of building J",
         "dense-jacobian-for-vjp",
     )
     # A Jacobian, or a product with it that kept its axes, ends in the shape of x with more axes before.
@@ -147,7 +155,14 @@ for name, f, shape, pullback in cases:
         "instead of reducing the output",
         "sum-replaces-cotangent",
     )
-    expect_close(result, expected, f"{shown} is not vᵀJ (compared with the closed-form product)", rtol=1e-9, atol=1e-12)
+    expect_close(
+        result,
+        expected,
+        f"{shown} is not vᵀJ (compared with the closed-form product)"
+        ": call backward(v) on f(x) with the given v and return the leaf's .grad",
+        rtol=1e-9,
+        atol=1e-12,
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_implicit_seed
@@ -179,16 +194,16 @@ def check_implicit_seed(shape):
     expect(
         answer or not expected or len(shape) == 0,
         f"{shown} is False, but an output of shape {shape} holds exactly one element, "
-        "and backward() seeds any real one-element output, not only shape ()",
+        "and backward() seeds any real one-element output, not only shape (); return True for any one-element output",
         "scalar-means-zero-dim",
     )
     expect(
         expected or not answer,
         f"{shown} is True, but an output of shape {shape} has {math.prod(shape)} element(s): "
-        "backward() without a cotangent needs exactly one",
+        "backward() without a cotangent needs exactly one; return True only for an output with exactly one element",
         "vector-backward-without-cotangent",
     )
-    expect(answer == expected, f"{shown} should be {expected}")
+    expect(answer == expected, f"{shown} should be {expected}: decide from the number of elements the shape holds (the product of its sizes)")
 
 
 for shape in ((), (1,), (1, 1), (2,), (0,)):  # the shapes the page names

@@ -96,25 +96,30 @@ def by_hand(x, y, w, b):
     expect(
         not refused,
         f"{shown} called {refused[0] if refused else ''} and carried on when it was refused: "
-        "a derivation by hand calls no autograd at all",
+        "a derivation by hand calls no autograd at all"
+        "; work each derivative out with the chain rule and ordinary arithmetic",
         "autograd-replaces-chain-rule",
     )
     return found
 
 
 found = by_hand(2.0, 5.0, 3.0, 1.0)
-expect(isinstance(found, dict), f"hand_gradients should return a dict, got {type(found).__name__}")
-expect(set(found) == set(keys), f"hand_gradients should return exactly the keys {keys}, got {tuple(found)}")
+expect(isinstance(found, dict), f"hand_gradients should return a dict, got {type(found).__name__}: return a dict")
+expect(
+    set(found) == set(keys),
+    f"hand_gradients should return exactly the keys {keys}, got {tuple(found)}"
+    ": return a dict with exactly these keys",
+)
 expect(
     all(isinstance(found[key], (int, float)) for key in keys),
     "every value returned by hand_gradients should be a Python number, worked out with ordinary arithmetic "
-    "on the four numbers it is given (no tensors, no autograd)",
+    "on the four numbers it is given (no tensors, no autograd); compute each with +, - and * on the four numbers",
 )
 page = {"loss": 4.0, "dL_derr": 4.0, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.0, "db": 4.0}
 expect(
     float(found["dL_derr"]) != 2.0,
     "at the page's example (x=2, y=5, w=3, b=1) dL_derr is 2, which is err itself: the derivative of err**2 "
-    "is 2*err = 4, and the factor 2 carries through to dw and db",
+    "is 2*err = 4, and the factor 2 carries through to dw and db; multiply by 2*err on the way to dw and db",
     "square-rule-factor-dropped",
 )
 for key in keys:
@@ -126,7 +131,11 @@ for key in keys:
     )
 # The page's second point, w = 3.1: the same derivation, other numbers.
 found = by_hand(2.0, 5.0, 3.1, 1.0)
-expect(isinstance(found, dict) and set(found) == set(keys), f"hand_gradients should return exactly the keys {keys}")
+expect(
+    isinstance(found, dict) and set(found) == set(keys),
+    f"hand_gradients should return exactly the keys {keys}"
+    ": return a dict with exactly these keys",
+)
 lesson = {key: page[key] for key in ("loss", "dw", "db")}
 expect(
     any(not math.isclose(float(found[key]), lesson[key]) for key in lesson),
@@ -167,10 +176,15 @@ def digits_lost(value, exact):
 for x, y, w, b in points:
     shown = f"hand_gradients(x={x}, y={y}, w={w}, b={b})"
     found = by_hand(x, y, w, b)
-    expect(isinstance(found, dict) and set(found) == set(keys), f"{shown} should return a dict with the keys {keys}")
+    expect(
+        isinstance(found, dict) and set(found) == set(keys),
+        f"{shown} should return a dict with the keys {keys}"
+        ": return a dict with exactly these keys",
+    )
     expect(
         all(isinstance(found[key], (int, float)) for key in keys),
-        f"every value returned by {shown} should be a Python number",
+        f"every value returned by {shown} should be a Python number"
+        "; compute each with +, - and * on the four numbers it is given",
     )
     got = {key: float(found[key]) for key in keys}
     if (x, y, w, b) != (2.0, 5.0, 3.0, 1.0):
@@ -184,7 +198,7 @@ for x, y, w, b in points:
     expect(
         not math.isclose(got["dL_derr"], err, rel_tol=1e-9) and not math.isclose(got["dw"], err * x, rel_tol=1e-9),
         f"{shown} uses err where the derivative of err**2 is 2*err (err = {err:.4g}): "
-        "the chain rule keeps the factor 2*err on every path",
+        "the chain rule keeps the factor 2*err on every path; multiply by 2*err on the way to dw and db",
         "square-rule-factor-dropped",
     )
     # Autograd in float64 gives the loss and the two gradients independently of any hand formula.
@@ -231,7 +245,11 @@ from solutions.reference.dynamic_graph import agrees_with_autograd
 closed_form = checks.square_loss_derivation
 verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.0, 1.0)
 checks.expect_python_bool(verdict, "agrees_with_autograd")
-expect(verdict is True, "agrees_with_autograd rejected correct hand derivatives at the page's (x, y, w, b) = (2, 5, 3, 1)")
+expect(
+    verdict is True,
+    "agrees_with_autograd rejected correct hand derivatives at the page's (x, y, w, b) = (2, 5, 3, 1)"
+    ": compare each of loss, dw and db with math.isclose at the stated rel_tol and abs_tol",
+)
 verdict = call_answer(agrees_with_autograd, closed_form, 2.0, 5.0, 3.1, 1.0)
 expect(
     verdict is True,
@@ -244,7 +262,8 @@ verdict = call_answer(agrees_with_autograd, functools.partial(checks.square_loss
 expect(
     verdict is False,
     "agrees_with_autograd accepted a derivation that drops the factor 2 at the page's (2, 5, 3, 1): its loss 4 "
-    "matches, but its dw is 4 and its db 2 where autograd finds 8 and 4; dw and db must be compared too",
+    "matches, but its dw is 4 and its db 2 where autograd finds 8 and 4; dw and db must be compared too"
+    "; compare each of loss, dw and db with autograd's",
     "checks-loss-not-gradients",
 )
 print(
@@ -266,7 +285,11 @@ wrong_loss = functools.partial(checks.square_loss_derivation, absolute_loss=True
 
 for point in ((2.0, 5.0, 3.0, 1.0), (-1.0, 3.0, 2.0, 4.0)):
     verdict = call_answer(agrees_with_autograd, closed_form, *point)
-    expect(verdict is True, f"agrees_with_autograd rejected correct hand derivatives at (x, y, w, b) = {point}")
+    expect(
+        verdict is True,
+        f"agrees_with_autograd rejected correct hand derivatives at (x, y, w, b) = {point}"
+        ": compare each of loss, dw and db with math.isclose at the stated rel_tol and abs_tol",
+    )
 for point in ((0.1, 0.3, 0.7, -0.2), (1.7, -2.3, 0.45, 1.1)):
     verdict = call_answer(agrees_with_autograd, closed_form, *point)
     expect(
@@ -276,12 +299,17 @@ for point in ((0.1, 0.3, 0.7, -0.2), (1.7, -2.3, 0.45, 1.1)):
         "numpy-default-dtype",
     )
 verdict = call_answer(agrees_with_autograd, lesson_numbers, 2.0, 5.0, 3.0, 1.0)
-expect(verdict is True, "agrees_with_autograd rejected the lesson's numbers at the lesson's point, where they are right")
+expect(
+    verdict is True,
+    "agrees_with_autograd rejected the lesson's numbers at the lesson's point, where they are right"
+    ": compare each of loss, dw and db with math.isclose at the stated rel_tol and abs_tol",
+)
 # At (2, 7, 3, 1) the error is exactly 0, so autograd's db is 0 and only abs_tol can accept a residue.
 verdict = call_answer(agrees_with_autograd, db_off_by_rounding, 2.0, 7.0, 3.0, 1.0)
 expect(
     verdict is True,
-    "agrees_with_autograd rejected a db of 5e-13 where autograd finds 0: the stated abs_tol=1e-12 accepts it",
+    "agrees_with_autograd rejected a db of 5e-13 where autograd finds 0: the stated abs_tol=1e-12 accepts it"
+    "; use math.isclose with abs_tol=1e-12 for every comparison",
 )
 faulty = [
     ("a derivation that drops the factor 2 (its loss is right, its gradients are not)", factor_dropped, (1.5, -0.5, 0.25, 2.0)),
@@ -297,10 +325,15 @@ for description, hand, point in faulty:
     loss_right = math.isclose(hand(*point)["loss"], closed_form(*point)["loss"])
     expect(
         not (verdict and loss_right),
-        f"agrees_with_autograd accepted {description} at {point}: the loss matches, but dw and db must be compared too",
+        f"agrees_with_autograd accepted {description} at {point}: the loss matches, but dw and db must be compared too"
+        "; compare each of loss, dw and db with autograd's",
         "checks-loss-not-gradients",
     )
-    expect(not verdict, f"agrees_with_autograd accepted {description} at {point}")
+    expect(
+        not verdict,
+        f"agrees_with_autograd accepted {description} at {point}"
+        ": return False as soon as one of loss, dw or db is not close to autograd's",
+    )
 
 
 def torch_rule(a, b):
@@ -332,7 +365,8 @@ for point, claimed_dw, moved in boundary_probes:
     torch_verdicts = {torch_rule(claimed_dw, exact["dw"]), torch_rule(exact["dw"], claimed_dw)}
     expect(
         torch_verdicts != {expected},
-        f"the probe dw = {claimed_dw!r} at {point} no longer separates math.isclose's rule from torch.isclose's",
+        f"the probe dw = {claimed_dw!r} at {point} no longer separates math.isclose's rule from torch.isclose's"
+        ": report this to the course staff, since the test itself is out of step",
     )
     hand = functools.partial(checks.stated_numbers, exact["loss"], claimed_dw, exact["db"])
     verdict = call_answer(agrees_with_autograd, hand, *point)
@@ -348,10 +382,14 @@ for point, claimed_dw, moved in boundary_probes:
         verdict == expected or verdict not in torch_verdicts,
         f"agrees_with_autograd {'rejected' if expected else 'accepted'} {shown}. That is torch.isclose's rule "
         "(atol + rtol * |b|, which adds the tolerances and scales by its second argument only), not the stated "
-        "math.isclose rule",
+        "math.isclose rule; use math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)",
         "isclose-rules-interchangeable",
     )
-    expect(verdict == expected, f"agrees_with_autograd {'rejected' if expected else 'accepted'} {shown}")
+    expect(
+        verdict == expected,
+        f"agrees_with_autograd {'rejected' if expected else 'accepted'} {shown}"
+        ": use math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) on each of loss, dw and db",
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_predicted_branch_gradient
@@ -405,21 +443,27 @@ def check_branch_prediction(x, threshold):
     expect(
         not refused,
         f"{shown} called {refused[0] if refused else ''} and carried on when it was refused: "
-        "predict the gradient from the branch that runs, without autograd",
+        "predict the gradient from the branch that runs, without autograd"
+        "; work it out from which branch runs at that point",
         "branch-gradient-unpredictable",
     )
-    expect(isinstance(guess, (int, float)), f"{shown} should return a number, got {type(guess).__name__}")
+    expect(
+        isinstance(guess, (int, float)),
+        f"{shown} should return a number, got {type(guess).__name__}"
+        ": return a Python int or float",
+    )
     branch = "t**3" if ran_upper else "2*t + 7"
     expect(
         not math.isclose(guess, other_branch, rel_tol=1e-9),
         f"{shown} is the derivative of the branch that did not run: at this point jump_at executed {branch}, "
-        "and autograd differentiates only the operations that ran",
+        "and autograd differentiates only the operations that ran; work it out from the branch that runs at that point",
         "unexecuted-branch-differentiated",
     )
     expect(
         x != threshold or (math.isfinite(guess) and math.isclose(guess, t.grad.item(), rel_tol=1e-9)),
         f"{shown} at the threshold itself is {guess}: the if-condition is not differentiated, "
-        f"so autograd simply reports the derivative of {branch}, the branch that ran",
+        f"so autograd simply reports the derivative of {branch}, the branch that ran"
+        "; return the derivative of the branch that runs at the threshold",
         "branch-condition-differentiated",
     )
     expect(

@@ -73,19 +73,25 @@ NAMES = ("W1", "b1", "W2", "b2")
 params = call_answer(raw_params, 6, 4, 3, seed=0)
 expect(
     isinstance(params, (list, tuple)) and len(params) == 4,
-    "raw_params should return a list [W1, b1, W2, b2] of four tensors",
+    "raw_params should return a list [W1, b1, W2, b2] of four tensors"
+    ": return a list of the four tensors, in that order",
 )
 
 
 def check_raw_params(params, shown, d, h, k, seed):
     """What the exercise states about [W1, b1, W2, b2]: shapes, float64 leaves requiring grad, the seeded recipe."""
-    expect(isinstance(params, list) and len(params) == 4, f"{shown} should return a list [W1, b1, W2, b2]")
+    expect(
+        isinstance(params, list) and len(params) == 4,
+        f"{shown} should return a list [W1, b1, W2, b2]"
+        ": return a list of the four tensors, in that order",
+    )
     for name, tensor, shape in zip(NAMES, params, ((d, h), (h,), (h, k), (k,))):
         expect_tensor(tensor, f"{name} from {shown}", shape=shape)
         expect(
             tensor.dtype == torch.float64,
             f"{name} from {shown} has dtype {tensor.dtype}: torch.randn and torch.zeros make float32 "
-            "unless you pass dtype=torch.float64, and every parameter here is float64",
+            "unless you pass dtype=torch.float64, and every parameter here is float64"
+            "; pass it to every draw and every torch.zeros",
             "numpy-default-dtype",
         )
         expect(
@@ -103,7 +109,7 @@ def check_raw_params(params, shown, d, h, k, seed):
     W1, b1, W2, b2 = (tensor.detach() for tensor in params)
     expect(
         torch.count_nonzero(b1).item() == 0 and torch.count_nonzero(b2).item() == 0,
-        f"the biases from {shown} should start at zero",
+        f"the biases from {shown} should start at zero: build them with torch.zeros",
     )
     generator = seeded(seed)
     first_draw = torch.randn(d, h, generator=generator, dtype=torch.float64)
@@ -127,7 +133,8 @@ def check_raw_params(params, shown, d, h, k, seed):
             expect(
                 math.isclose(factor, scale, rel_tol=1e-9),
                 f"{name} from {shown} is the seeded normal draw times {factor:.4g}, but this course fixes "
-                f"the scales: sqrt(2 / d) for W1 and 1 / sqrt(h) for W2, so {name} needs {rule} = {scale:.4g}",
+                f"the scales: sqrt(2 / d) for W1 and 1 / sqrt(h) for W2, so {name} needs {rule} = {scale:.4g}"
+                "; scale each draw by its own rule before calling requires_grad_()",
                 "init-scale-wrong-rule",
             )
         expect_close(
@@ -206,13 +213,21 @@ def check_raw_forward(batch, d, h, k, seed):
     expect(
         not ((expected < 0).any() and torch.allclose(logits.detach(), expected.clamp(min=0), rtol=1e-10, atol=1e-12)),
         f"{shown} has no negative logits: a ReLU was applied to the output layer too; "
-        "the last layer returns raw scores",
+        "the last layer returns raw scores; apply the ReLU to the hidden layer only",
         "relu-on-output-logits",
     )
-    expect_close(logits, expected, f"{shown} is not relu(X @ W1 + b1) @ W2 + b2", rtol=1e-10, atol=1e-10)
+    expect_close(
+        logits,
+        expected,
+        f"{shown} is not relu(X @ W1 + b1) @ W2 + b2"
+        ": compute it in that order, with the ReLU on the hidden layer only",
+        rtol=1e-10,
+        atol=1e-10,
+    )
     expect(
         logits.requires_grad and logits.grad_fn is not None,
-        f"{shown} is not connected to the parameters (computed under no_grad, detached, or through NumPy?)",
+        f"{shown} is not connected to the parameters (computed under no_grad, detached, or through NumPy?)"
+        "; compute with torch operations on the parameters themselves, with grad mode on",
     )
     cotangent = torch.randn(batch, k, generator=generator, dtype=torch.float64)
     call_answer(checks.backward_with_cotangent, logits, cotangent)
@@ -222,16 +237,19 @@ def check_raw_forward(batch, d, h, k, seed):
         expect(
             p.grad is not None,
             f"after backward() through the logits of {shown}, {name}.grad is None: no gradient reached {name}, "
-            "so its path to the logits was cut (by detach(), torch.no_grad() or a detour through NumPy)",
+            "so its path to the logits was cut (by detach(), torch.no_grad() or a detour through NumPy)"
+            "; compute with torch operations on the parameters themselves, with grad mode on",
         )
         expect(
             p.grad.shape == p.shape,
-            f"after backward() through the logits of {shown}, {name}.grad should have shape {tuple(p.shape)}",
+            f"after backward() through the logits of {shown}, {name}.grad should have shape {tuple(p.shape)}"
+            ": compute with the parameters as they were given, so each gradient keeps its parameter's shape",
         )
         expect_close(
             p.grad,
             gradient,
-            f"after backward() through the logits of {shown}, {name}.grad is not the chain-rule gradient",
+            f"after backward() through the logits of {shown}, {name}.grad is not the chain-rule gradient"
+            ": compute relu(X @ W1 + b1) @ W2 + b2 with torch operations on the parameters themselves",
             rtol=1e-9,
             atol=1e-10,
         )
@@ -279,7 +297,7 @@ for batch, d, h, k, seed in ((32, 784, 128, 10, 7), (9, 5, 6, 3, 8)):
 # %% answer answer_raw_loss
 from solutions.reference.raw_mlp import raw_loss
 
-# %% test test_raw_loss points=3 targets=softmax-before-cross-entropy,cross-entropy-label-dtype,numpy-default-dtype,cast-restores-precision
+# %% test test_raw_loss points=3 targets=softmax-before-cross-entropy,cross-entropy-label-dtype,numpy-default-dtype,cast-restores-precision,labels-index-in-any-dtype
 # Errors that cross_entropy raises for labels of the wrong type, worded for you.
 LABEL_ERRORS = COMMON_ERRORS + (
     ("target dtype", "cross-entropy-label-dtype",
@@ -288,6 +306,11 @@ LABEL_ERRORS = COMMON_ERRORS + (
      "cross_entropy was given labels that are not int64 class indices; convert them with .to(torch.int64)"),
     ("must be Tensor", "cross-entropy-label-dtype",
      "cross_entropy was given the labels as a Python list; make an int64 tensor of them first"),
+    # Labels used as an index as they came: int8 is no index, and a uint8 index is a mask of rows.
+    ("used as indices", "labels-index-in-any-dtype",
+     "the labels were used as an index in a dtype that cannot index; convert them with .to(torch.int64) first"),
+    ("shape of the mask", "labels-index-in-any-dtype",
+     "uint8 labels used as an index are a mask, not positions; convert them with .to(torch.int64) first"),
 )
 
 
@@ -329,21 +352,34 @@ def check_raw_loss(z, labels, kind, given):
         "float32 and cast to float64 afterwards, and the cast cannot bring back the digits float32 dropped",
         "cast-restores-precision",
     )
-    expect_close(loss, exact, f"{shown} is not the mean cross entropy of the logits", rtol=1e-9, atol=1e-12)
-    expect(loss.requires_grad, f"{shown} is not connected to the logits, so backward() cannot reach the parameters")
+    expect_close(
+        loss,
+        exact,
+        f"{shown} is not the mean cross entropy of the logits"
+        ": compute it from the raw logits, with F.cross_entropy or log_softmax and the mean over rows",
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    expect(
+        loss.requires_grad,
+        f"{shown} is not connected to the logits, so backward() cannot reach the parameters"
+        "; compute it with torch operations on the logits themselves, with grad mode on",
+    )
     call_answer(loss.backward)
     onehot = torch.zeros(rows, classes, dtype=torch.float64)
     onehot[torch.arange(rows), labels] = 1.0
     expect_close(logits.grad, (probabilities - onehot) / rows,
-                 f"after backward() on {shown}, logits.grad is not (softmax - onehot) / N", rtol=1e-9, atol=1e-12)
+                 f"after backward() on {shown}, logits.grad is not (softmax - onehot) / N"
+                 ": compute the mean cross entropy from the raw logits and the labels as given", rtol=1e-9, atol=1e-12)
 
 
 page_logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], dtype=torch.float64)
 page_labels = torch.tensor([0, 2])
 check_raw_loss(page_logits, page_labels, "a Python list", [0, 2])
 check_raw_loss(page_logits, page_labels, "an int32 tensor", page_labels.to(torch.int32))
+check_raw_loss(page_logits, page_labels, "a uint8 tensor", page_labels.to(torch.uint8))
 print(
-    "Checked on two rows of float64 logits with the labels [0, 2], as a Python list and as int32: a float64 "
+    "Checked on two rows of float64 logits with the labels [0, 2], as a Python list, int32 and uint8: a float64 "
     "scalar with every digit of the mean cross entropy, and logits.grad = (softmax - onehot) / N. "
     "The grader also tests other sizes and integer dtypes."
 )
@@ -354,6 +390,9 @@ cases = (
     (7, 4, "an int32 tensor", lambda t: t.to(torch.int32), 22),
     (5, 3, "an int64 tensor", lambda t: t, 23),
     (6, 5, "an int16 tensor", lambda t: t.to(torch.int16), 24),
+    # The 8-bit kinds: uint8 indexes as a mask of rows, int8 does not index at all.
+    (8, 5, "a uint8 tensor", lambda t: t.to(torch.uint8), 25),
+    (6, 4, "an int8 tensor", lambda t: t.to(torch.int8), 26),
 )
 for rows, classes, kind, convert, seed in cases:
     generator = seeded(seed)

@@ -95,7 +95,8 @@ def check_sgd_step(seed, lr, shapes):
         name = f"params[{index}]"
         expect(
             p.is_leaf and p.grad_fn is None and p.requires_grad,
-            f"after sgd_step(params, lr={lr}), {name} should still be a leaf that requires grad",
+            f"after sgd_step(params, lr={lr}), {name} should still be a leaf that requires grad"
+            ": update each parameter in place (p -= lr * p.grad) under torch.no_grad()",
         )
         expect(
             p.data_ptr() == pointer,
@@ -116,11 +117,19 @@ def check_sgd_step(seed, lr, shapes):
             "protects saved values; update p itself in place inside torch.no_grad()",
             "data-attribute-is-safe",
         )
-        expect_close(p, start - lr * gradient, f"after sgd_step(params, lr={lr}), {name} is not p - lr * p.grad", rtol=1e-12, atol=1e-14)
+        expect_close(
+            p,
+            start - lr * gradient,
+            f"after sgd_step(params, lr={lr}), {name} is not p - lr * p.grad"
+            ": update each parameter in place by lr times its own .grad, under torch.no_grad()",
+            rtol=1e-12,
+            atol=1e-14,
+        )
         if p.grad is not None:
             expect(
                 torch.count_nonzero(p.grad).item() != 0,
-                f"after sgd_step(params, lr={lr}), {name}.grad is a tensor of zeros; this step resets gradients to None (p.grad = None)",
+                f"after sgd_step(params, lr={lr}), {name}.grad is a tensor of zeros; this step resets gradients to None (p.grad = None)"
+                "; set p.grad = None after the update",
                 "zero-fill-same-as-none",
             )
             expect(
@@ -182,28 +191,33 @@ def expect_reset(params, set_to_none, when):
             expect(
                 torch.count_nonzero(p.grad).item() != 0,
                 f"{when}, {name}.grad is a tensor of zeros, but set_to_none=True asks for None; "
-                "the optimizer would still process a zero gradient",
+                "the optimizer would still process a zero gradient"
+                "; call optimizer.zero_grad(set_to_none=set_to_none) after the step",
                 "zero-fill-same-as-none",
             )
             expect(
                 False,
-                f"{when}, {name}.grad still holds a gradient: nothing reset it, so the next backward() adds onto it",
+                f"{when}, {name}.grad still holds a gradient: nothing reset it, so the next backward() adds onto it"
+                "; call optimizer.zero_grad(set_to_none=set_to_none) after the step",
                 "backward-overwrites-grad",
             )
         if not set_to_none:
             expect(
                 p.grad is not None,
                 f"{when}, {name}.grad is None, but set_to_none=False asks for a zero-filled gradient; "
-                "the optimizer skips a None gradient and processes a zero one",
+                "the optimizer skips a None gradient and processes a zero one"
+                "; call optimizer.zero_grad(set_to_none=set_to_none) after the step",
                 "zero-fill-same-as-none",
             )
             expect(
                 isinstance(p.grad, torch.Tensor) and p.grad.shape == p.shape and p.grad.dtype == p.dtype,
-                f"{when}, {name}.grad should be zeros of {name}'s shape {tuple(p.shape)} and dtype {p.dtype}",
+                f"{when}, {name}.grad should be zeros of {name}'s shape {tuple(p.shape)} and dtype {p.dtype}"
+                ": call optimizer.zero_grad(set_to_none=set_to_none) after the step",
             )
             expect(
                 torch.count_nonzero(p.grad).item() == 0,
-                f"{when}, {name}.grad still holds a gradient: nothing reset it, so the next backward() adds onto it",
+                f"{when}, {name}.grad still holds a gradient: nothing reset it, so the next backward() adds onto it"
+                "; call optimizer.zero_grad(set_to_none=set_to_none) after the step",
                 "backward-overwrites-grad",
             )
 
@@ -219,19 +233,44 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expect(
         isinstance(report, list) and len(report) == 2 and all(isinstance(flag, bool) for flag in report),
-        f"{when}, optimizer_round should return a list of two bools (one per parameter), got {report!r}",
+        f"{when}, optimizer_round should return a list of two bools (one per parameter), got {report!r}"
+        ": return [p.grad is not None for p in ...] over optimizer.param_groups, read after backward() and before the reset",
     )
-    expect(report == [True, True], f"{when}, the first loss used a and b, so the report is [True, True], not {report}")
+    expect(
+        report == [True, True],
+        f"{when}, the first loss used a and b, so the report is [True, True], not {report}"
+        ": read each parameter's .grad after backward() and before the reset",
+    )
     buffer_a, buffer_b = 2 * a0, c.clone()
     a1, b1 = a0 - lr * buffer_a, b0 - lr * buffer_b
-    expect_close(a, a1, f"{when}, a after the first round is not a - lr * gradient", rtol=1e-12, atol=1e-14)
-    expect_close(b, b1, f"{when}, b after the first round is not b - lr * gradient", rtol=1e-12, atol=1e-14)
+    expect_close(
+        a,
+        a1,
+        f"{when}, a after the first round is not a - lr * gradient"
+        ": call loss.backward(), then optimizer.step(), once each",
+        rtol=1e-12,
+        atol=1e-14,
+    )
+    expect_close(
+        b,
+        b1,
+        f"{when}, b after the first round is not b - lr * gradient"
+        ": call loss.backward(), then optimizer.step(), once each",
+        rtol=1e-12,
+        atol=1e-14,
+    )
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the first round")
     loss = in_kernel(checks.squared_distance, a, target)
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     buffer_a = momentum * buffer_a + 2 * (a1 - target)
-    expect_close(a, a1 - lr * buffer_a, f"{when}, a after the second round is not the momentum update",
-                 rtol=1e-12, atol=1e-14)
+    expect_close(
+        a,
+        a1 - lr * buffer_a,
+        f"{when}, a after the second round is not the momentum update"
+        ": call loss.backward(), optimizer.step() and the reset once per round",
+        rtol=1e-12,
+        atol=1e-14,
+    )
     if set_to_none:
         expected_report, b2, buffer_b2 = [True, False], b1, buffer_b
     else:
@@ -240,10 +279,22 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
         "the second loss used only a, and b's gradient was None" if set_to_none
         else "the second loss used only a, but b still held the zero-filled gradient from round 1, so the step processed it"
     )
-    expect(report == expected_report, f"{when}, {why}: the report is {expected_report}, not {report}")
-    expect_close(b, b2, f"{when}, b after the second round (which gave it no gradient) is wrong", rtol=1e-12, atol=1e-14)
+    expect(
+        report == expected_report,
+        f"{when}, {why}: the report is {expected_report}, not {report}"
+        ": read each parameter's .grad after backward() and before the step's reset",
+    )
+    expect_close(
+        b,
+        b2,
+        f"{when}, b after the second round (which gave it no gradient) is wrong"
+        ": call optimizer.step() once per round and reset with the set_to_none you were given",
+        rtol=1e-12,
+        atol=1e-14,
+    )
     expect_close(optimizer.state[b]["momentum_buffer"], buffer_b2,
-                 f"{when}, b's momentum buffer after the second round is wrong", rtol=1e-12, atol=1e-14)
+                 f"{when}, b's momentum buffer after the second round is wrong"
+                 ": call optimizer.step() once per round and reset with the set_to_none you were given", rtol=1e-12, atol=1e-14)
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the second round")
 
 
@@ -266,12 +317,14 @@ def adam_rounds(set_to_none, seed):
     loss = in_kernel(checks.squares_plus_cubes, a, b)
     report = call_answer(optimizer_round, optimizer, loss, set_to_none)
     expect(report == [True, True, False],
-           f"{when}, the first loss used a and b but not c, so the report is [True, True, False], not {report}")
+           f"{when}, the first loss used a and b but not c, so the report is [True, True, False], not {report}"
+           ": read each parameter's .grad after backward() and before the reset")
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the first round")
     expect(
         c.grad is None,
         f"{when}, after the first round c.grad is not None, but c never received a gradient: "
-        "zero_grad leaves a missing gradient as None whatever set_to_none says",
+        "zero_grad leaves a missing gradient as None whatever set_to_none says"
+        "; use optimizer.zero_grad(set_to_none=set_to_none) for the reset",
     )
     b1 = b.detach().clone()
     loss = in_kernel(checks.squared_distance, a, target)
@@ -282,17 +335,35 @@ def adam_rounds(set_to_none, seed):
         else "the second loss used only a, but b still held the zero-filled gradient from round 1, so the step "
         "processed it; c never had a gradient"
     )
-    expect(report == expected_report, f"{when}, {why}: the report is {expected_report}, not {report}")
+    expect(
+        report == expected_report,
+        f"{when}, {why}: the report is {expected_report}, not {report}"
+        ": read each parameter's .grad after backward() and before the step's reset",
+    )
     steps_b = float(optimizer.state[b]["step"])
     if set_to_none:
-        expect(steps_b == 1, f"{when}, Adam counted {steps_b:g} steps for b; a None gradient is skipped, so 1")
-        expect(torch.equal(b.detach(), b1), f"{when}, b moved in the second round although its gradient was None")
+        expect(
+            steps_b == 1,
+            f"{when}, Adam counted {steps_b:g} steps for b; a None gradient is skipped, so 1"
+            "; reset with optimizer.zero_grad(set_to_none=set_to_none)",
+        )
+        expect(
+            torch.equal(b.detach(), b1),
+            f"{when}, b moved in the second round although its gradient was None"
+            "; reset with optimizer.zero_grad(set_to_none=set_to_none)",
+        )
     else:
-        expect(steps_b == 2, f"{when}, Adam counted {steps_b:g} steps for b; a zero gradient is still a step, so 2")
+        expect(
+            steps_b == 2,
+            f"{when}, Adam counted {steps_b:g} steps for b; a zero gradient is still a step, so 2"
+            "; reset with optimizer.zero_grad(set_to_none=set_to_none)",
+        )
         expect(not torch.equal(b.detach(), b1),
-               f"{when}, b should keep moving on Adam's first-moment estimate with a zero gradient")
+               f"{when}, b should keep moving on Adam's first-moment estimate with a zero gradient"
+               "; reset with optimizer.zero_grad(set_to_none=set_to_none)")
     expect(c.grad is None and len(optimizer.state.get(c, {})) == 0 and torch.equal(c.detach(), c0),
-           f"{when}, c never received a gradient: it keeps its value, .grad None and no optimizer state")
+           f"{when}, c never received a gradient: it keeps its value, .grad None and no optimizer state"
+           "; leave parameters the loss does not use to the optimizer")
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the second round")
 
 
@@ -417,10 +488,15 @@ def check_accumulate_grads(sizes, seed):
             "stale-grad-after-update",
         )
     for i, (name, p) in enumerate((("W", W), ("b", b))):
-        expect(p.is_leaf and p.requires_grad, f"after {shown}, {name} should still be a leaf that requires grad")
+        expect(
+            p.is_leaf and p.requires_grad,
+            f"after {shown}, {name} should still be a leaf that requires grad"
+            ": update nothing in place here; let backward() add into .grad",
+        )
         expect(
             p.grad is not None and p.grad.shape == p.shape,
-            f"after {shown}, {name}.grad should be a tensor of shape {tuple(p.shape)}",
+            f"after {shown}, {name}.grad should be a tensor of shape {tuple(p.shape)}"
+            ": leave each .grad with its parameter's shape (backward() on a scalar loss gives it that)",
         )
         got = p.grad.detach()
         if not matches(got, full[i]):
@@ -433,7 +509,8 @@ def check_accumulate_grads(sizes, seed):
             expect(
                 not matches(got, summed[i] / len(pieces)),
                 f"after {shown}, {name}.grad weights every microbatch mean equally; a microbatch of n samples "
-                f"contributes n / {total} of the full-batch mean",
+                f"contributes n / {total} of the full-batch mean"
+                "; scale each microbatch's loss by its share of the samples before backward()",
                 "equal-weight-microbatch-means",
             )
             expect(
@@ -443,7 +520,8 @@ def check_accumulate_grads(sizes, seed):
                 "accumulated-grad-unscaled",
             )
         expect_close(got, full[i], f"after {shown}, {name}.grad is not the gradient of the mean loss over all "
-                     f"{total} samples", rtol=1e-9, atol=1e-12)
+                     f"{total} samples"
+                     ": clear .grad before accumulating, then call backward() on each microbatch's loss weighted by its share of the samples", rtol=1e-9, atol=1e-12)
 
 
 check_accumulate_grads((4, 2), seed=0)

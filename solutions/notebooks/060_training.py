@@ -82,14 +82,29 @@ from solutions.reference.training import raw_params, raw_forward
 # %% test test_training_raw_model points=1 targets=op-after-requires-grad,cast-restores-precision
 def check_raw_model(params, shown, d, h, k, seed):
     """The contract recalled above: float64 leaves with the seeded values, and logits of relu(X W1 + b1) W2 + b2."""
-    expect(isinstance(params, list) and len(params) == 4, f"{shown} should return a list of four tensors")
+    expect(
+        isinstance(params, list) and len(params) == 4,
+        f"{shown} should return a list of four tensors"
+        ": return [W1, b1, W2, b2] as raw_params made them",
+    )
     for name, tensor in zip(("W1", "b1", "W2", "b2"), params):
         expect_tensor(tensor, f"{name} from {shown}")
-        expect(tensor.dtype == torch.float64, f"{name} from {shown} has dtype {tensor.dtype}, not float64", "numpy-default-dtype")
-        expect(tensor.requires_grad, f"{name} from {shown} does not require grad", "grad-on-by-default")
+        expect(
+            tensor.dtype == torch.float64,
+            f"{name} from {shown} has dtype {tensor.dtype}, not float64"
+            "; call raw_params as the contract gives it, with dtype=torch.float64 on every draw",
+            "numpy-default-dtype",
+        )
+        expect(
+            tensor.requires_grad,
+            f"{name} from {shown} does not require grad"
+            "; call requires_grad_() on each parameter once it holds its initial values",
+            "grad-on-by-default",
+        )
         expect(
             tensor.is_leaf,
-            f"{name} from {shown} is not a leaf: it was scaled or converted after requires_grad was set",
+            f"{name} from {shown} is not a leaf: it was scaled or converted after requires_grad was set"
+            "; scale and convert first, then call requires_grad_()",
             "op-after-requires-grad",
         )
     draw = seeded(seed)
@@ -97,7 +112,11 @@ def check_raw_model(params, shown, d, h, k, seed):
     W2 = torch.randn(h, k, generator=draw, dtype=torch.float64) / math.sqrt(h)
     zeros = (torch.zeros(h, dtype=torch.float64), torch.zeros(k, dtype=torch.float64))
     for name, tensor, expected in zip(("W1", "b1", "W2", "b2"), params, (W1, zeros[0], W2, zeros[1])):
-        expect(tuple(tensor.shape) == tuple(expected.shape), f"{name} from {shown} should have shape {tuple(expected.shape)}")
+        expect(
+            tuple(tensor.shape) == tuple(expected.shape),
+            f"{name} from {shown} should have shape {tuple(expected.shape)}"
+            ": build each parameter with the sizes (d, h, k) it is given",
+        )
         # float32 keeps about 7 significant digits: agreement to that level only is a float32 draw cast back.
         expect(
             torch.allclose(tensor.detach(), expected, rtol=1e-12, atol=1e-15)
@@ -107,8 +126,14 @@ def check_raw_model(params, shown, d, h, k, seed):
             "the cast cannot restore the digits. Keep every step in float64",
             "cast-restores-precision",
         )
-        expect_close(tensor, expected, f"{name} from {shown} does not hold the initial values the contract describes",
-                     rtol=1e-12, atol=1e-15)
+        expect_close(
+            tensor,
+            expected,
+            f"{name} from {shown} does not hold the initial values the contract describes"
+            ": build them as the contract gives it, seeded draws in float64 scaled by its rules",
+            rtol=1e-12,
+            atol=1e-15,
+        )
     W1, b1, W2, b2 = (
         torch.randn(shape, generator=seeded(seed + i), dtype=torch.float64).requires_grad_()
         for i, shape in enumerate(((d, h), (h,), (h, k), (k,)))
@@ -117,8 +142,19 @@ def check_raw_model(params, shown, d, h, k, seed):
     logits = call_answer(raw_forward, X, [W1, b1, W2, b2])
     expect_tensor(logits, "raw_forward(X, params)", shape=(5, k))
     expected = (X @ W1 + b1).clamp(min=0) @ W2 + b2
-    expect_close(logits, expected, "raw_forward does not compute relu(X @ W1 + b1) @ W2 + b2", rtol=1e-10, atol=1e-12)
-    expect(logits.grad_fn is not None, "the logits of raw_forward are not connected to the parameters")
+    expect_close(
+        logits,
+        expected,
+        "raw_forward does not compute relu(X @ W1 + b1) @ W2 + b2"
+        ": compute the hidden layer, the ReLU and the output layer in that order with torch operations",
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    expect(
+        logits.grad_fn is not None,
+        "the logits of raw_forward are not connected to the parameters"
+        ": compute the logits with torch operations on the parameters themselves, with grad mode on",
+    )
 
 
 check_raw_model(call_answer(raw_params, 6, 5, 3, seed=1), "raw_params(6, 5, 3, seed=1)", 6, 5, 3, 1)
@@ -180,15 +216,20 @@ def check_raw_metrics(seed, n, d, k, bs):
         "runs (.item() does not prevent that); score inside torch.no_grad()",
         "evaluation-without-no-grad",
     )
-    expect(W.grad is None and b.grad is None, f"{shown} changed the parameters' .grad: evaluation must not call backward()")
+    expect(
+        W.grad is None and b.grad is None,
+        f"{shown} changed the parameters' .grad: evaluation must not call backward()"
+        "; compute the scores only, under torch.no_grad()",
+    )
     expect(
         isinstance(result, tuple) and len(result) == 2 and all(type(v) is float for v in result),
-        f"{shown} should return a tuple of two Python floats, got {result!r}",
+        f"{shown} should return a tuple of two Python floats, got {result!r}"
+        ": return (loss, accuracy), each turned into a Python float with .item() or float()",
     )
     expect(
         bool(rows_per_call) and max(rows_per_call) <= bs and sum(rows_per_call) == n,
         f"{shown} should call raw_forward on consecutive batches of at most {bs} rows that cover each row once "
-        f"(it saw batches of {rows_per_call} rows)",
+        f"(it saw batches of {rows_per_call} rows); take rows start:start + bs for start in range(0, n, bs)",
     )
     logits = X @ W.detach() + b.detach()
     losses = torch.logsumexp(logits, dim=1) - logits[torch.arange(n), y]
@@ -197,16 +238,24 @@ def check_raw_metrics(seed, n, d, k, bs):
         torch.tensor(result[0], dtype=torch.float64),
         losses.mean(),
         f"{shown}: the loss is not the mean cross entropy over all rows (every row must weigh the same, "
-        "also in a shorter last batch)",
+        "also in a shorter last batch)"
+        "; sum each batch's loss over its rows and divide by the number of rows at the end",
         rtol=1e-10,
         atol=1e-12,
     )
-    expect_close(torch.tensor(result[1], dtype=torch.float64), accuracy, f"{shown}: the accuracy is wrong", atol=1e-12)
+    expect_close(
+        torch.tensor(result[1], dtype=torch.float64),
+        accuracy,
+        f"{shown}: the accuracy is wrong"
+        ": count the rows whose largest logit is at the label, and divide by the number of rows",
+        atol=1e-12,
+    )
     with standing_in(raw_metrics, raw_forward=batch_spy):
         error = raised_by(raw_metrics, X[:0], y[:0], [W, b])
     expect(
         isinstance(error, ValueError),
-        f"raw_metrics on an empty set should raise ValueError, not {'return' if error is None else type(error).__name__}",
+        f"raw_metrics on an empty set should raise ValueError, not {'return' if error is None else type(error).__name__}"
+        ": check len(X) == 0 first and raise ValueError",
     )
 
 
@@ -332,7 +381,8 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
             False,
             f"{shown}: after training, the parameters differ from plain SGD steps on minibatches taken in the "
             "order torch.randperm(len(y), generator=torch.Generator().manual_seed(seed)) (made once), "
-            "each step p -= lr * p.grad under torch.no_grad()",
+            "each step p -= lr * p.grad under torch.no_grad()"
+            ": follow those steps exactly, each step on the gradient of one minibatch only",
         )
     expect(
         not versions or versions[-1] > 0,
@@ -343,20 +393,26 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
     expect(
         len(snapshots) > 0 or not other_scores,
         f"{shown} never scored the validation set (Xv, yv): it chose the epoch by its score on other data. "
-        "The training loss usually keeps falling, so only the validation loss can choose",
+        "The training loss usually keeps falling, so only the validation loss can choose"
+        ": choose the epoch by raw_metrics(Xv, yv, params), scored once at the end of each epoch",
         "selection-on-wrong-split",
     )
     expect(
         len(snapshots) == epochs,
         f"{shown} should call raw_metrics(Xv, yv, params) once at the end of each epoch, "
-        f"but it scored the validation set {len(snapshots)} times in {epochs} epochs",
+        f"but it scored the validation set {len(snapshots)} times in {epochs} epochs"
+        "; score it after the epoch's last step, not inside the loop over batches",
     )
     expect(
         all(same_values(s, r) for s, r in zip(snapshots, right)),
         f"{shown} scored the validation set once per epoch, but not with the parameters reached at the end of "
         "that epoch: call raw_metrics(Xv, yv, params) after the epoch's last step",
     )
-    expect(isinstance(best, list) and len(best) == 2, f"{shown} should return a list of two tensors")
+    expect(
+        isinstance(best, list) and len(best) == 2,
+        f"{shown} should return a list of two tensors"
+        ": return a list of the two parameter copies",
+    )
     for index, tensor in enumerate(best):
         expect_tensor(tensor, f"returned parameter {index}")
         expect(
@@ -377,7 +433,8 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
             expect(
                 not other_scores,
                 f"{shown} returned the last epoch's parameters, but epoch {chosen + 1} had the lowest validation "
-                "loss: it chose by a score on other data. Only the validation loss may choose",
+                "loss: it chose by a score on other data. Only the validation loss may choose"
+                "; choose by raw_metrics(Xv, yv, params) at the end of each epoch",
                 "selection-on-wrong-split",
             )
             expect(
@@ -387,7 +444,11 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
                 "copy whenever the validation loss is the lowest so far",
                 "last-epoch-is-best",
             )
-        expect(False, f"{shown} did not return the parameters of epoch {chosen + 1}, the one with the lowest validation loss")
+        expect(
+            False,
+            f"{shown} did not return the parameters of epoch {chosen + 1}, the one with the lowest validation loss"
+            ": keep p.detach().clone() of the parameters whenever the validation loss is the lowest so far, and return those copies",
+        )
     for index, tensor in enumerate(best):
         expect(
             not tensor.requires_grad and tensor.grad_fn is None,
@@ -406,7 +467,8 @@ with standing_in(raw_train, raw_params=checks.linear_params, raw_forward=checks.
     error = raised_by(raw_train, X, y, X[:5], y[:5], epochs=0)
 expect(
     isinstance(error, ValueError),
-    f"raw_train with epochs=0 should raise ValueError, not {'return' if error is None else type(error).__name__}",
+    f"raw_train with epochs=0 should raise ValueError, not {'return' if error is None else type(error).__name__}"
+    ": check epochs < 1 first and raise ValueError",
 )
 print(
     "Checked two epochs on 20 rows (bs=8) with a linear stand-in, where epoch 1 scores best: the SGD steps "
@@ -493,7 +555,11 @@ def check_adapter(kind, arguments):
     with standing_in(local_mnist_raw, raw_train=recording_train, raw_metrics=recording_metrics):
         output = call_answer(local_mnist_raw, *arguments)
     shown = f"local_mnist_raw on {kind}"
-    expect(len(trained) == 1, f"{shown} should call raw_train once, it called it {len(trained)} times")
+    expect(
+        len(trained) == 1,
+        f"{shown} should call raw_train once, it called it {len(trained)} times"
+        ": call raw_train once, with the converted splits",
+    )
     X, y, Xv, yv = trained[0]
     expect(
         all(isinstance(t, torch.Tensor) for t in (X, y, Xv, yv)),
@@ -503,20 +569,33 @@ def check_adapter(kind, arguments):
         X.dtype == Xv.dtype == torch.float64 and y.dtype == yv.dtype == torch.int64,
         f"{shown}: convert images to float64 and labels to int64 (raw_train got {X.dtype} images and {y.dtype} labels)",
     )
-    expect(same(X, given[0]) and same(y, given[1]), f"{shown}: raw_train should get the training images and labels first")
+    expect(
+        same(X, given[0]) and same(y, given[1]),
+        f"{shown}: raw_train should get the training images and labels first"
+        ": pass X and y as its first two arguments",
+    )
     expect(
         not (same(Xv, given[4]) and same(yv, given[5])),
         f"{shown}: raw_train got the test set as its validation set, so the test set would choose the epoch and "
         "its score would no longer be an unbiased final figure. Select on the validation set",
         "selection-on-wrong-split",
     )
-    expect(same(Xv, given[2]) and same(yv, given[3]), f"{shown}: raw_train should get the validation images and labels as Xv and yv")
+    expect(
+        same(Xv, given[2]) and same(yv, given[3]),
+        f"{shown}: raw_train should get the validation images and labels as Xv and yv"
+        ": pass the validation split as Xv and yv",
+    )
     on_test = [s for s in scored if same(s[0], given[4]) and same(s[1], given[5])]
-    expect(len(on_test) == 1, f"{shown} should score the test set exactly once (it did {len(on_test)} times)")
+    expect(
+        len(on_test) == 1,
+        f"{shown} should score the test set exactly once (it did {len(on_test)} times)"
+        ": call raw_metrics on the test split once, after training",
+    )
     expect(on_test[0][2] is returned_params, f"{shown}: score the test set with the parameters that raw_train returned")
     expect(
         isinstance(output, tuple) and len(output) == 2 and output[0] is returned_params and tuple(output[1]) == (0.75, 0.25),
-        f"{shown} should return (the parameters from raw_train, the (loss, accuracy) that raw_metrics gave on test)",
+        f"{shown} should return (the parameters from raw_train, the (loss, accuracy) that raw_metrics gave on test)"
+        ": return a tuple of the parameters raw_train returned and the pair raw_metrics gave on test",
     )
 
 def check_rejected(what, index, value):
@@ -533,9 +612,14 @@ def check_rejected(what, index, value):
     )
     expect(
         isinstance(error, ValueError),
-        f"local_mnist_raw should raise ValueError for {what}, not {'return' if error is None else type(error).__name__}",
+        f"local_mnist_raw should raise ValueError for {what}, not {'return' if error is None else type(error).__name__}"
+        ": check each argument before training and raise ValueError when it does not fit",
     )
-    expect(not trained, f"local_mnist_raw started training before rejecting {what}")
+    expect(
+        not trained,
+        f"local_mnist_raw started training before rejecting {what}"
+        ": check every argument first, and call raw_train only once all of them fit",
+    )
 
 
 check_adapter("NumPy arrays", given)
@@ -600,10 +684,22 @@ def check_second_backward(name, function, works, values):
     recording = functools.partial(checks.noting_inputs, seen, function)
     result = call_answer(second_backward_succeeds, recording, values)
     shown = f"second_backward_succeeds({name}, {values})"
-    expect(len(seen) == 1, f"{shown} should evaluate the function once and walk that one output twice (it called it {len(seen)} times)")
+    expect(
+        len(seen) == 1,
+        f"{shown} should evaluate the function once and walk that one output twice (it called it {len(seen)} times)"
+        "; call the function once and call backward() twice on its output",
+    )
     leaf = seen[0]
-    expect(leaf.dtype == torch.float64 and leaf.is_leaf and leaf.requires_grad, f"{shown} should pass a float64 leaf that requires grad")
-    expect(type(result) is bool, f"{shown} should return True or False, got {result!r}")
+    expect(
+        leaf.dtype == torch.float64 and leaf.is_leaf and leaf.requires_grad,
+        f"{shown} should pass a float64 leaf that requires grad"
+        ": build it with torch.tensor(values, dtype=torch.float64, requires_grad=True)",
+    )
+    expect(
+        type(result) is bool,
+        f"{shown} should return True or False, got {result!r}"
+        ": return the bool the second backward() attempt decided",
+    )
     once = central_difference(lambda t: function(t).sum(), values)
     retained = result and not works and leaf.grad is not None and torch.allclose(leaf.grad, 2 * once, rtol=1e-6, atol=1e-8)
     expect(
@@ -619,14 +715,20 @@ def check_second_backward(name, function, works, values):
     )
     expect(
         not (works and not result),
-        f"{shown} said a second backward() fails, but this graph saved no values, so it can be walked again",
+        f"{shown} said a second backward() fails, but this graph saved no values, so it can be walked again"
+        "; run the second backward() and return what it did",
         "second-backward-always-raises",
     )
-    expect(leaf.grad is not None, f"{shown} never ran backward() on the output")
+    expect(
+        leaf.grad is not None,
+        f"{shown} never ran backward() on the output"
+        ": call backward() on the output, then try a second one",
+    )
     expect_close(
         leaf.grad,
         (2 if works else 1) * once,
-        f"{shown}: after the attempt, the leaf's .grad should hold the gradient {'twice' if works else 'once'}",
+        f"{shown}: after the attempt, the leaf's .grad should hold the gradient {'twice' if works else 'once'}"
+        ": call backward() once without retain_graph, then try a second call",
         rtol=1e-6,
         atol=1e-8,
     )
@@ -726,14 +828,32 @@ def check_affine_vjp(seed, B, I, O):
         "Asking autograd to differentiate X @ W also runs the forward product: write the two products yourself",
         "autograd-pays-the-forward-product" if watched["products"] >= 3 else None,
     )
-    expect(isinstance(result, tuple) and len(result) == 2, f"{shown} should return a tuple (dX, dW)")
+    expect(
+        isinstance(result, tuple) and len(result) == 2,
+        f"{shown} should return a tuple (dX, dW)"
+        ": return a tuple of the two tensors, dX first",
+    )
     dX, dW = result
     expect_tensor(dX, f"dX from {shown}", shape=(B, I))
     expect_tensor(dW, f"dW from {shown}", shape=(I, O))
     X_leaf, W_leaf = X.clone().requires_grad_(), W.clone().requires_grad_()
     (X_leaf @ W_leaf).backward(G)
-    expect_close(dX, X_leaf.grad, f"dX from {shown} differs from autograd's pullback of G", rtol=1e-10, atol=1e-12)
-    expect_close(dW, W_leaf.grad, f"dW from {shown} differs from autograd's pullback of G", rtol=1e-10, atol=1e-12)
+    expect_close(
+        dX,
+        X_leaf.grad,
+        f"dX from {shown} differs from autograd's pullback of G"
+        ": compute dX = G @ W.T",
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    expect_close(
+        dW,
+        W_leaf.grad,
+        f"dW from {shown} differs from autograd's pullback of G"
+        ": compute dW = X.T @ G",
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 check_affine_vjp(3, 4, 3, 5)
@@ -765,14 +885,18 @@ def check_jacobian_entries(B, I, O):
     built = torch.autograd.functional.jacobian(lambda weights: X @ weights, W).numel()
     count = call_answer(affine_jacobian_entries, B, I, O)
     shown = f"affine_jacobian_entries({B}, {I}, {O})"
-    expect(isinstance(count, int), f"{shown} should be an int, got {type(count).__name__}")
+    expect(isinstance(count, int), f"{shown} should be an int, got {type(count).__name__}: return a Python int")
     expect(
         count == built or count != I * O,
         f"{shown} gave {count}, the number of entries of W; the Jacobian has a row for every entry of Y "
-        "and a column for every entry of W",
+        "and a column for every entry of W; count (B * O) * (I * O)",
         "jacobian-shaped-like-parameter",
     )
-    expect(count == built, f"{shown} gave {count}, but torch.autograd.functional.jacobian builds one of {built} entries")
+    expect(
+        count == built,
+        f"{shown} gave {count}, but torch.autograd.functional.jacobian builds one of {built} entries"
+        ": count a row for every entry of Y and a column for every entry of W",
+    )
 
 
 check_jacobian_entries(2, 3, 4)
@@ -842,10 +966,15 @@ def check_affine_jvp(seed, B, I, O, maps):
         expect(
             not refused,
             f"{shown} called {refused[0] if refused else ''}, a reverse-mode route, and carried on when it was "
-            "refused: a JVP in forward mode needs no reverse pass",
+            "refused: a JVP in forward mode needs no reverse pass"
+            "; use torch.func.jvp or dual tensors of torch.autograd.forward_ad",
             "jvp-by-reverse-mode",
         )
-        expect(isinstance(result, tuple) and len(result) == 2, f"{shown} should return a tuple (Y, dY)")
+        expect(
+            isinstance(result, tuple) and len(result) == 2,
+            f"{shown} should return a tuple (Y, dY)"
+            ": return a tuple of the two tensors, Y first",
+        )
         Y, dY = result
         expect_tensor(Y, f"Y from {shown}", shape=(B, O))
         expect_tensor(dY, f"dY from {shown}", shape=(B, O))
@@ -863,8 +992,22 @@ def check_affine_jvp(seed, B, I, O, maps):
                 f"{shown}: dY only carries the tangent of X. W has a tangent too; pass both primals and both tangents",
                 "jvp-one-tangent-only",
             )
-        expect_close(Y, expected_Y, f"Y from {shown} is not {name}", rtol=1e-12, atol=1e-12)
-        expect_close(dY, expected_dY, f"dY from {shown} is not the directional derivative along (dX, dW)", rtol=1e-10, atol=1e-12)
+        expect_close(
+            Y,
+            expected_Y,
+            f"Y from {shown} is not {name}"
+            ": compute Y as f(X, W) with the f you were given",
+            rtol=1e-12,
+            atol=1e-12,
+        )
+        expect_close(
+            dY,
+            expected_dY,
+            f"dY from {shown} is not the directional derivative along (dX, dW)"
+            ": push both tangents (dX and dW) through f with torch.func.jvp",
+            rtol=1e-10,
+            atol=1e-12,
+        )
 
 
 # The default map, with the page's product rule, and sin(X @ W), whose derivative is cos(X @ W) times dP.

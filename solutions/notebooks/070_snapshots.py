@@ -87,11 +87,16 @@ may_change_in_place(x)  # the check changes x beside your code after your copy i
 copy = call_answer(tensor_snapshot, x)
 shown = "tensor_snapshot(x) for the page's x = [2., 3.]"
 expect_tensor(copy, shown, shape=(2,))
-expect(copy.dtype == x.dtype, f"{shown} has dtype {copy.dtype} instead of x's {x.dtype}")
+expect(
+    copy.dtype == x.dtype,
+    f"{shown} has dtype {copy.dtype} instead of x's {x.dtype}"
+    ": keep x's dtype (copy it without converting)",
+)
 expect(
     copy.grad_fn is None and not copy.requires_grad,
     f"{shown} is still tracked (grad_fn {type(copy.grad_fn).__name__}, requires_grad {copy.requires_grad}): "
-    "clone() copies the memory but keeps the copy in the graph",
+    "clone() copies the memory but keeps the copy in the graph"
+    "; call detach() before clone() to cut it from the graph as well",
     "clone-cuts-graph",
 )
 shared = copy.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
@@ -100,16 +105,21 @@ if shared:
     expect(
         copy._version != x._version,
         f"{shown} shares memory with x (the same storage), so changing x in place changed it too: "
-        "detach() cuts the graph but keeps the same memory",
+        "detach() cuts the graph but keeps the same memory"
+        "; call clone() after detach() to give the copy its own memory",
         "detach-copies-storage",
     )
     expect(
         False,
         f"{shown} shares memory with x but not its version counter: that is what .data returns, "
-        "a view of x's memory that autograd cannot even watch",
+        "a view of x's memory that autograd cannot even watch; use x.detach().clone() instead",
         "data-attribute-is-safe",
     )
-expect(copy.tolist() == [2.0, 3.0], f"{shown} no longer holds 2 and 3 after x was changed in place")
+expect(
+    copy.tolist() == [2.0, 3.0],
+    f"{shown} no longer holds 2 and 3 after x was changed in place"
+    ": return x.detach().clone(), a copy with memory of its own",
+)
 print(
     "Checked on the page's example x = [2., 3.]: shape, dtype, not tracked, own memory (x changed in place "
     "afterwards, the copy kept 2 and 3). The grader also tests other shapes and a tensor that is not a leaf."
@@ -133,11 +143,16 @@ for what, original in originals():
     copy = call_answer(tensor_snapshot, original)
     shown = f"tensor_snapshot(x) for x = {what}"
     expect_tensor(copy, shown, shape=original.shape)
-    expect(copy.dtype == original.dtype, f"{shown} has dtype {copy.dtype} instead of {original.dtype}")
+    expect(
+        copy.dtype == original.dtype,
+        f"{shown} has dtype {copy.dtype} instead of {original.dtype}"
+        ": keep x's dtype (copy it without converting)",
+    )
     expect(
         copy.grad_fn is None and not copy.requires_grad,
         f"{shown} is still tracked (grad_fn {type(copy.grad_fn).__name__}, requires_grad {copy.requires_grad}): "
-        "clone() copies the memory but keeps the copy in the graph",
+        "clone() copies the memory but keeps the copy in the graph"
+        "; call detach() before clone() to cut it from the graph as well",
         "clone-cuts-graph",
     )
     shared = shares_memory(copy, original)
@@ -146,16 +161,23 @@ for what, original in originals():
         expect(
             copy._version != original._version,
             f"{shown} shares memory with x (same storage pointer), so changing x in place changed it too: "
-            "detach() cuts the graph but keeps the same memory",
+            "detach() cuts the graph but keeps the same memory"
+            "; call clone() after detach() to give the copy its own memory",
             "detach-copies-storage",
         )
         expect(
             False,
             f"{shown} shares memory with x but not its version counter (x is at version {original._version}, "
-            f"your copy at {copy._version}): that is what .data returns, a view autograd cannot even watch",
+            f"your copy at {copy._version}): that is what .data returns, a view autograd cannot even watch"
+            "; use x.detach().clone() instead",
             "data-attribute-is-safe",
         )
-    expect_close(copy, before, f"{shown} changed when x was changed in place afterwards")
+    expect_close(
+        copy,
+        before,
+        f"{shown} changed when x was changed in place afterwards"
+        ": return x.detach().clone(), a copy with memory of its own",
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_descend_and_log
@@ -195,8 +217,12 @@ may_change_in_place(w)  # descend_and_log updates it where your code runs
 version = w._version
 logged = call_answer(descend_and_log, w, checks.sum_of_squares, 0.1, 3)
 shown = "descend_and_log(w, sum of squares, lr=0.1, steps=3) from w = [1., -1.]"
-expect(isinstance(logged, list), f"{shown} should return a list, got {type(logged).__name__}")
-expect(len(logged) == 3, f"{shown} should log 3 losses, got {len(logged)}")
+expect(
+    isinstance(logged, list),
+    f"{shown} should return a list, got {type(logged).__name__}"
+    ": return a list of the logged losses",
+)
+expect(len(logged) == 3, f"{shown} should log 3 losses, got {len(logged)}: log one loss per step, steps in all")
 for step, value in enumerate(logged):
     if isinstance(value, torch.Tensor):
         expect(
@@ -205,22 +231,36 @@ for step, value in enumerate(logged):
             f"(grad_fn {type(value.grad_fn).__name__}); log a value without its graph",
             "logged-loss-keeps-graph",
         )
-        expect(value.numel() == 1, f"{shown}: the value logged at step {step} has {value.numel()} elements, not one")
+        expect(
+            value.numel() == 1,
+            f"{shown}: the value logged at step {step} has {value.numel()} elements, not one"
+            ": log the one-element loss of that step (its .item())",
+        )
     else:
-        expect(isinstance(value, (int, float)), f"{shown}: the value logged at step {step} is a {type(value).__name__}")
+        expect(
+            isinstance(value, (int, float)),
+            f"{shown}: the value logged at step {step} is a {type(value).__name__}"
+            ": log each loss as a Python float (.item()) or a tensor that keeps no graph",
+        )
 # By hand: loss = sum(w**2) = 2, and each step multiplies w by 1 - 2 * 0.1 = 0.8.
 for step, (value, expected) in enumerate(zip(logged, (2.0, 1.28, 0.8192))):
     expect(
         math.isclose(float(value), expected, rel_tol=1e-12),
-        f"{shown}: the loss logged at step {step} is {float(value)!r}, but gradient descent gives {expected}",
+        f"{shown}: the loss logged at step {step} is {float(value)!r}, but gradient descent gives {expected}"
+        ": log each step's loss before that step's update, and update w by lr times that step's gradient only",
     )
 expect(
     w._version >= version + 3,
     f"{shown} changed w but its version counter moved only {w._version - version} times in 3 steps: "
-    "an update written through .data is hidden from autograd",
+    "an update written through .data is hidden from autograd"
+    "; update w itself in place under torch.no_grad() (w -= lr * w.grad)",
     "data-attribute-is-safe",
 )
-expect(w.grad is None, f"after {shown}, w.grad should be None, got {None if w.grad is None else w.grad.tolist()}")
+expect(
+    w.grad is None,
+    f"after {shown}, w.grad should be None, got {None if w.grad is None else w.grad.tolist()}"
+    ": set w.grad = None after each update",
+)
 print(
     "Checked on w = [1., -1.] with the sum of squares: three losses (2, 1.28, 0.8192) without a graph, the "
     "version counter moved, w.grad is None. The grader also tests other losses, rates and step counts."
@@ -248,7 +288,11 @@ for seed, size, lr, steps in ((20, 3, 0.1, 5), (21, 1, 0.05, 4), (22, 4, 0.2, 6)
     pointer, version = w.data_ptr(), w._version
     logged = call_answer(descend_and_log, w, loss_fn, lr, steps)
     shown = f"descend_and_log(w, loss_fn, lr={lr}, steps={steps})"
-    expect(isinstance(logged, list) and len(logged) == steps, f"{shown} should return a list of {steps} logged losses")
+    expect(
+        isinstance(logged, list) and len(logged) == steps,
+        f"{shown} should return a list of {steps} logged losses"
+        ": return a list with one logged loss per step",
+    )
     for step, value in enumerate(logged):
         if isinstance(value, torch.Tensor):
             expect(
@@ -257,21 +301,52 @@ for seed, size, lr, steps in ((20, 3, 0.1, 5), (21, 1, 0.05, 4), (22, 4, 0.2, 6)
                 f"(grad_fn {type(value.grad_fn).__name__}); log loss.item() or loss.detach()",
                 "logged-loss-keeps-graph",
             )
-            expect(value.numel() == 1, f"{shown}: the value logged at step {step} has {value.numel()} elements, not one")
+            expect(
+                value.numel() == 1,
+                f"{shown}: the value logged at step {step} has {value.numel()} elements, not one"
+                ": log the one-element loss of that step (its .item())",
+            )
         else:
-            expect(isinstance(value, (int, float)), f"{shown}: the value logged at step {step} is a {type(value).__name__}")
+            expect(
+                isinstance(value, (int, float)),
+                f"{shown}: the value logged at step {step} is a {type(value).__name__}"
+                ": log each loss as a Python float (.item()) or a tensor that keeps no graph",
+            )
     expected_losses, expected_end = closed_form(start, target, scale, lr, steps)
     numbers = torch.tensor([float(value) for value in logged], dtype=torch.float64)
-    expect_close(numbers, expected_losses, f"{shown} logged losses that do not follow gradient descent", rtol=1e-10, atol=1e-12)
-    expect(w.is_leaf and w.requires_grad and w.data_ptr() == pointer, f"{shown} must update w in place: it should stay the same leaf")
+    expect_close(
+        numbers,
+        expected_losses,
+        f"{shown} logged losses that do not follow gradient descent"
+        ": log each step's loss before that step's update, and update w by lr times that step's gradient only",
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    expect(
+        w.is_leaf and w.requires_grad and w.data_ptr() == pointer,
+        f"{shown} must update w in place: it should stay the same leaf"
+        ": update it with w -= lr * w.grad under torch.no_grad()",
+    )
     expect(
         w._version >= version + steps,
         f"{shown} changed w's values but its version counter moved only {w._version - version} times in {steps} steps: "
-        "an update written through .data is hidden from autograd",
+        "an update written through .data is hidden from autograd"
+        "; update w itself in place under torch.no_grad() (w -= lr * w.grad)",
         "data-attribute-is-safe",
     )
-    expect(w.grad is None, f"after {shown}, w.grad should be None, got {None if w.grad is None else w.grad.tolist()}")
-    expect_close(w, expected_end, f"after {shown}, w is not where {steps} descent steps lead", rtol=1e-10, atol=1e-12)
+    expect(
+        w.grad is None,
+        f"after {shown}, w.grad should be None, got {None if w.grad is None else w.grad.tolist()}"
+        ": set w.grad = None after each update",
+    )
+    expect_close(
+        w,
+        expected_end,
+        f"after {shown}, w is not where {steps} descent steps lead"
+        ": update w by lr times that step's gradient only, once per step",
+        rtol=1e-10,
+        atol=1e-12,
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_numpy_snapshot
@@ -306,22 +381,34 @@ NUMPY_ERRORS = (
         "on Tensor that requires grad",
         "numpy-on-tracked-tensor",
         "numpy() refuses a tensor that requires grad: the values must leave the graph first, and the array "
-        "you return must still have memory of its own",
+        "you return must still have memory of its own; call detach() first, then .numpy(), then .copy()",
     ),
 ) + COMMON_ERRORS
 
 x = torch.tensor([2.0, 3.0], requires_grad=True)
 array = call_answer(numpy_snapshot, x, known_errors=NUMPY_ERRORS)
 shown = "numpy_snapshot(x) for x = [2., 3.] (float32, requires grad)"
-expect(isinstance(array, np.ndarray), f"{shown} should return a numpy.ndarray, got {type(array).__name__}")
-expect(array.shape == (2,) and array.dtype == np.float32, f"{shown} has shape {array.shape} and dtype {array.dtype}")
+expect(
+    isinstance(array, np.ndarray),
+    f"{shown} should return a numpy.ndarray, got {type(array).__name__}"
+    ": return tensor.detach().numpy().copy()",
+)
+expect(
+    array.shape == (2,) and array.dtype == np.float32,
+    f"{shown} has shape {array.shape} and dtype {array.dtype}"
+    ": keep the tensor's shape and its float dtype (convert nothing)",
+)
 expect(
     not np.shares_memory(array, x.detach().numpy()),
     f"{shown} shares memory with x: .numpy() on a CPU tensor wraps the same storage, so later in-place "
-    "changes to x would show in it",
+    "changes to x would show in it; call .copy() on the array",
     "numpy-conversion-copies-data",
 )
-expect(array.tolist() == [2.0, 3.0], f"{shown} holds {array.tolist()} instead of [2.0, 3.0]")
+expect(
+    array.tolist() == [2.0, 3.0],
+    f"{shown} holds {array.tolist()} instead of [2.0, 3.0]"
+    ": return an array of the tensor's current values (tensor.detach().numpy().copy())",
+)
 print(
     "Checked on x = [2., 3.]: an array of shape (2,), dtype float32, the values 2 and 3, memory of its own. "
     "The grader also tests other shapes and dtypes and changes x afterwards."
@@ -333,16 +420,29 @@ for seed, shape, dtype, numpy_dtype in ((30, (4,), torch.float64, np.float64), (
     before = np.array(x.tolist(), dtype=numpy_dtype)
     array = call_answer(numpy_snapshot, x, known_errors=NUMPY_ERRORS)
     shown = f"numpy_snapshot(x) for a {dtype} tensor of shape {shape}"
-    expect(isinstance(array, np.ndarray), f"{shown} should return a numpy.ndarray, got {type(array).__name__}")
-    expect(array.shape == tuple(shape) and array.dtype == numpy_dtype, f"{shown} has shape {array.shape} and dtype {array.dtype}")
+    expect(
+        isinstance(array, np.ndarray),
+        f"{shown} should return a numpy.ndarray, got {type(array).__name__}"
+        ": return tensor.detach().numpy().copy()",
+    )
+    expect(
+        array.shape == tuple(shape) and array.dtype == numpy_dtype,
+        f"{shown} has shape {array.shape} and dtype {array.dtype}"
+        ": keep the tensor's shape and its float dtype (convert nothing)",
+    )
     expect(
         not np.shares_memory(array, x.detach().numpy()),
-        f"{shown} shares memory with x: .numpy() on a CPU tensor wraps the same storage, so later in-place changes to x would show in it",
+        f"{shown} shares memory with x: .numpy() on a CPU tensor wraps the same storage, so later in-place changes to x would show in it"
+        "; call .copy() on the array",
         "numpy-conversion-copies-data",
     )
     with torch.no_grad():
         x.mul_(-3).add_(7)
-    expect(np.array_equal(array, before), f"{shown} changed after x was changed in place")
+    expect(
+        np.array_equal(array, before),
+        f"{shown} changed after x was changed in place"
+        ": return a copy with memory of its own (.copy() on the array)",
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_one_element_value
@@ -361,13 +461,14 @@ ITEM_ERRORS = (
     (
         "invalid index of a 0-dim tensor",
         "index-before-item",
-        "a tensor of shape () has no element [0]; .item() needs no index for any one-element shape",
+        "a tensor of shape () has no element [0]; .item() needs no index for any one-element shape"
+        ": call .item() on the tensor itself",
     ),
     (
         "unsupported ScalarType",
         "numpy-holds-every-dtype",
         "NumPy has no bfloat16, so a bfloat16 tensor cannot go through .numpy() or np.asarray; .item() gives a "
-        "Python float for every floating dtype and every one-element shape",
+        "Python float for every floating dtype and every one-element shape: call .item() on the tensor",
     ),
 ) + COMMON_ERRORS
 
@@ -375,8 +476,16 @@ for shape in ((), (1,), (1, 1, 1)):  # the shapes the exercise names
     for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):  # and its floating dtypes
         value = call_answer(one_element_value, torch.full(shape, 3.0, dtype=dtype), known_errors=ITEM_ERRORS)
         shown = f"one_element_value(t) for t = 3.0 of shape {shape} and dtype {dtype}"
-        expect(isinstance(value, float), f"{shown} should return a Python float, got {checks.type_name(value)}")
-        expect(value == 3.0, f"{shown} returned {value!r} instead of 3.0")
+        expect(
+            isinstance(value, float),
+            f"{shown} should return a Python float, got {checks.type_name(value)}"
+            ": return tensor.item()",
+        )
+        expect(
+            value == 3.0,
+            f"{shown} returned {value!r} instead of 3.0"
+            ": return tensor.item(), which reads the one element whatever the shape",
+        )
 print(
     "Checked on 3.0 in the shapes (), (1,) and (1, 1, 1), each as float16, bfloat16, float32 and float64: a "
     "Python float equal to 3.0. The grader also tests other values and tensors that require grad."
@@ -406,16 +515,32 @@ for seed, shape, dtype, tracked, bits in half_precision:
     tensor = torch.full(shape, number, dtype=dtype, requires_grad=tracked)
     value = call_answer(one_element_value, tensor, known_errors=ITEM_ERRORS)
     shown = f"one_element_value(t) for t of shape {shape} and dtype {dtype}"
-    expect(isinstance(value, float), f"{shown} should return a Python float, got {checks.type_name(value)}")
-    expect(value == number, f"{shown} returned {value!r} instead of {number!r}, the value the tensor holds")
+    expect(
+        isinstance(value, float),
+        f"{shown} should return a Python float, got {checks.type_name(value)}"
+        ": return tensor.item()",
+    )
+    expect(
+        value == number,
+        f"{shown} returned {value!r} instead of {number!r}, the value the tensor holds"
+        ": return tensor.item(), which reads the one element whatever the shape",
+    )
 for seed, shape, dtype, tracked in ((33, (), torch.float64, False), (34, (1, 1, 1), torch.float32, True), (35, (1,), torch.float64, True), (36, (), torch.float32, True), (37, (1, 1), torch.float64, False)):
     number = torch.randn((), dtype=torch.float64, generator=seeded(seed)).item()
     tensor = torch.full(shape, number, dtype=dtype, requires_grad=tracked)
     expected = float(np.asarray(number, dtype=np.float32 if dtype == torch.float32 else np.float64))
     value = call_answer(one_element_value, tensor, known_errors=ITEM_ERRORS)
     shown = f"one_element_value(t) for t of shape {shape} and dtype {dtype}"
-    expect(isinstance(value, float), f"{shown} should return a Python float, got {checks.type_name(value)}")
-    expect(value == expected, f"{shown} returned {value!r} instead of {expected!r}")
+    expect(
+        isinstance(value, float),
+        f"{shown} should return a Python float, got {checks.type_name(value)}"
+        ": return tensor.item()",
+    )
+    expect(
+        value == expected,
+        f"{shown} returned {value!r} instead of {expected!r}"
+        ": return tensor.item(), which reads the one element whatever the shape",
+    )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_versioned_update
@@ -478,17 +603,30 @@ may_change_in_place(x)  # versioned_update updates it where your code runs
 version = x._version
 result = call_answer(versioned_update, [x], 0.5)
 shown = "versioned_update([x], 0.5) for x = [2., 3.] with x.grad = [1., 1.]"
-expect(result is None, f"{shown} should return None, got {type(result).__name__}")
-expect(x.is_leaf and x.requires_grad, f"after {shown}, x should still be a leaf that requires grad")
-expect(x.tolist() == [1.5, 2.5], f"after {shown}, x is {x.tolist()} instead of x - 0.5 * x.grad = [1.5, 2.5]")
+expect(
+    result is None,
+    f"{shown} should return None, got {type(result).__name__}"
+    ": change the tensors in place and return nothing",
+)
+expect(
+    x.is_leaf and x.requires_grad,
+    f"after {shown}, x should still be a leaf that requires grad"
+    ": update it in place (p -= lr * p.grad) under torch.no_grad()",
+)
+expect(
+    x.tolist() == [1.5, 2.5],
+    f"after {shown}, x is {x.tolist()} instead of x - 0.5 * x.grad = [1.5, 2.5]"
+    ": update each p in place by lr times its own .grad",
+)
 expect(
     x.grad is not None and x.grad.tolist() == [1.0, 1.0],
     f"after {shown}, x.grad should be left as it was (the caller resets it), got "
-    f"{None if x.grad is None else x.grad.tolist()}",
+    f"{None if x.grad is None else x.grad.tolist()}: leave .grad alone",
 )
 expect(
     x._version > version,
-    f"{shown} changed the values but not the version counter: writing through .data hides the update from autograd",
+    f"{shown} changed the values but not the version counter: writing through .data hides the update from autograd"
+    "; update p itself (p -= lr * p.grad) under torch.no_grad()",
     "data-attribute-is-safe",
 )
 print(
@@ -513,17 +651,40 @@ for seed, lr in ((40, 0.1), (41, 0.03)):
         expect(
             isinstance(p.grad, torch.Tensor) and torch.equal(p.grad, gradient),
             f"after {shown}, {name}.grad should be left as it was (the caller resets it), got "
-            f"{None if p.grad is None else p.grad.tolist()}",
+            f"{None if p.grad is None else p.grad.tolist()}: leave .grad alone",
         )
-    expect(x.is_leaf and w.is_leaf and x.requires_grad and w.requires_grad, f"after {shown}, x and w must still be leaves that require grad")
-    expect((x.data_ptr(), w.data_ptr()) == pointers, f"{shown} replaced x or w by new tensors instead of updating them in place")
+    expect(
+        x.is_leaf and w.is_leaf and x.requires_grad and w.requires_grad,
+        f"after {shown}, x and w must still be leaves that require grad"
+        ": update them in place (p -= lr * p.grad) under torch.no_grad()",
+    )
+    expect(
+        (x.data_ptr(), w.data_ptr()) == pointers,
+        f"{shown} replaced x or w by new tensors instead of updating them in place"
+        ": update each p in place (p -= lr * p.grad) under torch.no_grad()",
+    )
     # One float64 multiply and subtract: only a fused multiply-add may differ, in the last bit.
-    expect_close(x, x0 - lr * w0, f"after {shown}, x is not x - lr * x.grad", rtol=1e-15, atol=0)
-    expect_close(w, w0 - lr * x0, f"after {shown}, w is not w - lr * w.grad", rtol=1e-15, atol=0)
+    expect_close(
+        x,
+        x0 - lr * w0,
+        f"after {shown}, x is not x - lr * x.grad"
+        ": update each p in place by lr times its own .grad",
+        rtol=1e-15,
+        atol=0,
+    )
+    expect_close(
+        w,
+        w0 - lr * x0,
+        f"after {shown}, w is not w - lr * w.grad"
+        ": update each p in place by lr times its own .grad",
+        rtol=1e-15,
+        atol=0,
+    )
     expect(
         x._version > versions[0] and w._version > versions[1],
         f"{shown} changed the values but not the version counters (x stays at version {x._version}): "
-        "writing through .data hides the update from autograd",
+        "writing through .data hides the update from autograd"
+        "; update p itself (p -= lr * p.grad) under torch.no_grad()",
         "data-attribute-is-safe",
     )
     x.grad = None
@@ -532,12 +693,17 @@ for seed, lr in ((40, 0.1), (41, 0.03)):
         with quiet():
             z.backward()
     except RuntimeError as error:
-        expect("inplace operation" in str(error), f"backward through the old graph failed for another reason: {error}")
+        expect(
+            "inplace operation" in str(error),
+            f"backward through the old graph failed for another reason: {error}"
+            "; update each p in place (p -= lr * p.grad) under torch.no_grad() and change nothing else",
+        )
     else:
         expect(
             False,
             f"after {shown}, backward through the old graph ran silently and gave w.grad = {w.grad.tolist()}, "
-            f"computed from the updated x rather than the x of the forward pass {x0.tolist()}",
+            f"computed from the updated x rather than the x of the forward pass {x0.tolist()}"
+            "; update p itself (p -= lr * p.grad) under torch.no_grad()",
             "data-attribute-is-safe",
         )
 ### END HIDDEN TESTS

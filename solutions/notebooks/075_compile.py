@@ -83,8 +83,8 @@ in_kernel(checks.warm_up_compiler)
 #
 # * `inputs` is a tuple of floating tensors (they may require grad); `fn` and `compiled_fn` take
 #   them as positional arguments and return one tensor;
-# * give each function its own fresh leaf copies of the inputs that require grad (memory of their
-#   own, no history), backpropagate a cotangent of ones through each output, and compare the
+# * give each function its own fresh leaf copies of the inputs that require grad (in the inputs' own
+#   dtype, with memory of their own and no history), backpropagate a cotangent of ones through each output, and compare the
 #   outputs and the gradient of every input within the given tolerances, with the eager side as
 #   the reference: `|compiled - eager| <= atol + rtol * |eager|` elementwise (the tolerance
 #   `torch.allclose` applies to its second argument);
@@ -102,26 +102,38 @@ in_kernel(checks.warm_up_compiler)
 # %% answer answer_compare_compiled
 from solutions.reference.compile_check import compare_compiled
 
-# %% test test_compare_compiled points=4 targets=compiled-matches-exactly,first-call-in-timing,outputs-imply-gradients,steady-time-summed,backward-overwrites-grad
+# %% test test_compare_compiled points=4 targets=compiled-matches-exactly,first-call-in-timing,outputs-imply-gradients,steady-time-summed,backward-overwrites-grad,float64-copies-for-comparison
 REPORT_KEYS = {"outputs_match", "grads_match", "first_call_seconds", "steady_seconds"}
 
 x = torch.linspace(-1.0, 1.0, 5, dtype=torch.float64)
 report = call_answer(compare_compiled, torch.sin, torch.sin, (x,), 1e-7, 1e-9)
-expect(isinstance(report, dict), f"compare_compiled should return a dict, got {type(report).__name__}")
-expect(REPORT_KEYS <= set(report), f"the report lacks the keys {sorted(REPORT_KEYS - set(report))}")
+expect(
+    isinstance(report, dict),
+    f"compare_compiled should return a dict, got {type(report).__name__}"
+    ": return a dict with the four keys the exercise names",
+)
+expect(
+    REPORT_KEYS <= set(report),
+    f"the report lacks the keys {sorted(REPORT_KEYS - set(report))}"
+    ": add every key the exercise names",
+)
 expect(
     isinstance(report["outputs_match"], bool) and isinstance(report["grads_match"], bool),
-    "outputs_match and grads_match should be Python bools",
+    "outputs_match and grads_match should be Python bools: turn each comparison into a Python bool with bool(...)",
 )
 expect(
     isinstance(report["first_call_seconds"], float) and isinstance(report["steady_seconds"], float),
-    "first_call_seconds and steady_seconds should be Python floats",
+    "first_call_seconds and steady_seconds should be Python floats: turn each time into a Python float with float(...)",
 )
 
 
 def report_of(fn, compiled_fn, inputs, rtol, atol, **options):
     report = call_answer(compare_compiled, fn, compiled_fn, inputs, rtol, atol, **options)
-    expect(isinstance(report, dict) and REPORT_KEYS <= set(report), f"compare_compiled must return a dict with the keys {sorted(REPORT_KEYS)}")
+    expect(
+        isinstance(report, dict) and REPORT_KEYS <= set(report),
+        f"compare_compiled must return a dict with the keys {sorted(REPORT_KEYS)}"
+        ": return a dict with these keys",
+    )
     return report
 
 
@@ -158,15 +170,21 @@ expect(
 calls = []
 clock, slow_first_call = in_kernel(checks.manual_clock, calls)
 report = report_of(checks.twice, slow_first_call, (x,), 1e-7, 1e-9, repeats=2, clock=clock)
-expect(len(calls) == 3, f"with repeats=2, compare_compiled should call compiled_fn 3 times, it called it {len(calls)} times")
+expect(
+    len(calls) == 3,
+    f"with repeats=2, compare_compiled should call compiled_fn 3 times, it called it {len(calls)} times"
+    ": call it once, then once per repeat",
+)
 expect(
     math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9),
-    f"first_call_seconds is {report['first_call_seconds']!r}, but the first call alone took 5.0 s on the check's clock",
+    f"first_call_seconds is {report['first_call_seconds']!r}, but the first call alone took 5.0 s on the check's clock"
+    ": time the first call on its own, from a clock() just before it to one just after it",
 )
 expect(
     not math.isclose(report["steady_seconds"], (5.0 + 2 * 0.25) / 3, abs_tol=1e-9),
     f"steady_seconds is {report['steady_seconds']!r}, the mean of all three calls, but each call after the first "
-    "took 0.25 s: the first call (which includes compilation) must be timed apart, not averaged in",
+    "took 0.25 s: the first call (which includes compilation) must be timed apart, not averaged in"
+    "; time the later calls apart and average only those",
     "first-call-in-timing",
 )
 expect(
@@ -177,12 +195,30 @@ expect(
 )
 expect(
     math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9),
-    f"steady_seconds is {report['steady_seconds']!r}, but each call after the first took 0.25 s on the check's clock",
+    f"steady_seconds is {report['steady_seconds']!r}, but each call after the first took 0.25 s on the check's clock"
+    ": time each later call from a clock() just before it to one just after it, and average those",
+)
+# The inputs may be of any floating dtype: each function computes on copies in that dtype.
+seen = []
+recording = functools.partial(checks.noting_inputs, seen, checks.twice)
+report = report_of(recording, recording, (x.to(torch.float16),), 1e-3, 1e-3)
+received = sorted({str(t.dtype) for t in seen})
+expect(
+    received == ["torch.float16"],
+    f"given float16 inputs, the functions received copies of dtype {received}: a copy in another dtype runs "
+    "another computation than the one asked about; make each copy with t.detach().clone().requires_grad_()",
+    "float64-copies-for-comparison",
+)
+expect(
+    report["outputs_match"] and report["grads_match"],
+    "a function compared with itself on float16 inputs does not match: compare with torch.allclose at the rtol "
+    "and atol you are given",
 )
 print(
     "Checked on x = linspace(-1, 1, 5): a report with the four keys; each function gets leaves of its own; the page's (x * 0.1) * 3 and "
     "x * 0.3 match; outputs that match with gradients that do not are told apart; on the check's clock the first "
-    "call is timed apart and the later ones averaged. The grader also tests other pairs, tolerances and repeats."
+    "call is timed apart and the later ones averaged; float16 inputs reach the functions as float16. The grader also "
+    "tests other pairs, tolerances, repeats and dtypes."
 )
 
 ### BEGIN HIDDEN TESTS
@@ -224,7 +260,8 @@ expect(
 report = report_of(torch.tanh, checks.tanh_plus_tiny, (t,), 1e-7, 1e-9)
 expect(
     report["outputs_match"],
-    "outputs that differ by 1e-12 must match at atol=1e-9, but compare_compiled reported a mismatch",
+    "outputs that differ by 1e-12 must match at atol=1e-9, but compare_compiled reported a mismatch"
+    "; compare with torch.allclose(compiled, eager, rtol=rtol, atol=atol)",
     "compiled-matches-exactly",
 )
 
@@ -232,7 +269,11 @@ expect(
 # and an absolute gap of 1e-6 passes atol=1e-5 and fails atol=1e-7 (torch.allclose's own defaults would decide otherwise).
 loose = report_of(checks.twice, checks.twice_stretched, (t,), 1e-5, 0.0)
 tight = report_of(checks.twice, checks.twice_stretched, (t,), 1e-8, 0.0)
-expect(loose["outputs_match"] and loose["grads_match"], "with rtol=1e-5 a relative gap of 1e-6 must count as a match")
+expect(
+    loose["outputs_match"] and loose["grads_match"],
+    "with rtol=1e-5 a relative gap of 1e-6 must count as a match"
+    ": compare with torch.allclose(compiled, eager, rtol=rtol, atol=atol)",
+)
 expect(
     not tight["outputs_match"] and not tight["grads_match"],
     "with rtol=1e-8 and atol=0 a relative gap of 1e-6 must count as a mismatch: use the rtol and atol you are given",
@@ -250,7 +291,8 @@ report = report_of(checks.times_one, checks.times_1_105, (positive,), 0.1, 0.0)
 expect(
     not report["outputs_match"] and not report["grads_match"],
     "a compiled result 1.105 times the eager one is off by more than rtol=0.1 of the eager value, yet the report "
-    "says it matches: the tolerance is relative to the eager side, torch.allclose(compiled, eager, ...)",
+    "says it matches: the tolerance is relative to the eager side, torch.allclose(compiled, eager, ...)"
+    "; compare with torch.allclose(compiled, eager, rtol=rtol, atol=atol), in that order",
 )
 
 
@@ -259,7 +301,11 @@ expect(
 compiled_wrong_cube = in_kernel(checks.compiled_wrong_cube)  # a**3 with a wrong backward, compiled beside your code
 u = torch.randn(4, dtype=torch.float64, generator=seeded(51))
 report = report_of(checks.cubed, compiled_wrong_cube, (u,), 1e-9, 1e-12)
-expect(report["outputs_match"], "a**3 and its compiled variant agree on outputs, but outputs_match is False")
+expect(
+    report["outputs_match"],
+    "a**3 and its compiled variant agree on outputs, but outputs_match is False"
+    ": compare the two outputs with torch.allclose at the rtol and atol you are given",
+)
 expect(
     not report["grads_match"],
     "the compiled variant has a wrong backward (2a instead of 3a**2) but grads_match is True: "
@@ -272,12 +318,20 @@ expect(
 a = torch.randn(3, dtype=torch.float64, generator=seeded(52))
 b = torch.randn(3, dtype=torch.float64, generator=seeded(53))
 report = report_of(checks.sine_mix, checks.sine_mix_reordered, (a, b), 1e-9, 1e-12)
-expect(report["outputs_match"] and report["grads_match"], "two orderings of the same two-input function agree, but the report says otherwise")
+expect(
+    report["outputs_match"] and report["grads_match"],
+    "two orderings of the same two-input function agree, but the report says otherwise"
+    ": give each function fresh leaf copies of the inputs and compare outputs and gradients with torch.allclose",
+)
 
 
 # Two inputs where only the gradient of the second one differs.
 report = report_of(checks.scaled_sum, checks.scaled_sum_half_b_gradient, (a, b), 1e-9, 1e-12)
-expect(report["outputs_match"], "a * b.sum() and its variant agree on outputs, but outputs_match is False")
+expect(
+    report["outputs_match"],
+    "a * b.sum() and its variant agree on outputs, but outputs_match is False"
+    ": compare the two outputs with torch.allclose at the rtol and atol you are given",
+)
 expect(
     not report["grads_match"],
     "the variant halves the gradient of the second input only, but grads_match is True: compare the gradient of every input",
@@ -285,11 +339,45 @@ expect(
 )
 
 
+# Every floating dtype the text allows, at tolerances that suit it. Scaled up by 1e37 and back, a value
+# overflows to inf in float16 (and beyond 34 in bfloat16 and float32), never in float64: only a comparison
+# in the inputs' own dtype sees the compiled side differ (on the compiled side, where |inf - eager| exceeds
+# atol + rtol * |eager| as the text writes it, not only as torch.allclose reads it).
+for dtype, rtol, atol in ((torch.float16, 1e-2, 1e-3), (torch.bfloat16, 1e-2, 1e-3), (torch.float32, 1e-5, 1e-7)):
+    u = (torch.linspace(-60.0, 60.0, 6, dtype=torch.float64) + 0.5).to(dtype)
+    seen = []
+    recording = functools.partial(checks.noting_inputs, seen, checks.twice)
+    report = report_of(recording, recording, (u,), rtol, atol)
+    received = sorted({str(t.dtype) for t in seen})
+    expect(
+        received == [str(dtype)],
+        f"given {dtype} inputs, the functions received copies of dtype {received}: a copy in another dtype runs "
+        "another computation than the one asked about; make each copy with t.detach().clone().requires_grad_()",
+        "float64-copies-for-comparison",
+    )
+    expect(
+        report["outputs_match"] and report["grads_match"],
+        f"a function compared with itself on {dtype} inputs does not match at rtol={rtol}, atol={atol}: compare "
+        "with torch.allclose at the rtol and atol you are given",
+    )
+    report = report_of(checks.times_one, checks.overflowing_round_trip, (u,), rtol, atol)
+    expect(
+        not report["outputs_match"],
+        f"on {dtype} inputs, the compiled variant (u * 1e37) / 1e37 overflows to inf where u * 1.0 does not, yet "
+        "outputs_match is True: compute both functions on copies in the inputs' own dtype, as the caller will run them",
+        "float64-copies-for-comparison",
+    )
+
+
 # The copies a function receives: leaves of their own, also when the caller's input requires grad.
 seen = []
 original, probe = in_kernel(checks.probed_inputs, seen)
 report_of(probe, probe, (original,), 1e-7, 1e-9, repeats=1)
-expect(len(seen) > 0, "compare_compiled never called the functions it was given")
+expect(
+    len(seen) > 0,
+    "compare_compiled never called the functions it was given"
+    ": call fn and compiled_fn on fresh leaf copies of the inputs",
+)
 expect(
     all(leaf and tracked for leaf, tracked, _ in seen),
     "a function received an input that is not a leaf requiring grad: clone() of an input that requires grad "
@@ -311,15 +399,21 @@ expect(
 calls = []
 clock, slow_first_call = in_kernel(checks.manual_clock, calls)
 report = report_of(checks.twice, slow_first_call, (t,), 1e-7, 1e-9, repeats=4, clock=clock)
-expect(len(calls) == 5, f"with repeats=4, compare_compiled should call compiled_fn 5 times, it called it {len(calls)} times")
+expect(
+    len(calls) == 5,
+    f"with repeats=4, compare_compiled should call compiled_fn 5 times, it called it {len(calls)} times"
+    ": call it once, then once per repeat",
+)
 expect(
     math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9),
-    f"first_call_seconds is {report['first_call_seconds']!r}, but the first call alone took 5.0 s on the test clock",
+    f"first_call_seconds is {report['first_call_seconds']!r}, but the first call alone took 5.0 s on the test clock"
+    ": time the first call on its own, from a clock() just before it to one just after it",
 )
 expect(
     not math.isclose(report["steady_seconds"], (5.0 + 4 * 0.25) / 5, abs_tol=1e-9),
     f"steady_seconds is {report['steady_seconds']!r}, the mean of all five calls, but each call after the first "
-    "took 0.25 s: the first call (which includes compilation) must be timed apart, not averaged in",
+    "took 0.25 s: the first call (which includes compilation) must be timed apart, not averaged in"
+    "; time the later calls apart and average only those",
     "first-call-in-timing",
 )
 expect(
@@ -330,29 +424,47 @@ expect(
 )
 expect(
     math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9),
-    f"steady_seconds is {report['steady_seconds']!r}, but each call after the first took 0.25 s on the test clock",
+    f"steady_seconds is {report['steady_seconds']!r}, but each call after the first took 0.25 s on the test clock"
+    ": time each later call from a clock() just before it to one just after it, and average those",
 )
 
 # The stated default, repeats=3: four calls, and the clock read just before and after each one.
 calls, readings = [], []
 clock, slow_first_call = in_kernel(checks.manual_clock, calls, readings)
 report = report_of(checks.twice, slow_first_call, (t,), 1e-7, 1e-9, clock=clock)
-expect(len(calls) == 4, f"with the default repeats=3, compare_compiled should call compiled_fn 4 times, it called it {len(calls)} times")
+expect(
+    len(calls) == 4,
+    f"with the default repeats=3, compare_compiled should call compiled_fn 4 times, it called it {len(calls)} times"
+    ": call it once, then once per repeat (repeats=3 when none is given)",
+)
 expect(
     len(readings) == 8,
     f"compare_compiled read the clock {len(readings)} times for 4 calls; read it exactly twice per call, just before and just after",
 )
-expect(math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9), f"with the default repeats, steady_seconds is {report['steady_seconds']!r} instead of 0.25")
+expect(
+    math.isclose(report["steady_seconds"], 0.25, abs_tol=1e-9),
+    f"with the default repeats, steady_seconds is {report['steady_seconds']!r} instead of 0.25"
+    ": average the later calls' times, with repeats=3 when none is given",
+)
 
 # repeats=0: the first call only, and no later call to average.
 calls = []
 clock, slow_first_call = in_kernel(checks.manual_clock, calls)
 report = report_of(checks.twice, slow_first_call, (t,), 1e-7, 1e-9, repeats=0, clock=clock)
-expect(len(calls) == 1, f"with repeats=0, compare_compiled should call compiled_fn once, it called it {len(calls)} times")
-expect(math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9), f"with repeats=0, first_call_seconds is {report['first_call_seconds']!r} instead of 5.0")
+expect(
+    len(calls) == 1,
+    f"with repeats=0, compare_compiled should call compiled_fn once, it called it {len(calls)} times"
+    ": call it once and no more",
+)
+expect(
+    math.isclose(report["first_call_seconds"], 5.0, abs_tol=1e-9),
+    f"with repeats=0, first_call_seconds is {report['first_call_seconds']!r} instead of 5.0"
+    ": time the first call on its own",
+)
 expect(
     isinstance(report["steady_seconds"], float) and math.isnan(report["steady_seconds"]),
-    f"with repeats=0 there is no later call to average, so steady_seconds should be float('nan'), got {report['steady_seconds']!r}",
+    f"with repeats=0 there is no later call to average, so steady_seconds should be float('nan'), got {report['steady_seconds']!r}"
+    ": return float('nan') when there is nothing to average",
 )
 ### END HIDDEN TESTS
 
@@ -383,22 +495,30 @@ def judge_backends(backends):
         expect(
             backend != "inductor",
             "torch.compile used Inductor (the backend you get when you name none), which spends about 12 s compiling "
-            "on the first call here: for a check use backend='aot_eager'",
+            "on the first call here: for a check use backend='aot_eager'; pass backend='aot_eager' to torch.compile",
             "compile-default-backend-cheap",
         )
         expect(
             backend == "aot_eager",
             f"torch.compile was asked for backend {backend!r}: for this check use backend='aot_eager', which traces the "
             "forward and the backward graph (so the check covers what compiling does to both) and compiles in well "
-            "under a second",
+            "under a second; pass backend='aot_eager' to torch.compile",
         )
 
 
 with checks.watching_compile() as backends:
     result = call_answer(check_against_eager, torch.sin, (x,), 1e-7, 1e-9, compare=checks.fixed_report)
 judge_backends(backends)
-expect(backends, "check_against_eager never called torch.compile")
-expect(result == "the comparison report", "check_against_eager should return what compare returns")
+expect(
+    backends,
+    "check_against_eager never called torch.compile"
+    ": call torch.compile(fn, backend='aot_eager') and hand the result to compare",
+)
+expect(
+    result == "the comparison report",
+    "check_against_eager should return what compare returns"
+    ": return compare's result as it is",
+)
 print(
     "Checked on torch.sin with a stand-in compare: torch.compile asked for the aot_eager backend, and compare's "
     "result returned. The grader also checks what compare receives and what the compiled function computes."
@@ -417,8 +537,16 @@ with checks.watching_compile() as backends:
         judge_backends(backends)  # a backend asked for before the failure is named first
         raise
 judge_backends(backends)
-expect(backends, "check_against_eager never called torch.compile")
-expect(len(recorded) == 1, f"check_against_eager should call compare once, it called it {len(recorded)} times")
+expect(
+    backends,
+    "check_against_eager never called torch.compile"
+    ": call torch.compile(fn, backend='aot_eager') and hand the result to compare",
+)
+expect(
+    len(recorded) == 1,
+    f"check_against_eager should call compare once, it called it {len(recorded)} times"
+    ": call compare once",
+)
 call = recorded[0]
 expect(call["fn"] is softplus_mix, "compare should receive the eager function itself as fn")
 expect(call["compiled_fn"] is not softplus_mix, "compare received the eager function as compiled_fn")
@@ -427,16 +555,41 @@ expect(
     "compare should receive the inputs you were given",
 )
 expect(call["rtol"] == 1e-6 and call["atol"] == 1e-8, "compare should receive the rtol and atol you were given")
-expect(result == "the comparison report", "check_against_eager should return what compare returns")
+expect(
+    result == "the comparison report",
+    "check_against_eager should return what compare returns"
+    ": return compare's result as it is",
+)
 
 leaves = [a.clone().requires_grad_(), b.clone().requires_grad_()]
 out = call_answer(call["compiled_fn"], *leaves)
 expect_tensor(out, "the compiled function's output", shape=(5,))
 with quiet():  # the output's graph lives beside your code: its gradients are taken there
     grad_a, grad_b = in_kernel(checks.gradients_of_sum, out, leaves)
-expect_close(out, F.softplus(a) * b + torch.sin(a), "the compiled function does not compute fn", rtol=1e-10, atol=1e-12)
-expect_close(grad_a, torch.sigmoid(a) * b + torch.cos(a), "the compiled function's gradient for a is wrong", rtol=1e-10, atol=1e-12)
-expect_close(grad_b, F.softplus(a), "the compiled function's gradient for b is wrong", rtol=1e-10, atol=1e-12)
+expect_close(
+    out,
+    F.softplus(a) * b + torch.sin(a),
+    "the compiled function does not compute fn"
+    ": compile fn itself with torch.compile(fn, backend='aot_eager')",
+    rtol=1e-10,
+    atol=1e-12,
+)
+expect_close(
+    grad_a,
+    torch.sigmoid(a) * b + torch.cos(a),
+    "the compiled function's gradient for a is wrong"
+    ": compile fn itself with torch.compile(fn, backend='aot_eager')",
+    rtol=1e-10,
+    atol=1e-12,
+)
+expect_close(
+    grad_b,
+    F.softplus(a),
+    "the compiled function's gradient for b is wrong"
+    ": compile fn itself with torch.compile(fn, backend='aot_eager')",
+    rtol=1e-10,
+    atol=1e-12,
+)
 ### END HIDDEN TESTS
 
 # %% [markdown] md_causal_score_mod
@@ -518,7 +671,11 @@ def check_score_grid(scores):
     modified = call_answer(causal_score_mod, scores, zero, zero, rows, cols, known_errors=SCORE_MOD_ERRORS)
     expect_tensor(modified, f"causal_score_mod on a {length} x {length} grid of scores", shape=(length, length))
     allowed = rows >= cols
-    expect(torch.equal(modified[allowed], scores[allowed]), "causal_score_mod changed the score of a key at or before its query")
+    expect(
+        torch.equal(modified[allowed], scores[allowed]),
+        "causal_score_mod changed the score of a key at or before its query"
+        ": return the score itself where the key is at or before its query (kv_idx <= q_idx)",
+    )
     weights = torch.softmax(modified.to(torch.float64), dim=-1)
     expect(
         bool((weights[~allowed] == 0).all()),
@@ -530,7 +687,8 @@ def check_score_grid(scores):
     expect(
         finite.numel() == 0,
         f"the scores of keys after their query should be exactly -inf, got {finite.tolist()[:3]}: "
-        "a large negative number only vanishes under softmax while the other scores stay far above it",
+        "a large negative number only vanishes under softmax while the other scores stay far above it"
+        "; return -inf for them, as float('-inf')",
         "large-negative-masks-key",
     )
 
@@ -552,7 +710,8 @@ for seed, (batch, heads, length, dim) in ((71, (1, 2, 5, 4)), (72, (2, 1, 7, 8))
     explicit = torch.softmax((q @ k.transpose(-2, -1) / math.sqrt(dim)).masked_fill(future, -math.inf), dim=-1) @ v
     expect_close(
         out, explicit,
-        f"flex_attention with causal_score_mod on shape {(batch, heads, length, dim)} differs from an explicit causal softmax",
+        f"flex_attention with causal_score_mod on shape {(batch, heads, length, dim)} differs from an explicit causal softmax"
+        ": return the score where kv_idx <= q_idx and -inf elsewhere, with torch.where",
         rtol=1e-10, atol=1e-12,
     )
 ### END HIDDEN TESTS
@@ -607,12 +766,20 @@ def check_masked_attention(seed, lead, length, keys, dim, width):
     )
     expect_close(
         weights.sum(-1), torch.ones(*lead, length, dtype=torch.float64),
-        f"{shown}: the weights of a query do not sum to one; the mask was applied after the softmax, not to the scores",
+        f"{shown}: the weights of a query do not sum to one; the mask was applied after the softmax, not to the scores"
+        "; set the forbidden scores to -inf before the softmax",
         "mask-after-softmax", rtol=1e-12, atol=1e-12,
     )
     out = call_answer(masked_attention, q, k, v, keep)
     expected = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
-    expect_close(out, expected, f"{shown} differs from scaled_dot_product_attention", rtol=1e-10, atol=1e-12)
+    expect_close(
+        out,
+        expected,
+        f"{shown} differs from scaled_dot_product_attention"
+        ": set the scores where keep is False to -inf before the softmax, then multiply the weights by v",
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 def check_huge_scores(seed):
@@ -635,15 +802,24 @@ def check_huge_scores(seed):
     expect(
         bool((found[..., ~keep] == 0).all()) or not bool(torch.isclose(forbidden_share, torch.ones_like(forbidden_share)).all()),
         "with allowed scores around -1e10, forbidden keys took all the weight: the score that should forbid them is "
-        "larger than these, as a large negative number such as -1e9 is; only -inf forbids a key at every scale",
+        "larger than these, as a large negative number such as -1e9 is; only -inf forbids a key at every scale"
+        "; set forbidden scores to float('-inf')",
         "large-negative-masks-key",
     )
     expect(
         bool((found[..., ~keep] == 0).all()),
         "with allowed scores around -1e10, forbidden keys still receive some weight: a forbidden key's score must be "
-        "-inf before the softmax, whatever the allowed scores are",
+        "-inf before the softmax, whatever the allowed scores are"
+        "; set them to -inf with masked_fill(~keep, float('-inf'))",
     )
-    expect_close(weights, torch.softmax(scores, dim=-1), "masked_attention with scores around -1e10 gives the wrong weights", rtol=1e-12, atol=1e-300)
+    expect_close(
+        weights,
+        torch.softmax(scores, dim=-1),
+        "masked_attention with scores around -1e10 gives the wrong weights"
+        ": set forbidden scores to -inf before torch.softmax, and take the softmax over the keys",
+        rtol=1e-12,
+        atol=1e-300,
+    )
 
 
 check_masked_attention(0, (1,), 3, 4, 2, 3)

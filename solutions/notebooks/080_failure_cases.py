@@ -94,10 +94,15 @@ def expect_float64_digits(gradient, exact, what):
         not math.isclose(found, exact, rel_tol=1e-5, abs_tol=0.0),
         f"{what} is {found!r}, but the derivative in float64 is {exact!r}: they agree only to float32's digits, "
         "so it was computed in float32 somewhere; a float64 result needs a float64 leaf and float64 steps "
-        "(a cast at the end does not bring the digits back)",
+        "(a cast at the end does not bring the digits back)"
+        "; build x with dtype=torch.float64 and keep every step in float64",
         "cast-restores-precision",
     )
-    expect(False, f"{what} is {found!r}, but the derivative in float64 is {exact!r}")
+    expect(
+        False,
+        f"{what} is {found!r}, but the derivative in float64 is {exact!r}"
+        ": build x as a float64 leaf at the given value and call backward() on function(x) itself",
+    )
 
 
 def check_repeated_backward(shown, function, value, raises, exact_slope):
@@ -108,7 +113,8 @@ def check_repeated_backward(shown, function, value, raises, exact_slope):
     report = call_answer(repeated_backward_report, recording, value, known_errors=FAILURE_ERRORS)
     expect(
         isinstance(report, tuple) and len(report) == 3,
-        f"{call} should return a tuple (first_grad, second_raises, accumulated_grad)",
+        f"{call} should return a tuple (first_grad, second_raises, accumulated_grad)"
+        ": return a tuple of the three, in that order",
     )
     first_grad, second_raises, accumulated_grad = report
     slope = central_difference(function, value)
@@ -133,20 +139,27 @@ def check_repeated_backward(shown, function, value, raises, exact_slope):
         "x.grad.clone()",
         "grad-attribute-is-snapshot",
     )
-    expect_close(first_grad, slope, f"first_grad of {call} is not the derivative at {value}", rtol=1e-6, atol=1e-8)
+    expect_close(
+        first_grad,
+        slope,
+        f"first_grad of {call} is not the derivative at {value}"
+        ": return a copy of x.grad after one backward() on a fresh graph",
+        rtol=1e-6,
+        atol=1e-8,
+    )
     expect_float64_digits(first_grad, exact_slope, f"first_grad of {call}")
     if raises:
         expect(
             second_raises is True,
             f"{call}: the first backward() freed the tensors that {shown} saved, so a second plain backward() "
-            "raises; second_raises should be True",
+            "raises; second_raises should be True; try the second backward() and record whether it raises",
             "graph-survives-backward",
         )
     else:
         expect(
             second_raises is False,
             f"{call}: {shown} saves no tensors for backward, so a second plain backward() runs; "
-            "second_raises must come from actually trying it",
+            "second_raises must come from actually trying it; try the second backward() and record whether it raises",
             "second-backward-always-raises",
         )
     expect_tensor(accumulated_grad, f"accumulated_grad of {call}", shape=())
@@ -154,13 +167,15 @@ def check_repeated_backward(shown, function, value, raises, exact_slope):
     expect(
         not same_as_one_call,
         f"{call}: accumulated_grad equals the gradient of a single call; backward() adds into .grad, "
-        "so two calls on a retained graph give twice the derivative",
+        "so two calls on a retained graph give twice the derivative"
+        "; call backward(retain_graph=True) and then backward() on a new output, starting from x.grad = None",
         "backward-overwrites-grad",
     )
     expect_close(
         accumulated_grad,
         2 * slope,
-        f"accumulated_grad of {call} should be twice the derivative (two calls, starting from x.grad = None)",
+        f"accumulated_grad of {call} should be twice the derivative (two calls, starting from x.grad = None)"
+        ": start from x.grad = None, call backward(retain_graph=True) once and backward() on a new output once",
         rtol=1e-6,
         atol=1e-8,
     )
@@ -250,13 +265,18 @@ def check_mutation(shown, operation, truth, reason):
     )
     expect(
         all(x.requires_grad and x.is_leaf and w.requires_grad and w.is_leaf for x, w in seen),
-        f"{call} passed tensors that are not leaves requiring grad, so backward() has nothing to check",
+        f"{call} passed tensors that are not leaves requiring grad, so backward() has nothing to check"
+        ": build x and w with requires_grad=True",
     )
     expect(
         torch.is_grad_enabled(),
         f"grad mode is still off after {call}: use the block form `with torch.no_grad():` so it is switched back on",
     )
-    expect(isinstance(detected, bool), f"{call} should return True or False, got {type(detected).__name__}")
+    expect(
+        isinstance(detected, bool),
+        f"{call} should return True or False, got {type(detected).__name__}"
+        ": return the bool your experiment decided",
+    )
     x, w = seen[0]
     if detected is not truth and w.grad is not None:  # backward ran, yet did not see the change
         expect(
@@ -287,7 +307,8 @@ def check_stated_leaves(call, x, w):
     """The stated experiment: float64 leaves x = 2.0 and w = 3.0, and x raised by exactly 1."""
     expect(
         x.dtype == torch.float64 and w.dtype == torch.float64,
-        f"{call} built x and w with dtypes {x.dtype} and {w.dtype}; the exercise asks for float64 leaves",
+        f"{call} built x and w with dtypes {x.dtype} and {w.dtype}; the exercise asks for float64 leaves"
+        ": build both with dtype=torch.float64",
     )
     expect(
         x.detach().reshape(-1).tolist() == [3.0] and w.detach().reshape(-1).tolist() == [3.0],
@@ -311,16 +332,21 @@ if raised_by(mutation_detected, checks.product_repeated) is None:
     expect(
         answer is not True,
         f"{repeated} mutation_detected returned True instead of letting that error through: only an error about "
-        "an inplace operation means the change was caught",
+        "an inplace operation means the change was caught"
+        "; catch only the RuntimeError about an inplace operation and re-raise every other error",
         "any-backward-error-is-mutation",
     )
     expect(
         not seen or seen[0][0]._version > 0,
         f"{repeated} mutation_detected returned {answer!r} without changing x in place: the answer must come from "
-        "running the experiment, not from the kind of operation",
+        "running the experiment, not from the kind of operation; change x in place and run z.backward() to find out",
         "mutation-lookup-by-op",
     )
-    expect(False, f"{repeated} mutation_detected returned {answer!r} instead of letting that error through")
+    expect(
+        False,
+        f"{repeated} mutation_detected returned {answer!r} instead of letting that error through"
+        "; re-raise every error that is not about an inplace operation",
+    )
 print(
     "Checked the page's experiments: x * w is caught (True), x + w runs (False), and the error of (x * w).repeat(2) "
     "reaches the caller. The grader also checks the float64 leaves x = 2 and w = 3 and the in-place change, "
@@ -347,13 +373,14 @@ expect(
     error is not None,
     "for an operation whose backward fails for another reason (z is a vector, so backward() needs a cotangent), "
     "mutation_detected returned an answer instead of letting that error through: only an error about an "
-    "inplace operation means the change was caught",
+    "inplace operation means the change was caught; re-raise every error that is not about an inplace operation",
     "any-backward-error-is-mutation",
 )
 expect(
     isinstance(error, RuntimeError) and "scalar outputs" in str(error),
     f"for a vector z, backward() fails with PyTorch's RuntimeError about scalar outputs; mutation_detected let "
-    f"{type(error).__name__}: {error} through instead",
+    f"{type(error).__name__}: {error} through instead"
+    "; re-raise every error that is not about an inplace operation, unchanged",
 )
 ### END HIDDEN TESTS
 

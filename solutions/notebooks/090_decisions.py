@@ -84,12 +84,16 @@ def check_hand_report(x, w, b, target):
     """The report at one point against the closed form, in float64 digits."""
     call = f"hand_example_report(x={x:.4g}, w={w:.4g}, b={b:.4g}, target={target:.4g})"
     report = call_answer(hand_example_report, x, w, b, target)
-    expect(isinstance(report, dict) and set(report) == {"loss", "dw", "db"}, f"{call} should return a dict with keys 'loss', 'dw', 'db'")
+    expect(
+        isinstance(report, dict) and set(report) == {"loss", "dw", "db"},
+        f"{call} should return a dict with keys 'loss', 'dw', 'db'"
+        ": return a dict with exactly these keys",
+    )
     for key in ("loss", "dw", "db"):
         expect(
             isinstance(report[key], float),
             f"{call}: report[{key!r}] should be a Python float (call .item() on a one-element tensor), "
-            f"got {type(report[key]).__name__}",
+            f"got {type(report[key]).__name__}: turn each one-element tensor into a Python float with .item()",
         )
     error = w * x + b - target  # closed form: L = err**2, dL/dw = 2 err x, dL/db = 2 err
     expected = {"loss": error**2, "dw": 2 * error * x, "db": 2 * error}
@@ -108,14 +112,16 @@ def check_hand_report(x, w, b, target):
     halved = all(math.isclose(report[k], expected[k] / 2, rel_tol=1e-9, abs_tol=1e-12) for k in ("dw", "db"))
     expect(
         not halved,
-        f"{call}: dw and db are half the true gradients; the local derivative of err**2 with respect to err is 2 * err",
+        f"{call}: dw and db are half the true gradients; the local derivative of err**2 with respect to err is 2 * err"
+        "; multiply by 2 * err on the way to dw and db",
         "square-rule-factor-dropped",
     )
     for key in ("loss", "dw", "db"):
         expect_close(
             torch.tensor(report[key], dtype=torch.float64),
             torch.tensor(expected[key], dtype=torch.float64),
-            f"{call}: {key!r} is not the value of the loss (w * x + b - target) ** 2 or its derivative",
+            f"{call}: {key!r} is not the value of the loss (w * x + b - target) ** 2 or its derivative"
+            ": compute the loss in float64 from leaves w and b, call backward() and read w.grad and b.grad",
             rtol=1e-9,
             atol=1e-12,
         )
@@ -223,16 +229,21 @@ def check_vjps(seed, B, I, O):
     checks.expect_within(
         watched,
         f"{call} built a tensor of more than {budget} entries: the Jacobian of Y with respect to W alone has "
-        f"{B * O} x {I * O} entries. Two matrix products give both gradients",
+        f"{B * O} x {I * O} entries. Two matrix products give both gradients; compute dX = G @ W.T and dW = X.T @ G",
         "dense-jacobian-for-vjp",
     )
     expect(
         watched["products"] <= 2,
         f"{call} ran {watched['products']} matrix products where two give both gradients (G @ W.T and X.T @ G); "
-        "differentiating X @ W with autograd runs the forward product as well",
+        "differentiating X @ W with autograd runs the forward product as well"
+        ": write the two products yourself, dX = G @ W.T and dW = X.T @ G",
         "autograd-pays-the-forward-product" if watched["products"] >= 3 else None,
     )
-    expect(isinstance(result, tuple) and len(result) == 2, f"{call} should return a tuple (dX, dW)")
+    expect(
+        isinstance(result, tuple) and len(result) == 2,
+        f"{call} should return a tuple (dX, dW)"
+        ": return a tuple of the two tensors, dX first",
+    )
     dX, dW = result
     expect(
         not (
@@ -248,13 +259,27 @@ def check_vjps(seed, B, I, O):
     expect(
         not transposed,
         f"{call}: dW is the transpose of the weight gradient (shape {(O, I)}); a gradient has the shape of its "
-        "parameter, (I, O), which X.T @ G gives",
+        "parameter, (I, O), which X.T @ G gives; compute dW = X.T @ G",
         "vjp-transposed-factors",
     )
     expect_tensor(dW, f"dW of {call}", shape=(I, O))
-    expect_close(dW, W_leaf.grad, f"dW of {call} is not the gradient of sum(G * (X @ W)) with respect to W", rtol=1e-9, atol=1e-12)
+    expect_close(
+        dW,
+        W_leaf.grad,
+        f"dW of {call} is not the gradient of sum(G * (X @ W)) with respect to W"
+        ": compute dW = X.T @ G",
+        rtol=1e-9,
+        atol=1e-12,
+    )
     expect_tensor(dX, f"dX of {call}", shape=(B, I))
-    expect_close(dX, X_leaf.grad, f"dX of {call} is not the gradient of sum(G * (X @ W)) with respect to X", rtol=1e-9, atol=1e-12)
+    expect_close(
+        dX,
+        X_leaf.grad,
+        f"dX of {call} is not the gradient of sum(G * (X @ W)) with respect to X"
+        ": compute dX = G @ W.T",
+        rtol=1e-9,
+        atol=1e-12,
+    )
 
 
 check_vjps(10, 4, 3, 5)
@@ -297,21 +322,30 @@ def check_shapes(B, I, O, generator):
     }
     call = f"jacobian_and_vjp_shapes(B={B}, I={I}, O={O})"
     shapes = call_answer(jacobian_and_vjp_shapes, B, I, O)
-    expect(isinstance(shapes, dict) and set(shapes) == set(expected), f"{call} should return a dict with keys 'dX', 'dW', 'jacobian'")
+    expect(
+        isinstance(shapes, dict) and set(shapes) == set(expected),
+        f"{call} should return a dict with keys 'dX', 'dW', 'jacobian'"
+        ": return a dict with exactly these keys",
+    )
     for key, shape in shapes.items():
         expect(
             isinstance(shape, tuple) and all(isinstance(n, int) for n in shape),
-            f"{call}: shapes[{key!r}] should be a tuple of ints, got {shape!r}",
+            f"{call}: shapes[{key!r}] should be a tuple of ints, got {shape!r}"
+            ": give each shape as a tuple of Python ints",
         )
     got = {key: tuple(shapes[key]) for key in expected}
     expect(
         got["jacobian"] != (I, O),
         f"{call}: the Jacobian is not shaped like W; it has a row for each of the {B * O} entries of Y and a column "
-        f"for each of the {I * O} entries of W",
+        f"for each of the {I * O} entries of W; count (B * O, I * O) for it",
         "jacobian-shaped-like-parameter",
     )
     for key in ("dX", "dW", "jacobian"):
-        expect(got[key] == expected[key], f"{call}: {key!r} should be {expected[key]}, got {got[key]}")
+        expect(
+            got[key] == expected[key],
+            f"{call}: {key!r} should be {expected[key]}, got {got[key]}"
+            ": work each shape out from the sizes (B, I, O) you are given",
+        )
 
 
 check_shapes(4, 3, 2, seeded(0))
@@ -374,24 +408,37 @@ from solutions.reference.decisions import tool_for
 TOOLS = ("no_grad", "detach", "item", "clone", "detach_clone")
 for situation in ("validation_loop", "sgd_update", "constant_target", "loss_history", "masked_copy"):
     answer = call_answer(tool_for, situation)
-    expect(answer in TOOLS, f"tool_for({situation!r}) should return one of {TOOLS}, got {answer!r}")
+    expect(
+        answer in TOOLS,
+        f"tool_for({situation!r}) should return one of {TOOLS}, got {answer!r}"
+        ": return one of these names, exactly as written",
+    )
 # The page works one situation through: a snapshot taken with detach().clone() keeps its values.
 answer = call_answer(tool_for, "best_checkpoint")
-expect(answer in TOOLS, f"tool_for('best_checkpoint') should return one of {TOOLS}, got {answer!r}")
+expect(
+    answer in TOOLS,
+    f"tool_for('best_checkpoint') should return one of {TOOLS}, got {answer!r}"
+    ": return one of these names, exactly as written",
+)
 expect(
     answer != "detach",
     "tool_for('best_checkpoint') returned 'detach', which does not fit: detach() gives a tensor with the same "
-    "data_ptr() as the parameter, so the next in-place update rewrites the 'snapshot'; it needs its own storage too",
+    "data_ptr() as the parameter, so the next in-place update rewrites the 'snapshot'; it needs its own storage too"
+    "; choose the tool that gives new memory cut from the graph",
     "detach-copies-storage",
 )
 expect(
     answer != "clone",
     "tool_for('best_checkpoint') returned 'clone', which does not fit: clone() of a parameter still has a grad_fn "
     "(CloneBackward0) and requires grad, so the snapshot stays connected to the graph; it must be cut from the "
-    "history as well as copied",
+    "history as well as copied; choose the tool that gives new memory cut from the graph",
     "clone-cuts-graph",
 )
-expect(answer == "detach_clone", f"tool_for('best_checkpoint') returned {answer!r}: the page's example shows which tool keeps 2")
+expect(
+    answer == "detach_clone",
+    f"tool_for('best_checkpoint') returned {answer!r}: the page's example shows which tool keeps 2"
+    ": choose the tool whose copy keeps 2 when the parameter moves on",
+)
 print(
     "Checked every situation is answered with a tool name, and the checkpoint the page works through (x, its "
     "detach() and clone(), a snapshot that still holds 2) gets detach_clone. The grader also judges the other five."
@@ -444,10 +491,19 @@ confusions = {
 }
 for situation, (tool, why) in needs.items():
     answer = call_answer(tool_for, situation)
-    expect(answer in TOOLS, f"tool_for({situation!r}) should be one of {TOOLS}, got {answer!r}")
+    expect(
+        answer in TOOLS,
+        f"tool_for({situation!r}) should be one of {TOOLS}, got {answer!r}"
+        ": return one of these names, exactly as written",
+    )
     if answer != tool:
         misconception, explanation = confusions.get((situation, answer), (None, why))
-        expect(False, f"tool_for({situation!r}) returned {answer!r}, which does not fit: {explanation}", misconception)
+        expect(
+            False,
+            f"tool_for({situation!r}) returned {answer!r}, which does not fit: {explanation}"
+            "; choose the tool whose effect fits what this situation needs",
+            misconception,
+        )
 ### END HIDDEN TESTS
 
 # %% [markdown] md_evaluate_without_graph
@@ -495,7 +551,8 @@ def check_evaluation(name, build, batch, features, seed):
     )
     expect(
         all(p.requires_grad for p in in_kernel(list, model.parameters())),
-        f"{call} switched requires_grad off on the model's parameters; the model must still be trainable afterwards",
+        f"{call} switched requires_grad off on the model's parameters; the model must still be trainable afterwards"
+        ": leave requires_grad alone and stop recording with torch.no_grad() instead",
     )
     expect_tensor(outputs, call, shape=expected.shape)
     expect(
@@ -513,10 +570,18 @@ def check_evaluation(name, build, batch, features, seed):
     expect(
         not model.training,
         f"after {call} the model is still in training mode, so dropout dropped activations and batch norm used the "
-        "batch statistics; torch.no_grad() does not change module behaviour, model.eval() does",
+        "batch statistics; torch.no_grad() does not change module behaviour, model.eval() does"
+        "; call model.eval() before computing the outputs",
         "no-grad-disables-dropout",
     )
-    expect_close(outputs, expected, f"the outputs of {call} are not the evaluation-mode outputs", rtol=1e-9, atol=1e-12)
+    expect_close(
+        outputs,
+        expected,
+        f"the outputs of {call} are not the evaluation-mode outputs"
+        ": call model.eval(), then compute model(inputs) inside torch.no_grad()",
+        rtol=1e-9,
+        atol=1e-12,
+    )
 
 
 check_evaluation("Linear + Dropout", checks.dropout_model, 4, 5, 1)
