@@ -3,9 +3,6 @@
 What the desk records there (and what it never does) is tested with the desk (test_precheck_desk.py).
 """
 
-import json
-import multiprocessing
-
 import pytest
 
 from gradekit.precheck.audit import AuditLog
@@ -38,21 +35,3 @@ def test_a_link_put_where_the_log_goes_is_not_followed(tmp_path):
     with pytest.raises(OSError):
         AuditLog(tmp_path / "audit.jsonl").record("ana", "010_history.ipynb", "taken")
     assert target.read_text() == "not the log's\n"
-
-
-def _record_many(path, student):
-    log = AuditLog(path)
-    for _ in range(200):
-        log.record(student, "010_history.ipynb", "taken", padding="x" * 2000)
-
-
-def test_lines_written_by_several_processes_at_once_are_all_kept_each_whole(tmp_path):
-    path = tmp_path / "audit.jsonl"
-    context = multiprocessing.get_context("fork")
-    writers = [context.Process(target=_record_many, args=(path, student)) for student in ("ana", "ben", "cy")]
-    for writer in writers:
-        writer.start()
-    for writer in writers:
-        writer.join()
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
-    assert len(lines) == 600 and {line["student"] for line in lines} == {"ana", "ben", "cy"}

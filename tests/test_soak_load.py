@@ -8,7 +8,7 @@ from gradekit.commands.soak_load import Load
 from gradekit.commands.soak_processes import read_entry
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_the_load_runs_its_hogs_and_its_memory_until_it_ends_then_none_is_left():
     with Load(hogs=2, memory_bytes=2**20) as load:
         entries = [read_entry(pid) for pid in load.pids]

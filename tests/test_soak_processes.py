@@ -13,7 +13,7 @@ from soak_fixtures import PARENT_OF_A_SLEEPER, SLEEPER, wait_for
 from gradekit.commands.soak_processes import descendants, grading_tree, is_alive, process_table, read_entry
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_the_walk_finds_a_child_and_its_grandchild_and_sees_them_end():
     child = subprocess.Popen([sys.executable, "-c", PARENT_OF_A_SLEEPER], start_new_session=True)
     try:
@@ -33,7 +33,7 @@ def _sleep_in_a_fork():
     time.sleep(60)
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_a_forked_child_is_a_worker_a_started_program_is_not_and_a_spared_one_never():
     forked = multiprocessing.get_context("fork").Process(target=_sleep_in_a_fork)
     forked.start()
