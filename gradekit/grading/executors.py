@@ -16,7 +16,6 @@ import atexit
 import concurrent.futures
 import concurrent.futures.process
 import dataclasses
-import multiprocessing
 import os
 import shutil
 import tempfile
@@ -26,6 +25,7 @@ from typing import Iterable, Iterator
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import crashed
@@ -173,8 +173,9 @@ class LocalExecutor:
 
     def _run(self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget):
         """(task, GradedSubmission, the OverBudget that ended its worker or the exception it died with), as they finish."""
-        # Forked workers start with what this process has imported (nbgrader above all).
-        context = multiprocessing.get_context("fork")
+        # Forked workers start with what this process has imported (nbgrader above all), each
+        # with an event loop of its own (forked_workers.py).
+        context = worker_context()
         # A pool's workers exit without running their exit handlers: every temporary file of
         # theirs (scratch courses with hidden tests, gradebook copies, kernel folders) goes
         # under one folder, removed here once the pool is shut down.

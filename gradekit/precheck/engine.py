@@ -25,7 +25,6 @@ import asyncio
 import concurrent.futures
 import concurrent.futures.process
 import logging
-import multiprocessing
 import os
 import secrets
 import shutil
@@ -40,6 +39,7 @@ import nbformat
 from gradekit.authoring.release import new_workspace
 from gradekit.core.course import Course
 from gradekit.grading.executors import grade_task
+from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
@@ -175,7 +175,7 @@ class LocalProcesses:
     def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
         return concurrent.futures.ProcessPoolExecutor(
             self.workers,
-            mp_context=multiprocessing.get_context("fork"),
+            mp_context=worker_context(),  # forked, each with an event loop of its own
             initializer=_start_grading_process,
             initargs=(str(self._run_root),),
         )
