@@ -1,10 +1,12 @@
-"""Shared fixtures: the course, its manifest, and one real proof run per test session."""
+"""Shared fixtures: the course, its manifest, one real proof run per test session, and the kit's logger."""
 
+import logging
 import sys
 from pathlib import Path
 
 import pytest
 
+from gradekit.core import log
 from gradekit.core.course import load_course
 from gradekit.core.manifest import load_manifest
 from gradekit.grading.executors import default_jobs
@@ -52,6 +54,14 @@ def checked_in_process(course, manifest):
     from gradekit.proof.check_course import check_course
 
     return check_course(course, manifest)
+
+
+@pytest.fixture
+def kit_logger():
+    logger = logging.getLogger(log.KIT_LOGGER)
+    handlers, level = list(logger.handlers), logger.level
+    yield logger
+    logger.handlers[:], logger.level = handlers, level
 
 
 def load_checks_module():

@@ -8,7 +8,7 @@ import nbgrader
 import pytest
 from traitlets.config import Config
 
-from gradekit.grading.feedback_mathjax import FOLDER, STAMP, bundle_mathjax, mathjax_source
+from gradekit.grading.feedback_mathjax import FOLDER
 from gradekit.grading.feedback_page import (
     INLINE_SCRIPT,
     STDERR_FINDING,
@@ -104,24 +104,6 @@ def test_outputs_wrap_and_math_comes_from_the_jupyter_server_or_the_copy_beside_
     assert "static/jupyter_server_mathjax/MathJax.js" in html
     assert f'"../../{FOLDER}/MathJax.js"' in html  # <feedback>/<student>/<assignment>/page.html, opened from disk
     assert not REMOTE.search(html)
-
-
-def test_the_copy_of_mathjax_beside_the_feedback_is_made_once_per_version_and_whole(tmp_path):
-    feedback = tmp_path / "feedback"
-    copy = bundle_mathjax(feedback)
-    assert copy == feedback / FOLDER
-    assert (copy / "MathJax.js").is_file() and (copy / "config" / "TeX-AMS-MML_HTMLorMML-full.js").is_file()
-    assert (copy / "extensions" / "Safe.js").is_file() and (copy / "fonts").is_dir()
-    assert not (copy / "localization").exists()
-    assert [p.name for p in feedback.iterdir()] == [FOLDER]  # nothing half-made is left beside it
-    (copy / "MathJax.js").write_text("kept")
-    bundle_mathjax(feedback)  # the same version: left as it is
-    assert (copy / "MathJax.js").read_text() == "kept"
-    (copy / STAMP).write_text("0.0.1")
-    bundle_mathjax(feedback)  # another version: copied again
-    assert (copy / "MathJax.js").read_bytes() == (mathjax_source() / "MathJax.js").read_bytes()
-    # MathJax itself names no remote server it would load from.
-    assert not REMOTE.search((copy / "config" / "TeX-AMS-MML_HTMLorMML-full.js").read_text())
 
 
 def test_the_lessons_tables_have_borders_and_padding():

@@ -44,29 +44,3 @@ def test_a_notebook_without_a_graded_copy_is_named_unsubmitted(tmp_path):
     assert [c.notebook for c in grades.cells] == ["010_a", "020_b"]
     assert grades.unsubmitted == ("020_b",)
     assert grades.submitted("010_a") and not grades.submitted("020_b")
-
-
-def test_formgrader_gets_a_name_for_each_student_and_keeps_one_someone_set(tmp_path, monkeypatch):
-    from gradekit.grading import gradebook_records
-    from gradekit.grading.gradebook_records import SubmissionRecord, account_names, write_record
-
-    accounts = {"ada": "Ada King Lovelace,,,", "plain": ""}
-
-    def getpwnam(name):
-        if name not in accounts:
-            raise KeyError(name)
-        return type("Account", (), {"pw_gecos": accounts[name]})()
-
-    monkeypatch.setattr(gradebook_records.pwd, "getpwnam", getpwnam)
-    assert account_names("ada") == ("Ada King", "Lovelace")
-    assert account_names("plain") == ("", "plain") and account_names("no-account") == ("", "no-account")
-
-    course = load_course().at(tmp_path)
-    with open_gradebook(course) as gradebook:
-        gradebook.add_assignment(course.assignment_id)
-        gradebook.add_student("named", first_name="Grace", last_name="Hopper")
-    for student in ("ada", "no-account", "named"):
-        write_record(course, SubmissionRecord(student, None, ()))
-    with open_gradebook(course) as gradebook:
-        names = {s.id: (s.first_name, s.last_name) for s in gradebook.students}
-    assert names == {"ada": ("Ada King", "Lovelace"), "no-account": ("", "no-account"), "named": ("Grace", "Hopper")}

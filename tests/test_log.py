@@ -1,4 +1,4 @@
-"""The kit logs instead of printing: quiet by default, -v for what it does, all on stderr."""
+"""The kit logs instead of printing: quiet by default, -v for what it does, all on stderr (the `-v` option: test_cli.py)."""
 
 import ast
 import logging
@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import gradekit
-from gradekit.commands.cli import main
 from gradekit.core import log
 
 pytestmark = pytest.mark.unit
@@ -19,14 +18,6 @@ PACKAGE = Path(gradekit.__file__).parent
 PRINTING_FOLDERS = ("commands", "sandbox")
 # Printing that is a feature, not a diagnostic: the hidden tests' own print, captured as the cell's output.
 PRINTING_FUNCTIONS = {("grading/sealed_checks.py", "grader_print")}
-
-
-@pytest.fixture
-def kit_logger():
-    logger = logging.getLogger(log.KIT_LOGGER)
-    handlers, level = list(logger.handlers), logger.level
-    yield logger
-    logger.handlers[:], logger.level = handlers, level
 
 
 def test_only_warnings_show_by_default(kit_logger, capsys):
@@ -48,23 +39,6 @@ def test_one_v_shows_info_and_two_show_debug(kit_logger, capsys):
     logging.getLogger("gradekit.grading.cohort").debug("template written")
     shown = capsys.readouterr().err
     assert shown.count("template written") == 1, "configuring again must not add a second handler"
-
-
-def test_the_cli_sets_the_level_from_v_before_or_after_the_command(kit_logger, monkeypatch, tmp_path):
-    import gradekit.authoring.release
-
-    monkeypatch.setattr(gradekit.authoring.release, "publish_release", lambda course: tmp_path)
-    levels = {}
-    for argv in (["release"], ["-v", "release"], ["release", "-vv"]):
-        assert main(argv) == 0
-        levels[" ".join(argv)] = kit_logger.level
-    assert levels == {"release": logging.WARNING, "-v release": logging.INFO, "release -vv": logging.DEBUG}
-
-
-def test_help_documents_the_verbose_option(capsys):
-    with pytest.raises(SystemExit):
-        main(["--help"])
-    assert "-v, --verbose" in capsys.readouterr().out
 
 
 def _prints(tree: ast.AST) -> list[tuple[int, str]]:

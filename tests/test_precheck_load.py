@@ -1,6 +1,8 @@
-"""The load command drives the real service on a Dask cluster too, and says which engine ran."""
+"""The load command drives the real service on a Dask cluster too, and says which engine ran; its figures
+(percentiles, verdict, printed lines) from given times."""
 
 import concurrent.futures
+import math
 import os
 
 import pytest
@@ -51,3 +53,51 @@ def test_the_printed_lines_and_the_figure_say_which_engine_graded():
     result = LoadResult("010_history", 4, 2, 1.2, (cohort,), engine, 0.5)
     assert f"engine: {engine}" in load_lines(result)
     assert f"4 check(s) at a time on {engine}" in precheck_load_figure(result)
+
+
+def cohort_of(students, times, rejected=None, unanswered=0):
+    rejected = students if rejected is None else rejected
+    return CohortLoad(students, tuple(times), rejected, unanswered, wall_seconds=12.5)
+
+
+@pytest.mark.unit
+def test_the_percentiles_come_from_the_times_of_the_students_who_got_a_result():
+    ten = cohort_of(10, [float(s) for s in range(1, 11)])
+    assert ten.p50 == pytest.approx(5.5) and ten.p95 == pytest.approx(9.55)
+    assert cohort_of(1, [3.0]).p50 == 3.0 == cohort_of(1, [3.0]).p95
+    assert math.isnan(cohort_of(5, [], unanswered=5).p50)
+
+
+@pytest.mark.unit
+def test_a_run_holds_only_when_everyone_was_answered_and_every_second_request_met_the_cooldown():
+    def result(*cohorts):
+        return LoadResult("010_history", workers=2, cores=2, lone_first_result=1.5, cohorts=cohorts)
+
+    assert result(cohort_of(2, [1.0, 2.0]), cohort_of(3, [1.0, 2.0, 3.0])).ok
+    assert not result(cohort_of(2, [1.0], unanswered=1)).ok
+    assert not result(cohort_of(2, [1.0, 2.0], rejected=1)).ok
+
+
+@pytest.mark.unit
+def test_the_lines_say_the_service_the_lone_student_then_one_row_per_cohort():
+    cohorts = (cohort_of(10, [1.0] * 10), cohort_of(50, [2.0] * 48, 50, 2))
+    lines = load_lines(LoadResult("010_history", 2, 2, 1.234, cohorts, "the service's own processes", 0.5))
+    assert lines[0] == "pre-check load on 010_history: 2 checks at a time, 2 cores, load 0.5 at the start"
+    assert lines[2] == "one student alone, service warm: first result in 1.23 s"
+    assert lines[4].split() == [
+        "students",
+        "p50",
+        "s",
+        "p95",
+        "s",
+        "rejected",
+        "for",
+        "cooldown",
+        "unanswered",
+        "wall",
+        "s",
+    ]
+    assert [line.split() for line in lines[5:]] == [
+        ["10", "1.00", "1.00", "10", "0", "12.5"],
+        ["50", "2.00", "2.00", "50", "2", "12.5"],
+    ]

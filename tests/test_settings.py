@@ -87,17 +87,6 @@ def test_load_course_reads_the_configuration_file_exactly_once(monkeypatch):
     assert course.nbgrader_config.Execute.timeout == course.cell_timeout
 
 
-def test_a_command_reads_the_configuration_file_once_for_its_course_and_manifest(monkeypatch):
-    from gradekit.commands.cli import _course_and_manifest
-
-    reads = []
-    real_load = PyFileConfigLoader.load_config
-    monkeypatch.setattr(PyFileConfigLoader, "load_config", lambda loader: reads.append(1) or real_load(loader))
-    course, manifest = _course_and_manifest()
-    assert manifest.assignment == course.assignment_id
-    assert len(reads) == 1
-
-
 def test_the_due_date_is_read_once_zoned_and_given_to_the_pre_check(tmp_path):
     import datetime
 

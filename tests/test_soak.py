@@ -1,13 +1,8 @@
-"""The soak: its view of the process tree, its load, its faults, its comparison and its report; then one short soak."""
+"""The soak: its cohort, its comparison and its report; then one short soak (its process tree, load and faults
+have test modules of their own)."""
 
 import datetime
-import multiprocessing
 import os
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 
 import pytest
 
@@ -22,128 +17,10 @@ from gradekit.commands.soak import (
     soak_lines,
     soak_students,
 )
-from gradekit.commands.soak_faults import Fault, FaultInjector, FaultKind, FaultPlan, kernel_tmp_folder
-from gradekit.commands.soak_load import Load
-from gradekit.commands.soak_processes import descendants, grading_tree, is_alive, process_table, read_entry
+from gradekit.commands.soak_faults import Fault, FaultKind, FaultPlan
+from gradekit.commands.soak_processes import descendants, process_table, read_entry
 from gradekit.core.status import Status
 from gradekit.grading.gradebook_records import GradeRecord, NotebookRecord, SubmissionRecord
-
-SLEEPER = "import time; time.sleep(60)"
-PARENT_OF_A_SLEEPER = (
-    f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {SLEEPER!r}]); time.sleep(60)"
-)
-
-
-def _wait_for(condition, seconds=10.0):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
-# ---- the process tree ---------------------------------------------------------------------------
-
-
-@pytest.mark.nbgrader
-def test_the_walk_finds_a_child_and_its_grandchild_and_sees_them_end():
-    child = subprocess.Popen([sys.executable, "-c", PARENT_OF_A_SLEEPER], start_new_session=True)
-    try:
-        _wait_for(lambda: any(e.parent == child.pid for e in process_table().values()))
-        below = descendants(os.getpid(), process_table())
-        grandchild = next(entry for entry in below if entry.parent == child.pid)
-        assert [entry.pid for entry in below].index(child.pid) < below.index(grandchild)
-        assert is_alive(grandchild)
-    finally:
-        os.killpg(child.pid, signal.SIGKILL)  # the child leads a session: this ends both
-        child.wait()
-    _wait_for(lambda: not is_alive(grandchild))
-    assert read_entry(child.pid) is None
-
-
-def _sleep_in_a_fork():
-    time.sleep(60)
-
-
-@pytest.mark.nbgrader
-def test_a_forked_child_is_a_worker_a_started_program_is_not_and_a_spared_one_never():
-    forked = multiprocessing.get_context("fork").Process(target=_sleep_in_a_fork)
-    forked.start()
-    program = subprocess.Popen([sys.executable, "-c", SLEEPER])
-    try:
-        workers = {entry.pid for entry in grading_tree(os.getpid()).workers}
-        assert forked.pid in workers and program.pid not in workers
-        assert forked.pid not in {e.pid for e in grading_tree(os.getpid(), frozenset({forked.pid})).workers}
-    finally:
-        forked.kill()
-        program.kill()
-        forked.join()
-        program.wait()
-
-
-# ---- the load -----------------------------------------------------------------------------------
-
-
-@pytest.mark.nbgrader
-def test_the_load_runs_its_hogs_and_its_memory_until_it_ends_then_none_is_left():
-    with Load(hogs=2, memory_bytes=2**20) as load:
-        entries = [read_entry(pid) for pid in load.pids]
-        assert len(entries) == 3 and all(entries)
-        assert {entry.parent for entry in entries} == {os.getpid()}
-    assert all(read_entry(pid) is None for pid in load.pids)
-
-
-# ---- the faults ---------------------------------------------------------------------------------
-
-
-@pytest.mark.unit
-def test_the_gradebook_is_busy_while_the_injector_holds_it_and_free_after(tmp_path):
-    gradebook = tmp_path / "gradebook.db"
-    sqlite3.connect(gradebook).execute("CREATE TABLE grade (score REAL)").connection.commit()
-    plan = FaultPlan(kinds=(FaultKind.LOCK_GRADEBOOK,), interval_seconds=0, lock_seconds=2)
-
-    def busy() -> bool:
-        try:
-            with sqlite3.connect(gradebook, timeout=0) as other:
-                other.execute("INSERT INTO grade VALUES (1)")
-            return False
-        except sqlite3.OperationalError as error:
-            return "locked" in str(error)
-
-    with FaultInjector(plan, os.getpid(), frozenset(), gradebook, tmp_path) as injector:
-        _wait_for(busy, seconds=5)
-        _wait_for(lambda: injector.faults)
-    assert not busy()
-    assert [fault.kind for fault in injector.faults] == [FaultKind.LOCK_GRADEBOOK]
-
-
-@pytest.mark.unit
-def test_a_fault_waits_for_its_share_of_the_cohort_to_be_graded(tmp_path):
-    gradebook = tmp_path / "gradebook.db"
-    sqlite3.connect(gradebook).close()
-    graded = [0.0]
-    plan = FaultPlan(kinds=(FaultKind.LOCK_GRADEBOOK,), interval_seconds=0, lock_seconds=0)
-    with FaultInjector(plan, os.getpid(), frozenset(), gradebook, tmp_path, lambda: graded[0]) as injector:
-        time.sleep(0.5)
-        assert injector.faults == []  # one fault of one: it waits until half the cohort is graded
-        graded[0] = 0.5
-        _wait_for(lambda: injector.faults)
-    assert [fault.kind for fault in injector.faults] == [FaultKind.LOCK_GRADEBOOK]
-
-
-@pytest.mark.unit
-def test_the_kernel_folder_to_delete_is_the_one_written_last(tmp_path):
-    folders = {
-        "old": tmp_path / "gradekit-run-a" / "kit-kernels-b" / "kold",
-        "new": tmp_path / "gradekit-run-a" / "kit-kernels-c" / "knew",
-        "elsewhere": tmp_path / "kit-kernels-d" / "kother",
-        "not-a-kernel": tmp_path / "gradekit-worker-e" / "kx",
-    }
-    for written, folder in zip((1_000, 2_000, 1_500, 3_000), folders.values()):
-        (folder / "mailbox").mkdir(parents=True)
-        os.utime(folder / "mailbox", (written, written))
-    assert kernel_tmp_folder(tmp_path) == folders["new"]
-    assert kernel_tmp_folder(tmp_path / "gradekit-worker-e") is None
-
 
 # ---- the cohort ---------------------------------------------------------------------------------
 

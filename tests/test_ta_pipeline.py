@@ -1,4 +1,4 @@
-"""`gradekit grade --course DIR`: the same course kept in another folder, or a clear refusal."""
+"""The TA's pipeline in a course folder: `gradekit grade --course DIR` grades the course kept there, or refuses clearly."""
 
 import pytest
 
@@ -25,18 +25,3 @@ def test_a_folder_without_a_course_is_refused_before_anything_runs(tmp_path, cap
         course_in_folder(load_course(), tmp_path)
     assert main(["grade", "--course", str(tmp_path)]) == 2
     assert "is not a course folder: it has no source/" in capsys.readouterr().err
-
-
-def test_release_typed_in_a_course_folder_of_its_own_releases_that_folders_course(tmp_path, monkeypatch, capsys):
-    from gradekit.authoring import release
-    from gradekit.commands.demo_folder import complete_course_folder
-
-    course = load_course()
-    (tmp_path / "source" / course.assignment_id).mkdir(parents=True)
-    complete_course_folder(course.at(tmp_path))
-    released = []
-    monkeypatch.setattr(release, "publish_release", lambda course: released.append(course) or course.release_dir)
-    monkeypatch.chdir(tmp_path)
-    assert main(["release"]) == 0
-    assert [course.root for course in released] == [tmp_path.resolve()]
-    assert f"release written to {tmp_path.resolve() / 'release'}" in capsys.readouterr().out

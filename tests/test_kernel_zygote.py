@@ -1,0 +1,176 @@
+"""The kernels' warm parent: a forked kernel looks like one started the usual way, keeps its memory limit, leads its
+own group and leaves nothing running; and the parent's own protocol (fork, how a kernel ended, clearing leftovers)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+
+from gradekit.core.course import REPO_ROOT
+from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading import warm_kernels
+from gradekit.grading.warm_kernels import WarmKernelManager
+
+pytestmark = pytest.mark.notebook
+
+
+PROBE = """
+import json, os, sys
+try:
+    import solutions
+    reachable = True
+except ImportError:
+    reachable = False
+print(json.dumps({
+    "path0": sys.path[0], "cwd": os.getcwd(), "marker": os.environ.get("PROBE_MARKER"),
+    "pid": os.getpid(), "solutions": reachable, "argv0": os.path.basename(sys.argv[0]),
+    "repo_on_path": any(os.path.realpath(p) == os.path.realpath(%r) for p in sys.path),
+}))
+""" % str(REPO_ROOT)
+
+
+def _probe(manager_class, folder):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+    env = dict(grading_environment(), PROBE_MARKER="from-the-grader")
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=manager_class,
+        resources={"metadata": {"path": str(folder)}},
+        timeout=60,
+    )
+    with client.setup_kernel(env=env):
+        client.execute_cell(notebook.cells[0], 0)
+    return json.loads(notebook.cells[0].outputs[0]["text"])
+
+
+def test_forked_kernel_matches_a_normal_kernel(tmp_path):
+    normal = _probe(AsyncKernelManager, tmp_path)
+    first = _probe(WarmKernelManager, tmp_path)
+    second = _probe(WarmKernelManager, tmp_path)
+    for key in ("path0", "cwd", "marker", "solutions", "argv0", "repo_on_path"):
+        assert first[key] == normal[key], key
+    assert first["cwd"] == str(tmp_path) and first["marker"] == "from-the-grader"
+    assert not first["solutions"] and not first["repo_on_path"]
+    # Every notebook gets a process of its own.
+    assert len({first["pid"], second["pid"], os.getpid()}) == 3
+
+
+def test_a_memory_bomb_fails_its_cell_and_the_kernel_lives_on(tmp_path):
+    bomb = nbformat.v4.new_code_cell("import torch\nhog = torch.empty(40 * 2**30, dtype=torch.uint8)")
+    after = nbformat.v4.new_code_cell("print('still here')")
+    notebook = nbformat.v4.new_notebook(cells=[bomb, after])
+    env = dict(grading_environment(), KIT_KERNEL_MEMORY_BYTES=str(4 * 2**30))
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=WarmKernelManager,
+        resources={"metadata": {"path": str(tmp_path)}},
+        timeout=60,
+        allow_errors=True,
+    )
+    with client.setup_kernel(env=env):
+        for index, cell in enumerate(notebook.cells):
+            client.execute_cell(cell, index)
+    (error,) = [o for o in bomb.outputs if o.output_type == "error"]
+    assert "memory" in (error.ename + error.evalue).lower()
+    assert after.outputs[0]["text"].strip() == "still here"
+
+
+# A child that forks again and exits: the grandchild is an orphan the kernel no longer knows,
+# deaf to the interrupt jupyter_client sends the group at shutdown.
+LEAVES_AN_ORPHAN = """
+import json, os, signal, time
+read_end, write_end = os.pipe()
+child = os.fork()
+if child == 0:
+    orphan = os.fork()
+    if orphan == 0:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel's interrupt reaches its whole group
+        time.sleep(600)
+        os._exit(0)
+    os.write(write_end, str(orphan).encode())
+    os._exit(0)
+os.waitpid(child, 0)
+orphan = int(os.read(read_end, 32))
+print(json.dumps({"kernel": os.getpid(), "group": os.getpgrp(), "orphan": orphan, "orphan_group": os.getpgid(orphan)}))
+"""
+
+
+def _descendants(pid):
+    """Every process below `pid`, as this machine sees them."""
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            children = [int(c) for c in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()]
+        except OSError:
+            continue
+        found += children
+        pending += children
+    return found
+
+
+@pytest.mark.parametrize("new_session", [False, True], ids=["in-its-group", "in-a-session-of-its-own"])
+def test_a_kernel_leads_its_own_group_and_leaves_nothing_running(tmp_path, new_session):
+    """A process forked without exec (an unguarded kernel may fork, even leave its group) does not outlive its kernel."""
+    source = LEAVES_AN_ORPHAN.replace("    orphan = os.fork()", "    os.setsid()\n    orphan = os.fork()")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source if new_session else LEAVES_AN_ORPHAN)])
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=WarmKernelManager,
+        resources={"metadata": {"path": str(tmp_path)}},
+        timeout=60,
+    )
+    with client.setup_kernel(env=grading_environment()):
+        client.execute_cell(notebook.cells[0], 0)
+        zygote = warm_kernels.zygote()
+        assert len(_descendants(zygote.host_pid)) >= 2  # the kernel and its orphan, in the zygote's box
+    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    assert seen["group"] == seen["kernel"] != os.getpgrp()
+    assert (seen["orphan_group"] == seen["kernel"]) is not new_session
+    deadline = time.monotonic() + 10
+    while _descendants(zygote.host_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _descendants(zygote.host_pid) == []
+
+
+ZYGOTE = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox" / "kernel_zygote.py"
+FAILING_BOX = "def enter(*args):\n    raise OSError('no box here')\n"
+
+
+def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_nothing_outside_a_box(tmp_path):
+    from gradekit.sandbox.kernel_zygote import BOX_FAILED
+
+    box = tmp_path / "box.py"
+    box.write_text(FAILING_BOX)
+    pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    parent = subprocess.Popen([sys.executable, str(ZYGOTE)], cwd="/", env=grading_environment(), **pipes)
+
+    def ask(request):
+        parent.stdin.write(json.dumps(request) + "\n")
+        parent.stdin.flush()
+        return json.loads(parent.stdout.readline())
+
+    try:
+        assert json.loads(parent.stdout.readline()) == {"ready": True}
+        request = {"argv": [], "cwd": str(tmp_path), "env": {}, "box": str(box), "kernel_dir": str(tmp_path)}
+        pid = ask(dict(request, tmp_bytes=2**20))["pid"]
+        deadline = time.monotonic() + 30
+        while (status := ask({"ended": pid})["status"]) is None:
+            assert time.monotonic() < deadline, "the kernel that could not box itself never ended"
+            time.sleep(0.05)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == BOX_FAILED
+        assert ask({"ended": pid}) == {"status": None}  # told once
+        assert ask({"clear": True}) == {"cleared": 0}  # not PID 1 of a box: it would see the whole machine
+    finally:
+        parent.stdin.close()
+        assert parent.wait(timeout=30) == 0
