@@ -27,7 +27,7 @@ import nbformat
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.diagnoses import ANSI, TAG, named_misconceptions, one_line
 from gradekit.core.notes import FindingKind
-from gradekit.core.status import Status
+from gradekit.core.status import ReplyStatus, Status
 from gradekit.grading.hidden_lines import CUT_NOTICE, SHORTEST_SECRET, hidden_test_lines
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import PAST_BUDGET
@@ -92,7 +92,7 @@ def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secr
         return grader_error_reply()
     if graded.status is Status.FAILED and graded.message.startswith(PAST_BUDGET):
         return {
-            "status": "not graded",
+            "status": ReplyStatus.NOT_GRADED,
             "message": "Grading this notebook ran past the pre-check's time limit and was stopped, so it would "
             "score nothing. Look for code that runs for a long time or never ends, then pre-check again.",
             "cells": [],
@@ -100,7 +100,7 @@ def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secr
     if graded.status is Status.FAILED or graded.record is None:
         # The grader's message can quote what nbgrader met in the notebook: only fixed words go back.
         return {
-            "status": "not graded",
+            "status": ReplyStatus.NOT_GRADED,
             "message": "The grader could not grade this notebook as it is (it cannot be read as a notebook, or "
             "nbgrader stopped on it), so it would score nothing. Open it, run every cell, save it and pre-check again.",
             "cells": [],
@@ -110,14 +110,14 @@ def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secr
         # Each finding in the grader's fixed phrase: its details can name what the student's code did or wrote.
         phrases = "; ".join(dict.fromkeys(finding.kind.phrase for finding in told))
         return {
-            "status": "held for a TA",
+            "status": ReplyStatus.HELD_FOR_A_TA,
             "message": "The grader would hold this notebook for a TA to look at, so the pre-check shows no points: "
             f"the notebook {phrases}.",
             "cells": [],
         }
     cells = _cell_replies(notebook, graded, source_notebook, secrets)
     return {
-        "status": "graded",
+        "status": ReplyStatus.GRADED,
         "message": "",
         "score": sum(cell["points"] for cell in cells),
         "max_score": sum(cell["max_points"] for cell in cells),
@@ -129,13 +129,13 @@ def grader_error_reply(counted: bool = False) -> dict:
     """The reply when the grader, not the notebook, failed: nothing is scored; not counted, unless the day's refunds are used."""
     if counted:
         return {
-            "status": "grader error",
+            "status": ReplyStatus.GRADER_ERROR,
             "message": "The pre-check failed on the grader's side. It counted as a pre-check all the same: only a "
             "few grader failures a day are given back, and you have had them today.",
             "cells": [],
         }
     return {
-        "status": "grader error",
+        "status": ReplyStatus.GRADER_ERROR,
         "message": "The pre-check failed on the grader's side, not because of your notebook. "
         "It was not counted: try again in a minute.",
         "cells": [],
@@ -145,7 +145,7 @@ def grader_error_reply(counted: bool = False) -> dict:
 def withheld_reply() -> dict:
     """The reply held back because it would have repeated hidden test code: only the notebook's run can put it there."""
     return {
-        "status": "not shown",
+        "status": ReplyStatus.NOT_SHOWN,
         "message": "The grader's reply to this notebook would have repeated a line of the hidden tests, so it is not "
         "shown. Text your notebook's code wrote ends up in that reply, so the check counted.",
         "cells": [],
@@ -155,7 +155,7 @@ def withheld_reply() -> dict:
 def unbuilt_reply() -> dict:
     """The reply when what the notebook's graded run left could not be turned into a reply."""
     return {
-        "status": "not shown",
+        "status": ReplyStatus.NOT_SHOWN,
         "message": "The pre-check could not read the outputs your notebook's run left in the graded copy, so it shows "
         "no points. Those outputs come from the notebook, so the check counted.",
         "cells": [],
@@ -165,7 +165,7 @@ def unbuilt_reply() -> dict:
 def not_run_reply() -> dict:
     """The reply to a check that was waiting or running when the service stopped."""
     return {
-        "status": "not run",
+        "status": ReplyStatus.NOT_RUN,
         "message": "The pre-check service restarted before this check was finished. It was not run and not counted: "
         "press the pre-check again.",
         "cells": [],
