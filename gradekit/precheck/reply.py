@@ -23,6 +23,7 @@ import json
 import re
 
 import nbformat
+from nbformat import NotebookNode
 
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.diagnoses import ANSI, TAG, named_misconceptions, one_line
@@ -56,12 +57,12 @@ TENSOR_SUBCLASS = re.compile(r"\bnot the subclass [A-Za-z_]\w*")
 UNTOLD_FINDINGS = frozenset({FindingKind.HIDDEN_CODE_SHOWN})
 
 
-def secret_lines(source_notebook) -> frozenset[str]:
+def secret_lines(source_notebook: NotebookNode) -> frozenset[str]:
     """The hidden test lines of a trusted source notebook, with their spacing made single as the one-line texts have it."""
     return frozenset(" ".join(line.split()) for line in hidden_test_lines(source_notebook))
 
 
-def graded_test_cells(source_notebook) -> tuple[tuple[str, float], ...]:
+def graded_test_cells(source_notebook: NotebookNode) -> tuple[tuple[str, float], ...]:
     """(grade id, points) of every autograded test cell of the source notebook, in order."""
     found = []
     for cell in source_notebook.cells:
@@ -86,7 +87,9 @@ def leaked_lines(reply: dict, secrets: frozenset[str]) -> list[str]:
     return sorted(line for line in secrets if len(line) >= SHORTEST_SECRET and (line in sent or line in words))
 
 
-def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secrets: frozenset[str]) -> dict:
+def student_reply(
+    notebook: str, graded: GradedSubmission, source_notebook: NotebookNode, secrets: frozenset[str]
+) -> dict:
     """The reply for one graded notebook; `source_notebook` is the trusted copy with its points and hidden tests."""
     if graded.status is Status.GRADER_ERROR:
         return grader_error_reply()
@@ -172,7 +175,9 @@ def not_run_reply() -> dict:
     }
 
 
-def _cell_replies(notebook: str, graded: GradedSubmission, source_notebook, secrets: frozenset[str]) -> list[dict]:
+def _cell_replies(
+    notebook: str, graded: GradedSubmission, source_notebook: NotebookNode, secrets: frozenset[str]
+) -> list[dict]:
     records = {entry.name: entry for entry in graded.record.notebooks} if graded.record else {}
     scores = {grade.cell: grade.auto_score for grade in records[notebook].grades} if notebook in records else {}
     outputs = _graded_cells(notebook, graded)
@@ -199,7 +204,7 @@ def _tagged(misconceptions: tuple[str, ...], said: str) -> str:
     return " ".join([*(f"[misconception: {m}]" for m in misconceptions), said]).strip()
 
 
-def diagnosis(cell) -> tuple[tuple[str, ...], str]:
+def diagnosis(cell: NotebookNode) -> tuple[tuple[str, ...], str]:
     """(the misconception ids, the one line) a failed test cell said, in the check's own words only."""
     error = next((output for output in cell.get("outputs", []) if output.get("output_type") == "error"), None)
     if error is None:
@@ -218,7 +223,7 @@ def diagnosis(cell) -> tuple[tuple[str, ...], str]:
     return named_misconceptions(QUOTED.sub("", line)), TAG.sub("", line).strip()
 
 
-def _uncut_message(error, name: str) -> str:
+def _uncut_message(error: NotebookNode, name: str) -> str:
     """The error's message as the check raised it: the last line of its traceback, else its value.
 
     The grader cuts a whole line of the value where it holds a hidden test
