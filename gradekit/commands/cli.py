@@ -356,23 +356,17 @@ def _precheck_load(args) -> int:
 
 
 def settings_help() -> str:
-    """The kit's settings as nbgrader's --help-all shows its own: name, type, help and default."""
-    from gradekit.core.settings import CourseKit, Precheck
-    from gradekit.grading.late_policy import LatePolicy
-    from gradekit.lms.export_plugin import LmsExportPlugin
+    from gradekit.commands.settings_reference import settings_help
 
-    heading = (
-        "Settings the kit reads from nbgrader_config.py; set each --Class.name below there as c.Class.name = value."
-    )
-    return "\n\n".join(
-        [
-            heading,
-            CourseKit.class_get_help(),
-            LatePolicy.class_get_help(),
-            Precheck.class_get_help(),
-            LmsExportPlugin.class_get_help(),
-        ]
-    )
+    return settings_help()
+
+
+def _settings(args) -> int:
+    from gradekit.commands.settings_reference import settings_page
+
+    print(settings_page())
+    _write_figures(args, "settings", lambda figures: settings_page())
+    return 0
 
 
 class _HelpAll(argparse.Action):
@@ -593,6 +587,11 @@ def parser() -> argparse.ArgumentParser:
     )
     _figures_option(load)
     load.set_defaults(run=_precheck_load)
+    settings = commands.add_parser(
+        "settings", help="every setting a course may write in nbgrader_config.py, with its type, default and help"
+    )
+    _figures_option(settings)
+    settings.set_defaults(run=_settings)
     return top
 
 
