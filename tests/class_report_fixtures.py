@@ -22,7 +22,7 @@ from gradekit.core.catalog import Misconception
 from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
 from gradekit.core.manifest import Exercise, Manifest, ManualAnswer, NotebookEntry, TestCell
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 
 X, Y = "010_x", "020_y"
@@ -55,7 +55,7 @@ def graded(
         CellGrade(Y, "test_h", h, 5),
     )
     grades = SubmissionGrades(student, cells, unsubmitted=unsubmitted, written=written, seconds_late=late)
-    return CohortRow(student_id=student, status=status, message="", grades=grades, notes=notes, findings=findings)
+    return Outcome(student_id=student, status=status, message="", grades=grades, notes=notes, findings=findings)
 
 
 # A written answer of notebook Y a TA has not graded yet (formgrader lists it), one they have, one left blank.
@@ -69,7 +69,7 @@ ROWS = (
     graded("bob", 0, 3, 0, 5, ("first-wrong-idea",), notes=(REORDERED,), written=(MARKED,)),
     graded("cai", 0, 0, 1, 0, ("first-wrong-idea", "second-wrong-idea"), written=(BLANK,)),
     graded("dan", 2, 0, 1, 0, unsubmitted=(Y,), notes=(LEFT_OUT_Y,), late=95 * 60 + 20),
-    CohortRow(
+    Outcome(
         student_id="eve", status=Status.FAILED, message="malformed notebook JSON", grades=None, notes=(LEFT_OUT_Y,)
     ),
     graded("fay", 2, 3, 1, 5, status=Status.FLAGGED, findings=(FORGED_EQ,)),

@@ -20,7 +20,7 @@ from gradekit.authoring.release import clone_workspace
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import NoteKind
 from gradekit.core.status import Status
-from gradekit.grading import cohort, safe_execute, submission_grader, warm_kernels
+from gradekit.grading import cohort, safe_execute, sealed_exchange, submission_grader, warm_kernels
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor, grade_task
 from gradekit.grading.gradebook_records import read_record
@@ -109,37 +109,38 @@ def _inject(monkeypatch, cause: GraderCause, marker: Path | None) -> None:
 
         monkeypatch.setattr(safe_execute.SafeExecute, "_tell_guard", unarmed)
     elif cause is GraderCause.TEMP_FILE_MISSING:
-        exchange = safe_execute.SafeExecute._exchange
+        answer = sealed_exchange.SealedExchange.answer
 
         def vanish(self, request):
-            shutil.rmtree(self._folder.path)
+            shutil.rmtree(self.mailbox.folder.path)
 
-        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, vanish, marker))
+        monkeypatch.setattr(sealed_exchange.SealedExchange, "answer", _async_failing(answer, vanish, marker))
     elif cause is GraderCause.REPLY_UNREADABLE:
         fail = _raise(CrossingError("the kernel's answer is not a plain file of bounded size"))
-        monkeypatch.setattr(safe_execute, "_read_reply", _failing(safe_execute._read_reply, fail, marker))
+        reply = sealed_exchange.Mailbox.reply
+        monkeypatch.setattr(sealed_exchange.Mailbox, "reply", _failing(reply, fail, marker))
     elif cause is GraderCause.OVERLOADED:  # as the time limit raises it when the machine, not the answer, is slow
-        exchange = safe_execute.SafeExecute._exchange
+        answer = sealed_exchange.SealedExchange.answer
         fail = _raise(GraderFailure(GraderCause.OVERLOADED, "injected"))
-        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, fail, marker))
+        monkeypatch.setattr(sealed_exchange.SealedExchange, "answer", _async_failing(answer, fail, marker))
     elif cause is GraderCause.KERNEL_KILLED:  # as the machine's out-of-memory killer or an operator would
-        exchange = safe_execute.SafeExecute._exchange
+        await_answer = safe_execute.SafeExecute.await_answer
 
-        def kill(self, request):
+        def kill(self, msg_id):
             os.kill(self.km.provisioner.pid, signal.SIGKILL)
 
-        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", _async_failing(exchange, kill, marker))
+        monkeypatch.setattr(safe_execute.SafeExecute, "await_answer", _async_failing(await_answer, kill, marker))
     elif cause is GraderCause.STALLED:  # a call that never comes back, as the hang the watchdog is there for
-        exchange = safe_execute.SafeExecute._exchange
+        answer = sealed_exchange.SealedExchange.answer
         monkeypatch.setattr(safe_execute, "WATCHDOG_FACTOR", 0)  # about six seconds, not minutes
         monkeypatch.setattr(safe_execute, "WATCHDOG_SLACK", 1)
 
         async def stalls(self, request):
             if marker is None or _once(marker):
                 await asyncio.sleep(3600)
-            return await exchange(self, request)
+            return await answer(self, request)
 
-        monkeypatch.setattr(safe_execute.SafeExecute, "_exchange", stalls)
+        monkeypatch.setattr(sealed_exchange.SealedExchange, "answer", stalls)
     elif cause is GraderCause.INTERNAL_ERROR:
         fail = _raise(KeyError("injected"))
         read = submission_grader.read_record

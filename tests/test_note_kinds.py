@@ -3,7 +3,7 @@
 import pytest
 
 from gradekit.core.notes import Note, NoteKind
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.report.note_kinds import note_groups
 
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.unit
 
 
 def row(student, *notes):
-    return CohortRow(student_id=student, status=Status.GRADED, message="", grades=None, notes=notes)
+    return Outcome(student_id=student, status=Status.GRADED, message="", grades=None, notes=notes)
 
 
 def example(kind: NoteKind) -> Note:

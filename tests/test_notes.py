@@ -126,7 +126,7 @@ def test_notes_and_findings_cross_process_boundaries_unchanged():
 
 
 def test_equal_events_are_equal_values():
-    """A finding seen twice is one finding (safe_execute keeps each once)."""
+    """A finding seen twice is one finding (notebook_findings keeps each once)."""
     first = Finding(FindingKind.GUARD_SAW, NB, "hooks were changed", ("test_f",))
     assert first == Finding(FindingKind.GUARD_SAW, NB, "hooks were changed", ("test_f",))
     assert len({first, Finding(FindingKind.GUARD_SAW, NB, "hooks were changed", ("test_f",))}) == 1

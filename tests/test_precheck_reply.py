@@ -8,7 +8,7 @@ import pytest
 from precheck_fixtures import HIDDEN_LINE, NOTEBOOK, graded, source_notebook
 
 from gradekit.core.notes import Finding, FindingKind
-from gradekit.core.status import Status
+from gradekit.core.status import ReplyStatus, Status
 from gradekit.grading.hidden_lines import CUT_NOTICE
 from gradekit.precheck.reply import graded_test_cells, leaked_lines, secret_lines, student_reply
 
@@ -175,3 +175,15 @@ def test_a_bare_assert_or_a_broken_reply_of_the_kernel_is_named_without_its_mess
     (cell,) = reply_for(outcome)["cells"]
     assert cell["diagnosis"].startswith("the test stopped on ") and HIDDEN_LINE not in cell["diagnosis"]
     assert CUT_NOTICE not in cell["diagnosis"]
+
+
+@pytest.mark.parametrize("status", list(Status), ids=str)
+def test_each_status_of_the_outcome_is_said_in_its_reply_word(status):
+    outcome = graded(2, status=status)
+    if status is Status.FLAGGED:
+        outcome = dataclasses.replace(outcome, findings=(Finding(FindingKind.FORGED_FACT, NOTEBOOK, "a hook"),))
+    if not status.has_grades:
+        outcome = dataclasses.replace(outcome, record=None, files=())
+    reply = reply_for(outcome)
+    assert reply["status"] is ReplyStatus.of(status)
+    assert json.loads(json.dumps(reply))["status"] == str(ReplyStatus.of(status))

@@ -6,7 +6,7 @@ from gradekit.authoring.solutions import NegativeControl
 from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.core.manifest import Exercise, Manifest, NotebookEntry, TestCell
 from gradekit.core.notes import Finding, FindingKind
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.proof.packing import SyntheticStudent
 from gradekit.proof.rules import check_subject, status_violations
@@ -78,7 +78,7 @@ def packed_pair():
 
 
 def row_of(status, findings=()):
-    return CohortRow(
+    return Outcome(
         student_id="controls-01", status=status, message="why it was not graded", grades=None, findings=findings
     )
 

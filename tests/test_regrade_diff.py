@@ -14,7 +14,7 @@ from cohort_fixtures import (
 )
 
 from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.grading.regrade_diff import REGRADE_FILE, regrade_diff, write_regrade_csv
 
@@ -30,9 +30,9 @@ def grades(student: str, *scores: float, written: float | None = None) -> Submis
     return SubmissionGrades(student, cells, written=answers)
 
 
-def row(graded: SubmissionGrades | None, student: str = "") -> CohortRow:
+def row(graded: SubmissionGrades | None, student: str = "") -> Outcome:
     status = Status.GRADED if graded else Status.GRADER_ERROR
-    return CohortRow(student_id=graded.student_id if graded else student, status=status, message="", grades=graded)
+    return Outcome(student_id=graded.student_id if graded else student, status=status, message="", grades=graded)
 
 
 @unit

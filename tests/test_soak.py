@@ -8,7 +8,7 @@ import pytest
 
 from gradekit.commands.figures import soak_figure, write_figure
 from gradekit.commands.soak import (
-    Outcome,
+    ComparedRow,
     RowDifference,
     SoakResult,
     SoakSettings,
@@ -53,11 +53,11 @@ def _record(student: str, score: float) -> SubmissionRecord:
 
 @pytest.mark.unit
 def test_rows_differ_by_record_by_status_or_by_being_lost():
-    quiet = {s: Outcome(Status.GRADED, _record(s, 1.0)) for s in ("ann", "bob", "cy", "dee")}
+    quiet = {s: ComparedRow(Status.GRADED, _record(s, 1.0)) for s in ("ann", "bob", "cy", "dee")}
     loaded = {
-        "ann": Outcome(Status.GRADED, _record("ann", 1.0)),
-        "bob": Outcome(Status.GRADED, _record("bob", 0.0)),
-        "cy": Outcome(Status.FAILED, None, "the grading worker was lost"),
+        "ann": ComparedRow(Status.GRADED, _record("ann", 1.0)),
+        "bob": ComparedRow(Status.GRADED, _record("bob", 0.0)),
+        "cy": ComparedRow(Status.FAILED, None, "the grading worker was lost"),
     }
     differences = differing_rows(quiet, loaded)
     assert [d.student_id for d in differences] == ["bob", "cy", "dee"]
@@ -91,8 +91,8 @@ def _result(differences=()) -> SoakResult:
 
 @pytest.mark.unit
 def test_the_report_names_the_cohort_each_fault_and_the_differing_rows():
-    lost = Outcome(Status.FAILED, None, "the grading worker was lost")
-    lines = soak_lines(_result([RowDifference("bob", Outcome(Status.GRADED, None), lost)]))
+    lost = ComparedRow(Status.FAILED, None, "the grading worker was lost")
+    lines = soak_lines(_result([RowDifference("bob", ComparedRow(Status.GRADED, None), lost)]))
     assert lines[0].startswith("cohort: 40 submissions, 301 notebooks (40 alternative, 66 blank, 129 control")
     assert "      3.0 s  killed a kernel: kernel 41" in lines
     assert "faults injected: 2 of 2 kinds" in lines

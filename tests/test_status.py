@@ -7,6 +7,7 @@ figures, how urgent, which exit code) is read off the member.
 
 import csv
 import io
+import json
 import pickle
 
 import pytest
@@ -15,8 +16,8 @@ from class_report_fixtures import CATALOG, FORGED_EQ, MANIFEST, ROWS, graded
 from gradekit.authoring.solutions import NegativeControl
 from gradekit.commands.ta_pipeline import status_counts
 from gradekit.core.failures import GraderCause
-from gradekit.core.rows import CohortRow
-from gradekit.core.status import Status, run_exit_code
+from gradekit.core.outcome import Outcome
+from gradekit.core.status import ReplyStatus, Status, run_exit_code
 from gradekit.grading.cohort import CohortResult
 from gradekit.grading.progress import Progress
 from gradekit.grading.submission_grader import GradedSubmission
@@ -35,13 +36,13 @@ WHY = "the reason this row is what it is"
 CONTROL = NegativeControl("010-f__wrong", "010_x", "f", "m-one-x", ("test_f",), "def f(): pass")
 
 
-def row_with(status: Status, student: str = "zoe") -> CohortRow:
+def row_with(status: Status, student: str = "zoe") -> Outcome:
     """A full-marks row of `status`: with grades only when the status has them, findings when it is withheld."""
     if not status.has_grades:
         cause = GraderCause.KERNEL_START if status.owner == "grader" else None
-        return CohortRow(student_id=student, status=status, message=WHY, grades=None, cause=cause)
+        return Outcome(student_id=student, status=status, message=WHY, grades=None, cause=cause)
     full = graded(student, 2, 3, 1, 5, status=status, findings=(FORGED_EQ,) if status.withheld else ())
-    return CohortRow(
+    return Outcome(
         student_id=full.student_id,
         status=status,
         message=WHY if status.needs_ta else "",
@@ -54,6 +55,15 @@ def test_each_status_reads_as_its_word():
     assert [str(s) for s in Status] == ["graded", "flagged", "failed", "grader error"]
     assert f"[{Status.FAILED:<7}]" == "[failed ]"
     assert Status("flagged") is Status.FLAGGED
+
+
+def test_each_status_has_its_reply_word_and_the_reply_words_stay_as_the_wire_has_them():
+    words = ["graded", "held for a TA", "not graded", "grader error", "not shown", "not run"]
+    assert [str(word) for word in ReplyStatus] == words
+    assert [ReplyStatus.of(status).status for status in Status] == list(Status)
+    assert [word for word in ReplyStatus if word.status is None] == [ReplyStatus.NOT_SHOWN, ReplyStatus.NOT_RUN]
+    assert json.dumps({"status": ReplyStatus.HELD_FOR_A_TA}) == '{"status": "held for a TA"}'
+    assert ReplyStatus.GRADER_ERROR == "grader error" == Status.GRADER_ERROR
 
 
 def test_a_csv_row_holds_the_word():

@@ -8,19 +8,15 @@ import signal
 import subprocess
 import sys
 
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
 from submission_cases import CELL_TIMEOUT, CHAIN_TEST, NOTEBOOKS, Builder, Case, Expected, build_case, full_marks
 
 from gradekit.authoring.release import new_workspace
-from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import NoteKind, texts
 from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.progress import Progress
-from gradekit.grading.safe_execute import SafeExecute
 
 HOGS_PER_CORE = 4
 # About 1.5 s of the kernel's CPU, run once: in the answer cell (an ordinary cell) and in the
@@ -117,15 +113,3 @@ def test_a_cell_within_its_cpu_limit_is_graded_in_full_on_a_loaded_machine(grade
     narrow, rows = graded_under_load
     _assert_outcome(narrow, rows, BUSY_WITHIN)
     assert not rows[BUSY_WITHIN.name].notes and not rows[BUSY_WITHIN.name].findings
-
-
-@pytest.mark.notebook
-def test_a_kernel_starved_past_the_backstop_is_the_graders_failure(tmp_path):
-    """Spinning, but given too little CPU to reach its limit before the backstop: retried, never scored."""
-    notebook = new_notebook(cells=[new_code_cell("while True:\n    pass"), new_code_cell("print('never run')")])
-    nbformat.write(notebook, tmp_path / "starved.ipynb")
-    resources = {"metadata": {"path": str(tmp_path)}, "unique_key": "starved"}
-    with cpu_hogs(own_sessions=True), pytest.raises(GraderFailure) as failure:
-        SafeExecute(timeout=1).preprocess(notebook, resources)
-    assert failure.value.cause is GraderCause.OVERLOADED
-    assert "waited" in failure.value.detail and "for a CPU" in failure.value.detail

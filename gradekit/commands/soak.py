@@ -32,7 +32,7 @@ from gradekit.commands.soak_load import Load
 from gradekit.commands.soak_processes import ProcessEntry, grading_tree, is_alive
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.grading.cohort import CohortResult, grade_cohort
 from gradekit.grading.executors import LocalExecutor
@@ -106,7 +106,7 @@ def kinds_of(student: SyntheticStudent) -> dict[str, int]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Outcome:
+class ComparedRow:
     """One student's row in one run: its status and what the gradebook holds (None: nothing stored)."""
 
     status: Status
@@ -117,8 +117,8 @@ class Outcome:
 @dataclasses.dataclass(frozen=True)
 class RowDifference:
     student_id: str
-    quiet: Outcome
-    loaded: Outcome
+    quiet: ComparedRow
+    loaded: ComparedRow
 
     @property
     def what(self) -> str:
@@ -127,12 +127,12 @@ class RowDifference:
         return "the gradebook records differ"
 
 
-def differing_rows(quiet: Mapping[str, Outcome], loaded: Mapping[str, Outcome]) -> tuple[RowDifference, ...]:
+def differing_rows(quiet: Mapping[str, ComparedRow], loaded: Mapping[str, ComparedRow]) -> tuple[RowDifference, ...]:
     """Every student whose status or gradebook record differs between the runs, by student id.
 
     A student missing from one run differs too: the loaded run then lost a row.
     """
-    missing = Outcome(Status.FAILED, None, "no row")
+    missing = ComparedRow(Status.FAILED, None, "no row")
     differences = []
     for student in sorted(set(quiet) | set(loaded)):
         before, after = quiet.get(student, missing), loaded.get(student, missing)
@@ -141,16 +141,16 @@ def differing_rows(quiet: Mapping[str, Outcome], loaded: Mapping[str, Outcome]) 
     return tuple(differences)
 
 
-def retries_of(row: CohortRow) -> int:
+def retries_of(row: Outcome) -> int:
     """How many times the grader retried this row's grading after a failure of its own."""
     return row.attempts - 1
 
 
-def outcomes(course: Course, result: CohortResult) -> dict[str, Outcome]:
-    return {row.student_id: Outcome(row.status, _record(course, row), row.message) for row in result.rows}
+def outcomes(course: Course, result: CohortResult) -> dict[str, ComparedRow]:
+    return {row.student_id: ComparedRow(row.status, _record(course, row), row.message) for row in result.rows}
 
 
-def _record(course: Course, row: CohortRow) -> SubmissionRecord | None:
+def _record(course: Course, row: Outcome) -> SubmissionRecord | None:
     if not row.status.has_grades:
         return None  # nothing stored for it; a stale record from elsewhere must not count
     try:

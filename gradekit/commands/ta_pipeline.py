@@ -15,8 +15,8 @@ from gradekit.core.extensions import read_extensions
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import run_nbgrader
+from gradekit.core.outcome import Outcome
 from gradekit.core.row_record import load_rows, save_rows
-from gradekit.core.rows import CohortRow
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort, submitted_students
 from gradekit.grading.exchange import ensure_exchange
 from gradekit.grading.feedback_mathjax import bundle_mathjax
@@ -82,7 +82,7 @@ def print_regrade(regrade: RegradeDiff, written: Path | None) -> None:
         print(f"regrade:      {written}")
 
 
-def refresh_reports(course: Course, manifest: Manifest, processes: int) -> tuple[CohortRow, ...]:
+def refresh_reports(course: Course, manifest: Manifest, processes: int) -> tuple[Outcome, ...]:
     """`grade --reports-only`: feedback, grades.csv, students.csv, the LMS file and the report from the gradebook.
 
     Nothing is graded: the scores a TA entered in formgrader count, and the late penalties are
@@ -105,7 +105,7 @@ class ReportFiles:
 
 
 def write_reports(
-    course: Course, manifest: Manifest, rows: tuple[CohortRow, ...], processes: int, regrade: RegradeDiff | None = None
+    course: Course, manifest: Manifest, rows: tuple[Outcome, ...], processes: int, regrade: RegradeDiff | None = None
 ) -> ReportFiles:
     """Everything a grading run writes after the grades: feedback, grades.csv, the LMS file, the reports."""
     if any(row.grades for row in rows):
@@ -137,7 +137,7 @@ def term_facts(course: Course) -> TermFacts:
     return TermFacts(course.due_date, late_policy(course).describe(), extensions)
 
 
-def print_summary(course: Course, rows: tuple[CohortRow, ...], files: ReportFiles, counted: str) -> None:
+def print_summary(course: Course, rows: tuple[Outcome, ...], files: ReportFiles, counted: str) -> None:
     """The command's table, who needs a TA, and where every file is."""
     statuses = {row.student_id: row.status for row in rows}
     graded = [row.grades for row in rows if row.grades]
@@ -243,7 +243,7 @@ def waiting_line(graded: list[SubmissionGrades]) -> str:
     )
 
 
-def status_counts(rows: tuple[CohortRow, ...]) -> str:
+def status_counts(rows: tuple[Outcome, ...]) -> str:
     """ "12 graded, 1 flagged for a TA": every status the rows have, the most urgent first."""
     counts = Counter(row.status for row in rows)
     present = sorted(counts, key=lambda status: status.urgency)

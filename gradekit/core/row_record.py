@@ -18,13 +18,13 @@ from gradekit.core.atomic_files import atomic_write
 from gradekit.core.failures import GraderCause
 from gradekit.core.grading_stamp import GradingStamp
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 
 ROWS_FILE = "rows.json"
 
 
-def save_rows(folder: Path, rows: tuple[CohortRow, ...]) -> Path:
+def save_rows(folder: Path, rows: tuple[Outcome, ...]) -> Path:
     """Write every row's words (not its grades) to `folder`/rows.json, by student id."""
     target = Path(folder) / ROWS_FILE
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -33,7 +33,7 @@ def save_rows(folder: Path, rows: tuple[CohortRow, ...]) -> Path:
     return target
 
 
-def load_rows(folder: Path) -> dict[str, CohortRow]:
+def load_rows(folder: Path) -> dict[str, Outcome]:
     """The rows `save_rows` wrote (without grades), by student id; none when no run wrote them or they do not read."""
     source = Path(folder) / ROWS_FILE
     try:
@@ -43,7 +43,7 @@ def load_rows(folder: Path) -> dict[str, CohortRow]:
         return {}  # reported from the gradebook alone, as before any run wrote the record
 
 
-def _words(row: CohortRow) -> dict:
+def _words(row: Outcome) -> dict:
     return {
         "status": row.status.value,
         "message": row.message,
@@ -60,8 +60,8 @@ def _entry(entry: Note | Finding) -> dict:
     return {"kind": entry.kind.name, "notebook": entry.notebook, "detail": entry.detail, "items": list(entry.items)}
 
 
-def _row(student: str, words: dict) -> CohortRow:
-    return CohortRow(
+def _row(student: str, words: dict) -> Outcome:
+    return Outcome(
         student_id=student,
         status=_status(words["status"]),
         message=str(words["message"]),
@@ -84,7 +84,7 @@ def _status(word: str) -> Status:
     raise ValueError(f"no status {word!r}")
 
 
-def with_grades_of(earlier: CohortRow, current: CohortRow) -> CohortRow:
+def with_grades_of(earlier: Outcome, current: Outcome) -> Outcome:
     """`earlier`'s words with `current`'s grades; where a TA changed the flag since, the gradebook's status and words."""
     message = earlier.message if earlier.status is current.status else current.message
     return dataclasses.replace(earlier, grades=current.grades, status=current.status, message=message)

@@ -1,9 +1,15 @@
-"""The status of one submission's row in a cohort run, and what each status means to every consumer.
+"""The status of one submission's outcome, what each status means to every consumer, and how the pre-check says it.
 
 A status's meaning lives on its member, so adding a status is one line here:
 the progress line, the tables, the class report, the item statistics, the
 proof and the command's exit code read these properties instead of asking
 which status a row has.
+
+The pre-check's reply to a student (precheck/reply.py) says one of
+`ReplyStatus`'s words: each status of the outcome has its reply word (a
+flagged notebook is "held for a TA"), and two more say why a reply shows no
+grading at all. The browser extension and the service's clients read these
+words on the wire, so they stay as they are.
 """
 
 from __future__ import annotations
@@ -126,6 +132,33 @@ class Status(enum.StrEnum):
     def withheld(self) -> bool:
         """Graded, but the grade waits for a TA."""
         return self.has_grades and self.needs_ta
+
+
+class ReplyStatus(enum.StrEnum):
+    """The status a pre-check reply states: the outcome's status in the student's words, or why nothing is shown.
+
+    A `str` underneath, so the reply's JSON reads its word; `status` is the outcome's status it stands for, if any.
+    """
+
+    status: Status | None
+
+    def __new__(cls, word: str, status: Status | None) -> ReplyStatus:
+        member = str.__new__(cls, word)
+        member._value_ = word
+        member.status = status
+        return member
+
+    GRADED = "graded", Status.GRADED
+    HELD_FOR_A_TA = "held for a TA", Status.FLAGGED
+    NOT_GRADED = "not graded", Status.FAILED
+    GRADER_ERROR = "grader error", Status.GRADER_ERROR
+    NOT_SHOWN = "not shown", None  # graded, but the reply would have repeated hidden test code or could not be built
+    NOT_RUN = "not run", None  # the service stopped before the check ran
+
+    @classmethod
+    def of(cls, status: Status) -> ReplyStatus:
+        """The reply's word for an outcome's status."""
+        return next(member for member in cls if member.status is status)
 
 
 def run_exit_code(statuses: Iterable[Status]) -> int:

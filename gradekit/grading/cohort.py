@@ -26,7 +26,7 @@ from gradekit.core.extensions import read_extensions
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.grading_stamp import GradingStamp, stamp_now
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.grading.deadlines import record_deadlines
 from gradekit.grading.gradebook import open_gradebook, read_grades
 from gradekit.grading.gradebook_records import write_record
@@ -53,16 +53,16 @@ class Executor(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class CohortResult:
-    rows: tuple[CohortRow, ...]
+    rows: tuple[Outcome, ...]
     seconds: float
 
     @property
-    def failed(self) -> tuple[CohortRow, ...]:
+    def failed(self) -> tuple[Outcome, ...]:
         """Rows with nothing graded."""
         return tuple(r for r in self.rows if r.status.failed)
 
     @property
-    def flagged(self) -> tuple[CohortRow, ...]:
+    def flagged(self) -> tuple[Outcome, ...]:
         """Rows graded, but whose grade waits for a TA."""
         return tuple(r for r in self.rows if r.status.withheld)
 
@@ -104,7 +104,7 @@ def grade_cohort(
 
     Tracebacks of the grader's own failures go to `error_log` (by default
     class-report/internal-errors.log in the course). Each graded row records what graded it
-    (`CohortRow.graded_by`): the run's copy of the checks, the kit's version, the run's start.
+    (`Outcome.graded_by`): the run's copy of the checks, the kit's version, the run's start.
     """
     started = time.monotonic()
     _ensure_assignment(course)
@@ -198,16 +198,7 @@ def _store(course: Course, graded: GradedSubmission) -> None:
         path.write_bytes(content)
 
 
-def _row(graded: GradedSubmission, grades: SubmissionGrades | None, stamp: GradingStamp) -> CohortRow:
-    return CohortRow(
-        student_id=graded.student_id,
-        status=graded.status,
-        message=graded.message,
-        grades=grades,
-        worker=graded.worker,
-        notes=graded.notes,
-        findings=graded.findings,
-        cause=graded.cause,
-        attempts=graded.attempts,
-        graded_by=stamp if graded.status.has_grades else None,
-    )
+def _row(graded: GradedSubmission, grades: SubmissionGrades | None, stamp: GradingStamp) -> Outcome:
+    """The submission's row: the worker's outcome without what was only there to be stored, with what the gradebook holds."""
+    graded_by = stamp if graded.status.has_grades else None
+    return dataclasses.replace(graded.as_outcome(), grades=grades, graded_by=graded_by)

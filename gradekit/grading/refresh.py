@@ -13,8 +13,8 @@ from collections.abc import Collection, Mapping
 from nbgrader.api import SubmittedAssignment
 
 from gradekit.core.course import Course
+from gradekit.core.outcome import Outcome
 from gradekit.core.row_record import with_grades_of
-from gradekit.core.rows import CohortRow
 from gradekit.core.status import Status
 from gradekit.grading.gradebook import late_policy, open_gradebook, read_grades
 from gradekit.grading.late_policy import LatePolicy
@@ -49,7 +49,7 @@ def _reprice(policy: LatePolicy, submission: SubmittedAssignment) -> int:
     return changed
 
 
-def gradebook_rows(course: Course, earlier: Mapping[str, CohortRow] | None = None) -> tuple[CohortRow, ...]:
+def gradebook_rows(course: Course, earlier: Mapping[str, Outcome] | None = None) -> tuple[Outcome, ...]:
     """One row per student the gradebook holds a graded submission of, by student id.
 
     `earlier` (the last grading run's rows, `core/row_record.py`) gives each row back its notes and
@@ -65,16 +65,14 @@ def gradebook_rows(course: Course, earlier: Mapping[str, CohortRow] | None = Non
             continue  # never graded here (an extension's placeholder, or graded elsewhere)
         status = Status.FLAGGED if flagged else Status.GRADED
         message = "grade withheld for a TA (see the last grading run)" if flagged else ""
-        current = CohortRow(student_id=student, status=status, message=message, grades=read_grades(course, student))
+        current = Outcome(student_id=student, status=status, message=message, grades=read_grades(course, student))
         rows.append(with_grades_of(earlier[student], current) if student in earlier else current)
     held_ids = {row.student_id for row in rows}
     rows += [row for student, row in earlier.items() if student not in held_ids and not row.status.has_grades]
     return tuple(sorted(rows, key=lambda row: row.student_id))
 
 
-def rows_kept(
-    course: Course, earlier: Mapping[str, CohortRow], regraded: tuple[CohortRow, ...]
-) -> tuple[CohortRow, ...]:
+def rows_kept(course: Course, earlier: Mapping[str, Outcome], regraded: tuple[Outcome, ...]) -> tuple[Outcome, ...]:
     """`regraded` with every other student's row as the gradebook and `earlier` hold it, by student id.
 
     What `grade --student` reports: the whole cohort, with only the named students graded again.

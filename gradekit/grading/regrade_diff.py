@@ -20,7 +20,7 @@ from nbgrader.api import MissingEntry
 from gradekit.core.atomic_files import atomic_write
 from gradekit.core.course import Course
 from gradekit.core.grades import CellGrade, SubmissionGrades
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.grading.refresh import gradebook_rows
 
 REGRADE_FILE = "regrade.csv"
@@ -102,7 +102,7 @@ def grades_before(course: Course) -> dict[str, SubmissionGrades]:
     return {row.student_id: row.grades for row in rows if row.grades}
 
 
-def regrade_diff(before: Mapping[str, SubmissionGrades], rows: Iterable[CohortRow]) -> RegradeDiff:
+def regrade_diff(before: Mapping[str, SubmissionGrades], rows: Iterable[Outcome]) -> RegradeDiff:
     """Every regraded row with grades compared with its student's grades `before`, by student id."""
     regraded = sorted((row for row in rows if row.grades), key=lambda row: row.student_id)
     if not before:

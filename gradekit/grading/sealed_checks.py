@@ -31,8 +31,10 @@ import functools
 import importlib.util
 import io
 import linecache
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from nbformat import NotebookNode
 
@@ -68,10 +70,10 @@ class RemoteAnswer:
         self.__name__ = self.__qualname__ = name
         self._mirror = mirror
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._mirror.call(self, args, kwargs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<the student's {self._kit_answer_name}>"
 
 
@@ -90,7 +92,7 @@ class SealedNotebook:
         for name in _answer_names(self.cells.values()):
             self.namespace[name] = RemoteAnswer(name, self.mirror)
 
-    def role(self, cell) -> str:
+    def role(self, cell: NotebookNode) -> str:
         """`test`, `readonly` or `kernel` (answer cells, demos and anything the student added)."""
         trusted = self.cells.get(grade_id(cell))
         if trusted is None or is_demo(trusted):
@@ -102,12 +104,12 @@ class SealedNotebook:
             return "readonly"
         return "kernel"
 
-    def run_readonly(self, cell) -> str | None:
+    def run_readonly(self, cell: NotebookNode) -> str | None:
         """Run a read-only cell's trusted source here too; returns why it failed, if it did."""
         outcome = self._run(grade_id(cell))
         return None if outcome[1] is None else f"{type(outcome[1]).__name__}: {outcome[1]}"
 
-    def run_test(self, cell) -> list[NotebookNode]:
+    def run_test(self, cell: NotebookNode) -> list[NotebookNode]:
         """Run a test cell's trusted source here; its outputs as nbgrader will score them."""
         printed, error = self._run(grade_id(cell))
         if _is_forgery(error):
@@ -135,7 +137,7 @@ class SealedNotebook:
             return self._printed.getvalue(), error
         return self._printed.getvalue(), None
 
-    def _call(self, target, args, kwargs):
+    def _call(self, target: object, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         request = call_message(self.mirror, target, args, kwargs)
         try:
             reply = checked_reply(self.mirror.incoming(self.exchange(request)))
@@ -144,22 +146,30 @@ class SealedNotebook:
             raise
         return result_of(reply)
 
-    def _builtins(self) -> dict:
+    def _builtins(self) -> dict[str, Any]:
         names = dict(vars(builtins))
         real_import = builtins.__import__
 
-        def course_import(name, globals=None, locals=None, fromlist=(), level=0):
+        def course_import(
+            name: str,
+            globals: Mapping[str, object] | None = None,
+            locals: Mapping[str, object] | None = None,
+            fromlist: Sequence[str] = (),
+            level: int = 0,
+        ) -> ModuleType:
             if name in self.helpers and level == 0:
                 return self.helpers[name]
             return real_import(name, globals, locals, fromlist, level)
 
-        def grader_print(*values, sep=" ", end="\n", file=None, flush=False):
+        def grader_print(
+            *values: object, sep: str | None = " ", end: str | None = "\n", file: Any = None, flush: bool = False
+        ) -> None:
             print(*values, sep=sep, end=end, file=self._printed if file is None else file, flush=flush)
 
         names.update(__import__=course_import, print=grader_print)
         return names
 
-    def _load_helper(self, name: str, path: Path):
+    def _load_helper(self, name: str, path: Path) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load the course module {path}")
@@ -171,7 +181,9 @@ class SealedNotebook:
             setattr(module, "allow_changes_in_student_process", self.mirror.allow_changes)
         return module
 
-    def _run_in_kernel(self, module, function, args, kwargs):
+    def _run_in_kernel(
+        self, module: ModuleType, function: object, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         """The call, run in the kernel; a change there to a tensor it was handed is the student's error.
 
         The course's module says so by defining InputChanged; without it, such a change stays a finding.
@@ -190,7 +202,7 @@ class SealedNotebook:
         return result
 
 
-def _answer_names(cells) -> set[str]:
+def _answer_names(cells: Iterable[NotebookNode]) -> set[str]:
     """Names the answer cells of the source notebook define at their top level."""
     names = set()
     for cell in cells:

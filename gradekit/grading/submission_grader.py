@@ -28,7 +28,8 @@ from nbgrader.coursedir import CourseDirectory
 from gradekit.core.course import Course, load_course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.log import hush_known_noise
-from gradekit.core.notes import Finding, Note, NoteKind
+from gradekit.core.notes import Note, NoteKind
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.grading import kernel_cgroups, worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
@@ -46,29 +47,19 @@ WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
 log = logging.getLogger(__name__)
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)  # built by name: several fields are text
-class GradedSubmission:
-    """One submission's outcome; a failure is a status on its row, never an exception.
+@dataclasses.dataclass(frozen=True, kw_only=True)  # built by name, as every outcome is
+class GradedSubmission(Outcome):
+    """One submission's outcome as a worker hands it back: the outcome, and what the coordinator needs to store it.
 
-    status: GRADED; FLAGGED (graded, but the grade is withheld for a TA:
-    `findings` says why); FAILED (nothing graded: `message` says why); or
-    GRADER_ERROR (the grader's own failure, still there after its retries:
-    `cause` says which, nothing is scored). `notes` lists what was set aside
-    or repaired on the way.
+    The coordinator writes `record` and `files` to the course and keeps the
+    plain outcome as the submission's row (`as_outcome`); the pre-check reads
+    the graded files to word its reply.
     """
 
-    student_id: str
-    status: Status
-    message: str
-    record: SubmissionRecord | None
-    files: tuple[tuple[str, bytes], ...]
-    seconds: float
-    worker: str = ""  # host:pid of the process that graded it
-    notes: tuple[Note, ...] = ()
-    findings: tuple[Finding, ...] = ()
+    record: SubmissionRecord | None  # the gradebook record to store; None when nothing was graded
+    files: tuple[tuple[str, bytes], ...]  # the graded notebooks, by path under the student's folder
+    seconds: float  # how long grading it took, its retries included
     internal_error: str = ""  # the formatted traceback when our own code failed, for the coordinator's log
-    cause: GraderCause | None = None  # on a grader error: what went wrong on the grader's side
-    attempts: int = 1  # tries it took, the grader's own failures retried (a pool's lost worker included)
 
     @property
     def ok(self) -> bool:

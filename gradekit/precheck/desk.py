@@ -31,6 +31,7 @@ from pathlib import Path
 from gradekit.core.due_words import due_line
 from gradekit.core.extensions import Extension, due_for
 from gradekit.core.settings import PrecheckSettings
+from gradekit.core.status import ReplyStatus
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.precheck.audit import AuditLog
 from gradekit.precheck.fair_queue import FairQueue
@@ -288,7 +289,9 @@ class Desk:
     async def _run(self, check: Check) -> None:
         check.state = RUNNING
         reply = await self._reply(check)
-        if reply["status"] == "grader error" and not self.limits.refund(check.student, check.notebook, check.taken_at):
+        if reply["status"] == ReplyStatus.GRADER_ERROR and not self.limits.refund(
+            check.student, check.notebook, check.taken_at
+        ):
             reply = grader_error_reply(counted=True)  # the day's refunds are used: no endless free runs
         due = self.due_words(check.student)
         check.reply, check.state, check.content = ({**reply, "due": due} if due else reply), DONE, b""

@@ -23,11 +23,12 @@ import json
 import re
 
 import nbformat
+from nbformat import NotebookNode
 
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.diagnoses import ANSI, TAG, named_misconceptions, one_line
 from gradekit.core.notes import FindingKind
-from gradekit.core.status import Status
+from gradekit.core.status import ReplyStatus, Status
 from gradekit.grading.hidden_lines import CUT_NOTICE, SHORTEST_SECRET, hidden_test_lines
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import PAST_BUDGET
@@ -56,12 +57,12 @@ TENSOR_SUBCLASS = re.compile(r"\bnot the subclass [A-Za-z_]\w*")
 UNTOLD_FINDINGS = frozenset({FindingKind.HIDDEN_CODE_SHOWN})
 
 
-def secret_lines(source_notebook) -> frozenset[str]:
+def secret_lines(source_notebook: NotebookNode) -> frozenset[str]:
     """The hidden test lines of a trusted source notebook, with their spacing made single as the one-line texts have it."""
     return frozenset(" ".join(line.split()) for line in hidden_test_lines(source_notebook))
 
 
-def graded_test_cells(source_notebook) -> tuple[tuple[str, float], ...]:
+def graded_test_cells(source_notebook: NotebookNode) -> tuple[tuple[str, float], ...]:
     """(grade id, points) of every autograded test cell of the source notebook, in order."""
     found = []
     for cell in source_notebook.cells:
@@ -86,13 +87,15 @@ def leaked_lines(reply: dict, secrets: frozenset[str]) -> list[str]:
     return sorted(line for line in secrets if len(line) >= SHORTEST_SECRET and (line in sent or line in words))
 
 
-def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secrets: frozenset[str]) -> dict:
+def student_reply(
+    notebook: str, graded: GradedSubmission, source_notebook: NotebookNode, secrets: frozenset[str]
+) -> dict:
     """The reply for one graded notebook; `source_notebook` is the trusted copy with its points and hidden tests."""
     if graded.status is Status.GRADER_ERROR:
         return grader_error_reply()
     if graded.status is Status.FAILED and graded.message.startswith(PAST_BUDGET):
         return {
-            "status": "not graded",
+            "status": ReplyStatus.NOT_GRADED,
             "message": "Grading this notebook ran past the pre-check's time limit and was stopped, so it would "
             "score nothing. Look for code that runs for a long time or never ends, then pre-check again.",
             "cells": [],
@@ -100,7 +103,7 @@ def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secr
     if graded.status is Status.FAILED or graded.record is None:
         # The grader's message can quote what nbgrader met in the notebook: only fixed words go back.
         return {
-            "status": "not graded",
+            "status": ReplyStatus.NOT_GRADED,
             "message": "The grader could not grade this notebook as it is (it cannot be read as a notebook, or "
             "nbgrader stopped on it), so it would score nothing. Open it, run every cell, save it and pre-check again.",
             "cells": [],
@@ -110,14 +113,14 @@ def student_reply(notebook: str, graded: GradedSubmission, source_notebook, secr
         # Each finding in the grader's fixed phrase: its details can name what the student's code did or wrote.
         phrases = "; ".join(dict.fromkeys(finding.kind.phrase for finding in told))
         return {
-            "status": "held for a TA",
+            "status": ReplyStatus.HELD_FOR_A_TA,
             "message": "The grader would hold this notebook for a TA to look at, so the pre-check shows no points: "
             f"the notebook {phrases}.",
             "cells": [],
         }
     cells = _cell_replies(notebook, graded, source_notebook, secrets)
     return {
-        "status": "graded",
+        "status": ReplyStatus.GRADED,
         "message": "",
         "score": sum(cell["points"] for cell in cells),
         "max_score": sum(cell["max_points"] for cell in cells),
@@ -129,13 +132,13 @@ def grader_error_reply(counted: bool = False) -> dict:
     """The reply when the grader, not the notebook, failed: nothing is scored; not counted, unless the day's refunds are used."""
     if counted:
         return {
-            "status": "grader error",
+            "status": ReplyStatus.GRADER_ERROR,
             "message": "The pre-check failed on the grader's side. It counted as a pre-check all the same: only a "
             "few grader failures a day are given back, and you have had them today.",
             "cells": [],
         }
     return {
-        "status": "grader error",
+        "status": ReplyStatus.GRADER_ERROR,
         "message": "The pre-check failed on the grader's side, not because of your notebook. "
         "It was not counted: try again in a minute.",
         "cells": [],
@@ -145,7 +148,7 @@ def grader_error_reply(counted: bool = False) -> dict:
 def withheld_reply() -> dict:
     """The reply held back because it would have repeated hidden test code: only the notebook's run can put it there."""
     return {
-        "status": "not shown",
+        "status": ReplyStatus.NOT_SHOWN,
         "message": "The grader's reply to this notebook would have repeated a line of the hidden tests, so it is not "
         "shown. Text your notebook's code wrote ends up in that reply, so the check counted.",
         "cells": [],
@@ -155,7 +158,7 @@ def withheld_reply() -> dict:
 def unbuilt_reply() -> dict:
     """The reply when what the notebook's graded run left could not be turned into a reply."""
     return {
-        "status": "not shown",
+        "status": ReplyStatus.NOT_SHOWN,
         "message": "The pre-check could not read the outputs your notebook's run left in the graded copy, so it shows "
         "no points. Those outputs come from the notebook, so the check counted.",
         "cells": [],
@@ -165,14 +168,16 @@ def unbuilt_reply() -> dict:
 def not_run_reply() -> dict:
     """The reply to a check that was waiting or running when the service stopped."""
     return {
-        "status": "not run",
+        "status": ReplyStatus.NOT_RUN,
         "message": "The pre-check service restarted before this check was finished. It was not run and not counted: "
         "press the pre-check again.",
         "cells": [],
     }
 
 
-def _cell_replies(notebook: str, graded: GradedSubmission, source_notebook, secrets: frozenset[str]) -> list[dict]:
+def _cell_replies(
+    notebook: str, graded: GradedSubmission, source_notebook: NotebookNode, secrets: frozenset[str]
+) -> list[dict]:
     records = {entry.name: entry for entry in graded.record.notebooks} if graded.record else {}
     scores = {grade.cell: grade.auto_score for grade in records[notebook].grades} if notebook in records else {}
     outputs = _graded_cells(notebook, graded)
@@ -199,7 +204,7 @@ def _tagged(misconceptions: tuple[str, ...], said: str) -> str:
     return " ".join([*(f"[misconception: {m}]" for m in misconceptions), said]).strip()
 
 
-def diagnosis(cell) -> tuple[tuple[str, ...], str]:
+def diagnosis(cell: NotebookNode) -> tuple[tuple[str, ...], str]:
     """(the misconception ids, the one line) a failed test cell said, in the check's own words only."""
     error = next((output for output in cell.get("outputs", []) if output.get("output_type") == "error"), None)
     if error is None:
@@ -218,7 +223,7 @@ def diagnosis(cell) -> tuple[tuple[str, ...], str]:
     return named_misconceptions(QUOTED.sub("", line)), TAG.sub("", line).strip()
 
 
-def _uncut_message(error, name: str) -> str:
+def _uncut_message(error: NotebookNode, name: str) -> str:
     """The error's message as the check raised it: the last line of its traceback, else its value.
 
     The grader cuts a whole line of the value where it holds a hidden test

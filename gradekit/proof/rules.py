@@ -23,7 +23,7 @@ from gradekit.authoring.solutions import load_controls
 from gradekit.core.course import Course
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.grading.cohort import CohortResult, grade_cohort
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.progress import Progress
@@ -51,7 +51,7 @@ class ProofResult:
     violations: tuple[Violation, ...]
     students: tuple[SyntheticStudent, ...] = ()
     seconds: float = 0.0  # grading time of the cohort
-    rows: tuple[CohortRow, ...] = ()  # the cohort's rows, one per synthetic student
+    rows: tuple[Outcome, ...] = ()  # the cohort's rows, one per synthetic student
 
     @property
     def ok(self) -> bool:
@@ -90,18 +90,18 @@ def run_proof(
     return ProofResult(workspace, subjects, grades, tuple(violations), students, cohort.seconds, cohort.rows)
 
 
-def _rows_of(cohort: CohortResult, students: tuple[SyntheticStudent, ...]) -> list[CohortRow]:
+def _rows_of(cohort: CohortResult, students: tuple[SyntheticStudent, ...]) -> list[Outcome]:
     rows = {row.student_id: row for row in cohort.rows}
     return [rows[student.student_id] for student in students]
 
 
-def _grades_of(row: CohortRow, subject: Subject) -> SubmissionGrades:
+def _grades_of(row: Outcome, subject: Subject) -> SubmissionGrades:
     if row.grades is None:
         return SubmissionGrades(subject.student_id, (), missing=True)
     return subject_grades(row.grades, subject)
 
 
-def status_violations(row: CohortRow, student: SyntheticStudent) -> list[Violation]:
+def status_violations(row: Outcome, student: SyntheticStudent) -> list[Violation]:
     """Proof subjects must be graded: a row with nothing graded counts against every subject it holds,
     a row held for a TA against the subjects whose notebooks its findings name (all of them when none is named)."""
     if not row.status.needs_ta:

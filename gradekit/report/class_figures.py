@@ -12,7 +12,7 @@ from gradekit.core.catalog import Misconception
 from gradekit.core.extensions import Extension
 from gradekit.core.manifest import Manifest
 from gradekit.core.notes import NoteKind
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.grading.regrade_diff import RegradeDiff
 from gradekit.report.item_statistics import (
@@ -81,7 +81,7 @@ class TermFacts:
 class ClassReport:
     """Everything the page and the CSV files show."""
 
-    rows: tuple[CohortRow, ...]
+    rows: tuple[Outcome, ...]
     max_points: float
     notebooks: tuple[str, ...]
     exercises: tuple[ItemStats, ...]
@@ -97,16 +97,16 @@ class ClassReport:
     def extension_of(self, student: str) -> Extension | None:
         return next((e for e in self.term.extensions if e.student_id == student), None)
 
-    def with_status(self, status: Status) -> tuple[CohortRow, ...]:
+    def with_status(self, status: Status) -> tuple[Outcome, ...]:
         return tuple(r for r in self.rows if r.status is status)
 
     @property
-    def counted(self) -> tuple[CohortRow, ...]:
+    def counted(self) -> tuple[Outcome, ...]:
         """The rows whose scores count in the class's figures."""
         return tuple(r for r in self.rows if r.status.counts_as_submitted)
 
     @property
-    def waiting_for_ta(self) -> tuple[CohortRow, ...]:
+    def waiting_for_ta(self) -> tuple[Outcome, ...]:
         """The rows with a written answer no TA has graded yet (formgrader lists them)."""
         return tuple(r for r in self.rows if r.grades and r.grades.waiting)
 
@@ -125,9 +125,7 @@ class ClassReport:
         return tuple(r.score / self.max_points * 100 for r in self.counted) if self.max_points else ()
 
 
-def misconception_stats(
-    rows: tuple[CohortRow, ...], catalog: dict[str, Misconception]
-) -> tuple[MisconceptionStats, ...]:
+def misconception_stats(rows: tuple[Outcome, ...], catalog: dict[str, Misconception]) -> tuple[MisconceptionStats, ...]:
     """Each diagnosed misconception with the students who showed it, most frequent first."""
     students: dict[str, list[str]] = {}
     for row in rows:
@@ -148,7 +146,7 @@ def misconception_stats(
 def class_report(
     folder: Path,
     manifest: Manifest,
-    rows: tuple[CohortRow, ...],
+    rows: tuple[Outcome, ...],
     catalog: dict[str, Misconception],
     feedback_dir: Path | None = None,
     assignment_id: str = "",
@@ -173,7 +171,7 @@ def class_report(
     )
 
 
-def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[str, ...]], ...]:
+def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[Outcome, tuple[str, ...]], ...]:
     """Students a TA should contact and why: failed, flagged, the lowest scores, left-out notebooks."""
     graded = sorted(report.counted, key=lambda r: (r.score, r.student_id))
     median = report.median_score
@@ -204,7 +202,7 @@ def reasons_to_reach_out(report: ClassReport) -> tuple[tuple[CohortRow, tuple[st
     )
 
 
-def late_reasons(report: ClassReport, row: CohortRow) -> list[str]:
+def late_reasons(report: ClassReport, row: Outcome) -> list[str]:
     """How late the row was, after which deadline, what the policy took, and whether it passed the cut-off."""
     grades = row.grades
     if not grades or not grades.seconds_late:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gradekit.core.catalog import Misconception
 from gradekit.core.manifest import Manifest
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.grading.regrade_diff import RegradeDiff
 from gradekit.report.class_figures import TermFacts, class_report
 from gradekit.report.class_report_files import write_csv_files, write_page
@@ -22,7 +22,7 @@ from gradekit.report.item_statistics import MIN_SUBMITTERS
 def write_class_report(
     folder: Path,
     manifest: Manifest,
-    rows: tuple[CohortRow, ...],
+    rows: tuple[Outcome, ...],
     catalog: dict[str, Misconception],
     feedback_dir: Path | None = None,
     assignment_id: str = "",

@@ -20,7 +20,7 @@ import math
 from typing import Sequence
 
 from gradekit.core.manifest import Manifest, ManualAnswer, TestCell
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 
 # Below this the item hardly separates students (the usual rule of thumb is 0.2 for good items).
 LOW_DISCRIMINATION = 0.1
@@ -133,7 +133,7 @@ def item_stats(
     exercise: str,
     cell: str,
     tests: tuple[TestCell, ...],
-    rows: tuple[CohortRow, ...],
+    rows: tuple[Outcome, ...],
     minimum: int = MIN_SUBMITTERS,
 ) -> ItemStats:
     """The figures of the item made of `tests` (one test cell, or all of an exercise's)."""
@@ -160,13 +160,13 @@ def _score(grades, notebook: str, cell: str) -> float:
 
 
 def exercise_stats(
-    manifest: Manifest, rows: tuple[CohortRow, ...], minimum: int = MIN_SUBMITTERS
+    manifest: Manifest, rows: tuple[Outcome, ...], minimum: int = MIN_SUBMITTERS
 ) -> tuple[ItemStats, ...]:
     """Every exercise in manifest order, named by its answer cell."""
     return tuple(item_stats(e.notebook, e.answer_cell, "", e.tests, rows, minimum) for e in manifest.exercises)
 
 
-def cell_stats(manifest: Manifest, rows: tuple[CohortRow, ...], minimum: int = MIN_SUBMITTERS) -> tuple[ItemStats, ...]:
+def cell_stats(manifest: Manifest, rows: tuple[Outcome, ...], minimum: int = MIN_SUBMITTERS) -> tuple[ItemStats, ...]:
     """Every test cell in manifest order."""
     return tuple(
         item_stats(e.notebook, e.answer_cell, t.cell, (t,), rows, minimum) for e in manifest.exercises for t in e.tests
@@ -202,12 +202,12 @@ class WrittenStats:
         return "; ".join(part for part in parts if part) or "nobody submitted it"
 
 
-def written_stats(manifest: Manifest, rows: tuple[CohortRow, ...]) -> tuple[WrittenStats, ...]:
+def written_stats(manifest: Manifest, rows: tuple[Outcome, ...]) -> tuple[WrittenStats, ...]:
     """Every written answer in manifest order."""
     return tuple(_written_item(answer, rows) for answer in manifest.manual)
 
 
-def _written_item(answer: ManualAnswer, rows: tuple[CohortRow, ...]) -> WrittenStats:
+def _written_item(answer: ManualAnswer, rows: tuple[Outcome, ...]) -> WrittenStats:
     takers = [
         r.grades for r in rows if r.status.counts_as_submitted and r.grades and r.grades.submitted(answer.notebook)
     ]

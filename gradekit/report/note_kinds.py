@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from gradekit.core.notes import Note, NoteKind
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +39,7 @@ class NoteGroup:
         return line
 
 
-def note_groups(rows: tuple[CohortRow, ...]) -> tuple[NoteGroup, ...]:
+def note_groups(rows: tuple[Outcome, ...]) -> tuple[NoteGroup, ...]:
     """Every kind of note on the rows, the most widespread first."""
     notes: dict[NoteKind, list[tuple[str, Note]]] = {}
     for row in rows:

@@ -15,7 +15,7 @@ from class_report_fixtures import CATALOG, MANIFEST, ROWS, X, Y, graded
 from test_feedback_page import attack_page
 
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
-from gradekit.core.rows import CohortRow
+from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.grading.feedback_mathjax import bundle_mathjax
 from gradekit.report.class_report import write_class_report
@@ -64,7 +64,7 @@ PAYLOAD = (
 )
 
 
-def hostile_rows() -> tuple[CohortRow, ...]:
+def hostile_rows() -> tuple[Outcome, ...]:
     """The class report's cohort, with the student's own words wherever a row can carry them."""
     hostile = graded(
         f"mallory{PAYLOAD}",
@@ -77,7 +77,7 @@ def hostile_rows() -> tuple[CohortRow, ...]:
         findings=(Finding(FindingKind.FORGING_METHOD, X, f"answer_f{PAYLOAD}", (PAYLOAD,)),),
         status=Status.FLAGGED,
     )
-    broken = CohortRow(
+    broken = Outcome(
         student_id=f"trudy{PAYLOAD}", status=Status.FAILED, message=f"malformed notebook JSON: {PAYLOAD}", grades=None
     )
     return (*ROWS, hostile, broken)

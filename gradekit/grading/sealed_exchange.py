@@ -1,0 +1,163 @@
+"""The sealed exchange: how a call of a test cell running in the grader reaches the student's kernel and comes back.
+
+A sealed test cell runs in a thread of the grading worker (sealed_checks.py).
+Each call of a student's function is a request the grader writes into the
+kernel's mailbox (kernel_folders.py), a message that wakes the kernel's
+answering function (answer_server.py), and a reply the grader reads back.
+The mailbox is the grader's: the request goes through a descriptor held since
+the first call, so a kernel that swaps the path only misleads itself, and the
+reply is read only as a regular file of bounded size, never through a link.
+
+Waiting for the answer belongs to the step that keeps the kernel
+(safe_execute.py, seen here as `KernelKeeper`): it holds the cell to its time
+limit and interrupts or kills a kernel that will not answer. What is left
+here is the grader's own side of a call: a call that makes no progress at all
+for the watchdog's time (STALLED) and a mailbox gone from under the kernel
+(TEMP_FILE_MISSING) are the grader's failures, noticed on the run's sink as
+well as raised, since a test cell may catch what is raised through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from typing import Any, Protocol
+
+from gradekit.core.bounded_files import RefusedFile, read_bounded
+from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.grading.kernel_folders import KernelFolder
+from gradekit.grading.run_sink import RunSink
+from gradekit.grading.sealed_checks import KernelStopped
+from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
+
+ANSWER_REQUEST = "kit_answer_request"  # the message answer_server.py teaches the kernel
+MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
+NOT_STARTED = "the call was not started"
+
+
+class GraderStop(KernelStopped):
+    """Carries the grader's failure out of a sealed test cell.
+
+    A KernelStopped, so that no `except Exception` in the test can swallow it
+    (the sealed namespace lets it through); it leaves the cell as the GraderFailure it carries.
+    """
+
+    def __init__(self, failure: GraderFailure):
+        super().__init__(str(failure))
+        self.failure = failure
+
+
+class KernelKeeper(Protocol):
+    """What the exchange asks of the step that keeps the kernel alive and on time."""
+
+    def refuse_if_killed(self) -> None:
+        """Raise KernelStopped, with the same reason, once the grader has killed the kernel."""
+
+    async def await_answer(self, msg_id: str) -> None:
+        """Wait for the kernel's reply to `msg_id` within the running test cell's time limit."""
+
+    def watchdog_seconds(self) -> float:
+        """How long one call to the kernel may make no progress at all."""
+        ...
+
+
+class Mailbox:
+    """The kernel's mailbox as the grader uses it: it writes the request and reads the reply, both files it made."""
+
+    def __init__(self, folder: KernelFolder):
+        self.folder = folder
+        self._request: int | None = None  # the request file, held open from the first call (see `post`)
+
+    def post(self, request: bytes) -> None:
+        """Empty the reply, then write `request` into the file the grader made."""
+        _empty(self.folder.reply)  # an answering function that writes nothing must not leave the last reply standing
+        self._write_request(request)
+
+    def reply(self) -> bytes:
+        """The kernel's reply: a regular file of bounded size, never a link to somewhere else."""
+        try:
+            data = read_bounded(self.folder.reply, MAX_REPLY_BYTES)
+        except RefusedFile:
+            raise CrossingError("the kernel's answer is not a plain file of bounded size") from None
+        except OSError:
+            data = b""
+        if not data:  # the grader emptied the reply before asking
+            raise CrossingError("the kernel gave no answer (its answering function failed, or was removed or replaced)")
+        return data
+
+    def close(self) -> None:
+        if self._request is not None:
+            os.close(self._request)
+            self._request = None
+
+    def _write_request(self, data: bytes) -> None:
+        """Write through a descriptor held since the first call: the grader's own file, whatever is later at its path."""
+        if self._request is None:
+            flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            self._request = os.open(self.folder.request, flags)
+            if not stat.S_ISREG(os.fstat(self._request).st_mode):
+                raise CrossingError("the kernel's mailbox holds something other than the request file the grader made")
+        os.ftruncate(self._request, 0)
+        written = 0
+        while written < len(data):
+            written += os.pwrite(self._request, data[written:], written)
+
+
+class SealedExchange:
+    """One notebook's channel from the grader's test cells to its kernel, made once the kernel's folder is known.
+
+    Built on the event loop's thread; `call` is what the test cells' thread uses.
+    """
+
+    def __init__(self, mailbox: Mailbox, client: Any, keeper: KernelKeeper, sink: RunSink, notebook: str):
+        self.mailbox = mailbox
+        self._client = client  # the kernel client (jupyter_client's), which nbclient started
+        self._keeper = keeper
+        self._sink = sink
+        self._notebook = notebook
+        self._loop = asyncio.get_running_loop()
+        self._stage = NOT_STARTED  # how far the current call got, for the watchdog's message
+
+    def call(self, request: bytes) -> bytes:
+        """Hand `request` to the kernel and return its reply; run in the test cells' thread."""
+        self._stage = NOT_STARTED
+        future = asyncio.run_coroutine_threadsafe(self.answer(request), self._loop)
+        watchdog = self._keeper.watchdog_seconds()
+        try:
+            return future.result(timeout=watchdog)
+        except TimeoutError:  # bounded as the cell is, and more: nothing moved on either side
+            future.cancel()
+            stalled = f"{self._notebook}: no progress in {watchdog:g} s ({self._stage})"
+            raise GraderStop(self._sink.notice(GraderFailure(GraderCause.STALLED, stalled))) from None
+        except GraderFailure as failure:  # noticed here: a test cell may catch what it raises through
+            raise self._sink.notice(failure)
+        except (OSError, CrossingError) as error:
+            folder = self.mailbox.folder.path
+            if not folder.is_dir():
+                missing = GraderFailure(GraderCause.TEMP_FILE_MISSING, f"{folder} is gone")
+                raise self._sink.notice(missing) from error
+            raise
+
+    async def answer(self, request: bytes) -> bytes:
+        """Write the request, ask the kernel to answer, wait as its keeper says, and read the reply (on the loop)."""
+        self._keeper.refuse_if_killed()  # a test's clean-up calling again after the kill: the same reason
+        self._stage = "the request was being written"
+        self.mailbox.post(request)
+        msg_id = self._ask_for_answer()
+        self._stage = "the kernel was asked to answer"
+        await self._keeper.await_answer(msg_id)
+        self._stage = "the reply was being read"
+        return self.mailbox.reply()
+
+    def _ask_for_answer(self) -> str:
+        """Send the kernel's answering message (answer_server.py); its id."""
+        message = self._client.session.msg(ANSWER_REQUEST, {})
+        self._client.shell_channel.send(message)
+        return str(message["header"]["msg_id"])
+
+
+def _empty(path: os.PathLike[str]) -> None:
+    """Truncate a file of the kernel's mailbox; the grader made it, and opens nothing else there."""
+    handle = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    os.close(handle)
