@@ -9,7 +9,6 @@ this process). Both must give the cell the same verdict and the same words.
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from gradekit.authoring import cells
 from gradekit.authoring.checks_in_process import load_support_modules, run_checks
 from gradekit.core.notebook_script import Role, parse_script
 from gradekit.grading.sealed_checks import SealedNotebook
@@ -113,9 +112,3 @@ def test_check_and_the_sealed_engine_agree_on_what_cannot_cross(course):
     assert "graph built by the test cannot reach the student's kernel" in sealed["test_graph_of_the_test"][1]
     for cell in ("test_refused_result", "test_graph_of_the_test"):  # the same words, in process
         assert sealed[cell][1] in in_process[cell][1]
-
-
-def test_a_demo_runs_in_the_kernel_alone(course):
-    setup, demo = cells.setup_cell("setup", "import math"), cells.demo_cell("demo_pi", "print(math.pi)")
-    sealed = SealedNotebook(new_notebook(cells=[setup, demo]), {}, lambda request: b"")
-    assert (sealed.role(setup), sealed.role(demo)) == ("readonly", "kernel")

@@ -13,7 +13,6 @@ import pytest
 from gradekit.sandbox import kernel_guard
 from gradekit.sandbox.seccomp_filter import SECCOMP_ARCHES, _assemble, forbid_new_programs, seccomp_steps
 
-
 SANDBOX = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox"
 RETURN, EQUAL = 0x06, 0x15
 ERRNO_EPERM = 0x00050000 | 1  # SECCOMP_RET_ERRNO with EPERM
