@@ -1,5 +1,6 @@
 """Shared fixtures: the course, its manifest, and one real proof run per test session."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,17 @@ from gradekit.core.course import load_course
 from gradekit.core.manifest import load_manifest
 from gradekit.grading.executors import default_jobs
 from gradekit.proof.rules import run_proof
+
+
+@pytest.fixture(scope="session", autouse=True)
+def gradebook_schema_read_once():
+    """Every new gradebook takes its schema's version from one in-process read (gradebook_fixtures.py)."""
+    import nbgrader.api
+    from gradebook_fixtures import schema_version
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nbgrader.api, "get_alembic_version", schema_version)
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -67,3 +79,40 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(
             "each test needs exactly one tier marker of " + ", ".join(TIERS) + ":\n" + "\n".join(wrong)
         )
+
+
+class ProcessWatch:
+    """Notes, while a unit test runs, every process it starts (Python's audit events), so the unit tier stays in-process."""
+
+    EVENTS = frozenset(
+        {"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system"}
+    )
+
+    def __init__(self):
+        self.watching = False
+        self.started: list[str] = []
+        sys.addaudithook(self._heard)
+
+    def _heard(self, event, args):
+        if self.watching and event in self.EVENTS:
+            self.started.append(" ".join([event, *map(str, args[:2])])[:200])
+
+
+PROCESSES = ProcessWatch()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A unit test that started a process fails, naming what it started: it belongs to another tier (pytest.ini)."""
+    if item.get_closest_marker("unit") is None:
+        return (yield)
+    PROCESSES.watching, PROCESSES.started = True, []
+    try:
+        result = yield
+    finally:
+        PROCESSES.watching = False
+    if PROCESSES.started:
+        pytest.fail(
+            "a unit test starts no process; mark it for the tier it belongs to:\n  " + "\n  ".join(PROCESSES.started)
+        )
+    return result

@@ -1,4 +1,5 @@
-"""A pre-check desk without the engine: a clock the test moves, a stand-in grader and a tiny source notebook."""
+"""A pre-check desk without the engine (a clock the test moves, a stand-in grader, a tiny source notebook),
+and a student's calls to the real service over loopback."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import json
+import secrets
+import time
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
 from gradekit.core.settings import PrecheckSettings
 from gradekit.core.status import Status
@@ -16,8 +20,12 @@ from gradekit.grading.gradebook_records import GradeRecord, NotebookRecord, Subm
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.precheck.audit import AuditLog
 from gradekit.precheck.desk import Desk
+from gradekit.precheck.run import DEFAULT_PREFIX
+from gradekit.proof.subjects import answer_sources, fill_answers
 
 NOTEBOOK = "010_history"
+# The service's sign-in replaced by a table: a request's token names its student.
+TOKENS = {"token-of-ana": "ana", "token-of-ben": "ben", "token-of-mallory": "mallory", "token-of-eve": "eve"}
 HIDDEN_LINE = "expect(torch.equal(answer, torch.tensor([1.0, 2.0])), 'secret hidden comparison')"
 TEST_SOURCE = (
     "assert callable(f)\nprint('Visible check passed: it runs')\n"
@@ -105,3 +113,43 @@ def run_apart(coroutine):
     """
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+# The real service, as a student's page calls it ------------------------------------------------------------
+
+
+def identify(handler):
+    return TOKENS.get(handler.request.headers.get("Authorization", "").removeprefix("token "))
+
+
+def answered(course, manifest, control=None) -> dict:
+    """The release notebook of `NOTEBOOK` with the reference's answers (or a negative control's), as JSON."""
+    filled = fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", answer_sources(manifest, NOTEBOOK, control))
+    return json.loads(nbformat.writes(filled))
+
+
+async def call(port, path, token, body=None):
+    """(HTTP status, JSON body) of a GET, or of a POST of `body`, to the service on `port`."""
+    request = HTTPRequest(
+        f"http://127.0.0.1:{port}{DEFAULT_PREFIX}{path}",
+        method="GET" if body is None else "POST",
+        body=None if body is None else json.dumps(body),
+        headers={"Authorization": f"token {token}"},
+        request_timeout=120,
+    )
+    try:
+        response = await AsyncHTTPClient().fetch(request)
+    except HTTPClientError as error:
+        response = error.response
+    return response.code, json.loads(response.body)
+
+
+async def checked(port, token, content):
+    """Send a pre-check of `content` and wait for its result."""
+    body = {"notebook": f"{NOTEBOOK}.ipynb", "content": content, "nonce": secrets.token_hex(16), "sent": time.time()}
+    status, taken = await call(port, "api/checks", token, body)
+    assert status == 202, taken
+    while taken.get("state") != "done":
+        status, taken = await call(port, f"api/checks/{taken['id']}?wait=60", token)
+        assert status == 200, taken
+    return taken

@@ -61,7 +61,7 @@ def _until_cpu(pid: int, seconds: float) -> Usage:
     return usage
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_a_spinning_process_uses_cpu_time_and_a_sleeping_one_does_not():
     spinner, sleeper = _start(SPIN), _start("import time\ntime.sleep(600)")
     try:
@@ -75,7 +75,7 @@ def test_a_spinning_process_uses_cpu_time_and_a_sleeping_one_does_not():
     assert slept.waiting is not None and spun.waiting is not None
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_children_of_the_group_count_even_after_leaving_its_session():
     leader = _start(SLEEPING_LEADER)
     try:

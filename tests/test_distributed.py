@@ -6,14 +6,13 @@ The local workers are held to serial `nbgrader autograde` by the oracle (test_pr
 import concurrent.futures
 import dataclasses
 import os
-import signal
 import threading
 import time
 
 import pytest
 from cohort_fixtures import CHEATS, CRASHING_STUDENT, MALFORMED_STUDENT, twin_course
 from cohort_fixtures import SMALL_COHORT_NOTEBOOK as NOTEBOOK
-from services import dask_cluster, postgres_server
+from services import dask_cluster, kill_a_busy_worker, postgres_server
 
 from gradekit.core.status import Status
 from gradekit.grading.cohort import grade_cohort
@@ -55,17 +54,6 @@ def test_work_ran_on_both_cluster_workers(distributed_run):
     assert not any(worker.endswith(f":{os.getpid()}") for worker in workers)
 
 
-def _kill_a_busy_worker(client) -> str:
-    """SIGKILL the process of a worker while it grades; returns its address."""
-    while True:
-        busy = [address for address, keys in client.processing().items() if keys]
-        if busy:
-            (pid,) = client.run(os.getpid, workers=busy[:1]).values()
-            os.kill(pid, signal.SIGKILL)
-            return busy[0]
-        time.sleep(0.2)
-
-
 def test_a_worker_lost_mid_grade_is_replaced_and_its_submission_graded_again(small_cohort, tmp_path):
     local, _, _ = small_cohort
     shared = twin_course(local, tmp_path / "shared", skip={MALFORMED_STUDENT, CRASHING_STUDENT, *CHEATS})
@@ -74,7 +62,7 @@ def test_a_worker_lost_mid_grade_is_replaced_and_its_submission_graded_again(sma
         try:
             with concurrent.futures.ThreadPoolExecutor(1) as background:
                 grading = background.submit(grade_cohort, shared, executor, (NOTEBOOK,))
-                killed = _kill_a_busy_worker(executor.client)
+                killed = kill_a_busy_worker(executor.client)
                 result = grading.result()
             executor.client.wait_for_workers(2, timeout=90)
             workers_after = set(executor.client.scheduler_info()["workers"])

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
-
 ROOT = Path(__file__).resolve().parent.parent
 MKDOCS = Path(sys.executable).with_name("mkdocs")
 README = ROOT / "README.md"
@@ -23,6 +21,7 @@ IMPLEMENTATION_PATH = re.compile(r"`[^`]*\b(?:tests|gradekit)/[^`]*`")
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
+@pytest.mark.nbgrader
 def test_the_site_builds_strictly_without_a_warning(tmp_path):
     # Material prints a notice about its own end of life on every build; it says nothing about our pages.
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
@@ -41,11 +40,13 @@ def test_the_site_builds_strictly_without_a_warning(tmp_path):
     assert (tmp_path / "site" / "index.html").is_file()
 
 
+@pytest.mark.unit
 def test_the_readme_is_short():
     lines = README.read_text(encoding="utf-8").splitlines()
     assert len(lines) <= README_MOST_LINES, f"README.md has {len(lines)} lines; move detail into docs/pages/"
 
 
+@pytest.mark.unit
 def test_every_relative_link_of_the_readme_points_at_a_file():
     text = README.read_text(encoding="utf-8")
     targets = [target for target in LINK.findall(text) if not re.match(r"[a-z][a-z0-9+.-]*:|#", target)]
@@ -54,6 +55,7 @@ def test_every_relative_link_of_the_readme_points_at_a_file():
     assert not missing, f"README.md links to files that do not exist: {missing}"
 
 
+@pytest.mark.nbgrader
 def test_a_missing_figure_file_fails_the_build(tmp_path):
     """The figures are included with check_paths on: a page naming a figure that is not there cannot build."""
     pages = tmp_path / "pages"
@@ -81,6 +83,7 @@ def test_a_missing_figure_file_fails_the_build(tmp_path):
     assert "absent.md" in result.stdout + result.stderr
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", PEOPLES_PAGES)
 def test_a_page_for_people_keeps_test_and_module_paths_in_its_last_section(name):
     steps, tested = (PAGES / name).read_text(encoding="utf-8").split(TESTED_SECTION)

@@ -11,7 +11,7 @@ from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import TaskBudget
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.nbgrader
 
 
 def kill_on_poison(template_root, folder, student):

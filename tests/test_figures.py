@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.commands.figures import digits_figure, markdown_table, write_figure
+from gradekit.commands.figures import blind_figure, digits_figure, markdown_table, write_figure
+from gradekit.mutation.blind import BlindAnswer, BlindResult, BlindSet, Judgement
 
 pytestmark = pytest.mark.unit
 
@@ -38,3 +39,17 @@ def test_every_figure_in_the_docs_was_written_by_a_command_into_its_own_place(fi
     match = HEADER.match(figure.read_text().splitlines()[0])
     assert match, f"{figure.name}: its first line must name the command that wrote it"
     assert match.group(2) == f"docs/pages/figures/{figure.name}"
+
+
+def test_the_blind_figure_leads_with_its_counts_then_lists_each_answer_that_needs_work():
+    answer = BlindAnswer("010_history", "leaf-in-float32", "float64_leaf", False, "pass", "built in float32")
+    missed = BlindResult(answer, 0.0, 2.0, (), "float64_leaf([1.1]) holds 1.100000023841858 | not 1.1")
+    blind = BlindSet((missed,), {"leaf-in-float32": Judgement("numpy-default-dtype", "float32 by default")}, 3.0)
+    text = blind_figure(blind)
+    assert text.splitlines()[2].startswith("| 1 | 0 | 1 | 0 | 0 | 1 | 0 | 0 | 1 | 1 |")
+    unnamed = text.split("## Wrong answers caught with no misconception named")[1].split("##")[0]
+    assert (
+        "| 010_history | test_float64_leaf | `leaf-in-float32` | `numpy-default-dtype` | float32 by default |"
+        in unnamed
+    )
+    assert "1.100000023841858 \\| not 1.1" in unnamed  # a bar in a message cannot split the table's row

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.nbgrader
 
 ROOT = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")

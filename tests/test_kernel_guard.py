@@ -13,8 +13,6 @@ import torch
 
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT, SECCOMP_ARCHES, Guard
 
-pytestmark = pytest.mark.unit
-
 GUARD_FILE = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox" / "kernel_guard.py"
 
 
@@ -45,6 +43,7 @@ def _log(tmp_path):
     return [json.loads(line) for line in (tmp_path / "guard.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.unit
 def test_course_files_are_refused_and_logged_once(guard, course_root, tmp_path):
     for _ in range(2):
         with pytest.raises(PermissionError, match="accessed a course file"):
@@ -52,6 +51,7 @@ def test_course_files_are_refused_and_logged_once(guard, course_root, tmp_path):
     assert _log(tmp_path)[1:] == [{"refused": "open", "reason": "accessed a course file (gradebook.db)"}]
 
 
+@pytest.mark.unit
 def test_the_notebook_folder_is_readable_except_its_notebooks(guard, course_root):
     notebook_dir = course_root / "autograded" / "student" / "autograd"
     guard.hook("open", (str(notebook_dir / "autograd_checks.py"), "r", 0))
@@ -62,12 +62,14 @@ def test_the_notebook_folder_is_readable_except_its_notebooks(guard, course_root
         guard.hook("open", (str(notebook_dir / "torch.py"), "w", os.O_WRONLY | os.O_CREAT))
 
 
+@pytest.mark.unit
 def test_files_outside_the_course_and_descriptors_pass(guard, tmp_path):
     guard.hook("open", (os.__file__, "r", 0))
     guard.hook("open", (str(tmp_path / "scratch.txt"), "w", os.O_WRONLY))
     guard.hook("open", (3, "r", 0))
 
 
+@pytest.mark.unit
 def test_processes_databases_network_and_ctypes_are_refused(guard):
     for event in (
         "subprocess.Popen",
@@ -81,6 +83,7 @@ def test_processes_databases_network_and_ctypes_are_refused(guard):
             guard.hook(event, ())
 
 
+@pytest.mark.unit
 def test_an_unarmed_guard_lets_the_kernel_start(tmp_path, course_root):
     guard = Guard(str(tmp_path / "guard.jsonl"), (str(course_root),), (), str(course_root), seal=False)
     guard.hook("sqlite3.connect", (":memory:",))
@@ -88,6 +91,7 @@ def test_an_unarmed_guard_lets_the_kernel_start(tmp_path, course_root):
     assert (tmp_path / "guard.jsonl").read_text() == ""
 
 
+@pytest.mark.unit
 def test_a_probe_reports_replaced_functions(guard, tmp_path):
     original = math.sqrt
     try:
@@ -101,6 +105,7 @@ def test_a_probe_reports_replaced_functions(guard, tmp_path):
     assert probes["patched"] == ["math.sqrt was replaced"]
 
 
+@pytest.mark.unit
 def test_a_probe_reports_methods_added_to_tensors(guard, tmp_path):
     try:
         torch.Tensor.cheap_equal = lambda self, other: True
@@ -111,12 +116,14 @@ def test_a_probe_reports_methods_added_to_tensors(guard, tmp_path):
     assert probes["added"] == ["torch.Tensor.cheap_equal was added"]
 
 
+@pytest.mark.unit
 def test_other_processes_are_off_limits(guard):
     guard.hook("open", (f"/proc/{os.getpid()}/status", "r", 0))
     with pytest.raises(PermissionError, match="another process"):
         guard.hook("open", (f"/proc/{os.getppid()}/mem", "r+b", os.O_RDWR))
 
 
+@pytest.mark.nbgrader
 def test_an_armed_kernel_can_start_no_program_and_leave_no_process_group(tmp_path):
     """The seccomp filter, tried on a child process: exec, setsid and setpgid all fail."""
     program = textwrap.dedent(f"""
@@ -136,6 +143,7 @@ def test_an_armed_kernel_can_start_no_program_and_leave_no_process_group(tmp_pat
     assert result.stdout.split() == ["exec", "setsid", "setpgid", "True"]
 
 
+@pytest.mark.unit
 def test_both_architectures_refuse_the_same_calls():
     x86_64, aarch64 = (SECCOMP_ARCHES[machine][2] for machine in ("x86_64", "aarch64"))
     assert list(x86_64) == list(aarch64)
@@ -158,6 +166,7 @@ REFUSED_CALLS = (
 )
 
 
+@pytest.mark.nbgrader
 @pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
 def test_an_armed_kernel_reaches_no_other_process_and_no_namespace(filtered):
     """pidfd, ptrace, process_vm_* and the mount and namespace calls fail with EPERM once the filter is on.
@@ -190,6 +199,7 @@ def test_an_armed_kernel_reaches_no_other_process_and_no_namespace(filtered):
     ]
 
 
+@pytest.mark.nbgrader
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="x32 calls exist on x86_64 only")
 def test_an_armed_kernel_makes_no_x32_call():
     """An x32 call carries x86_64's audit arch but other numbers: refused whatever it is (here getpid)."""
@@ -204,6 +214,7 @@ def test_an_armed_kernel_makes_no_x32_call():
     assert result.stdout.split() == ["-1", "True"]
 
 
+@pytest.mark.nbgrader
 def test_an_armed_kernel_reaches_no_network(tmp_path):
     """The same filter: no connect(), no datagram, raw or packet socket; bound TCP and socket pairs still work."""
     program = textwrap.dedent(f"""
@@ -238,6 +249,7 @@ def test_an_armed_kernel_reaches_no_network(tmp_path):
     ]
 
 
+@pytest.mark.nbgrader
 def test_a_kernel_may_signal_its_own_children_only(tmp_path):
     """ipykernel ends the kernel's children at shutdown; any other target stays refused."""
     program = textwrap.dedent(f"""
@@ -265,6 +277,7 @@ def test_a_kernel_may_signal_its_own_children_only(tmp_path):
     assert result.stdout.split() == ["True", "False", "False", "False", "False"]
 
 
+@pytest.mark.nbgrader
 def test_an_armed_kernel_adds_no_audit_hook_of_its_own(tmp_path):
     """A student's hook could answer the guard's probe: once armed, Python drops it (silently) and the guard logs it."""
     program = textwrap.dedent(f"""
@@ -286,6 +299,7 @@ def test_an_armed_kernel_adds_no_audit_hook_of_its_own(tmp_path):
     assert _log(tmp_path)[1:] == [{"refused": "sys.addaudithook", "reason": "added an audit hook"}]
 
 
+@pytest.mark.nbgrader
 @pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
 def test_an_armed_kernel_reserves_no_disk_past_a_file_it_holds(tmp_path, filtered):
     """fallocate (KEEP_SIZE, which the file-size limit does not count) is refused once the filter is on."""
@@ -310,6 +324,7 @@ def test_an_armed_kernel_reserves_no_disk_past_a_file_it_holds(tmp_path, filtere
         assert status == "0" and int(reserved) >= 2**20  # the file system does reserve it unfiltered
 
 
+@pytest.mark.nbgrader
 @pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
 def test_an_armed_kernel_makes_no_io_uring(filtered):
     """io_uring runs its own operations (fallocate, connect, ...) past every filter: making one is refused."""
@@ -326,6 +341,7 @@ def test_an_armed_kernel_makes_no_io_uring(filtered):
     assert result.stdout.split() == (["False", "1"] if filtered else ["True", "0"])  # EPERM once armed
 
 
+@pytest.mark.nbgrader
 @pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
 def test_an_armed_kernel_starts_threads_but_no_process(filtered):
     """fork, vfork, a clone that makes a process and fork_exec's preexec_fn route fail; threads still start."""

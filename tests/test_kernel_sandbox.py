@@ -11,11 +11,10 @@ import pytest
 
 from gradekit.sandbox.kernel_sandbox import readable_outside
 
-pytestmark = pytest.mark.unit
-
 SANDBOX = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox" / "kernel_sandbox.py"
 
 
+@pytest.mark.unit
 def test_readable_outside_covers_everything_but_the_protected_roots(tmp_path):
     protected = tmp_path / "course"
     (protected / "source").mkdir(parents=True)
@@ -29,6 +28,7 @@ def test_readable_outside_covers_everything_but_the_protected_roots(tmp_path):
     assert str(tmp_path / "shortcut") not in found
 
 
+@pytest.mark.nbgrader
 def test_a_confined_process_cannot_open_course_files_even_from_c(tmp_path):
     course = tmp_path / "course"
     notebook_dir = course / "autograded" / "student"
@@ -64,6 +64,7 @@ def test_a_confined_process_cannot_open_course_files_even_from_c(tmp_path):
     assert (private_tmp / "scratch.txt").read_text() == "ok"
 
 
+@pytest.mark.nbgrader
 def test_a_confined_process_writes_nothing_the_next_kernel_could_read(tmp_path):
     """Of /dev only /dev/null is writable: /dev/shm and /tmp would carry a note to the next student."""
     private_tmp = tmp_path / "private"
@@ -92,6 +93,7 @@ def test_a_confined_process_writes_nothing_the_next_kernel_could_read(tmp_path):
     assert result.stdout.split() == ["True", "False", "False", "True", "True"]
 
 
+@pytest.mark.nbgrader
 def test_a_confined_process_cannot_read_another_processes_environment(tmp_path):
     """/proc/<parent>/environ (where a grader's gradebook password would be) is refused; its own entry is not."""
     private_tmp = tmp_path / "private"
@@ -121,6 +123,7 @@ def test_a_confined_process_cannot_read_another_processes_environment(tmp_path):
     assert result.stdout.split() == ["False", "False", "True", "True"]
 
 
+@pytest.mark.nbgrader
 def test_a_confined_process_makes_sockets_and_fifos_in_its_private_folder_only(tmp_path):
     """A FIFO or socket at a classmate's path (or where the grader will write) is refused; devices everywhere."""
     private_tmp = tmp_path / "private"
@@ -150,6 +153,7 @@ def test_a_confined_process_makes_sockets_and_fifos_in_its_private_folder_only(t
     assert not (tmp_path / "pipe").exists() and not (tmp_path / "socket").exists()
 
 
+@pytest.mark.nbgrader
 def test_a_confined_process_lists_its_socket_folder_and_makes_nothing_there(tmp_path):
     """The second layer under the read-only mount: a boxed kernel's sockets are bound before it is confined."""
     private_tmp, sockets = tmp_path / "private", tmp_path / "sockets"
@@ -179,6 +183,7 @@ def test_a_confined_process_lists_its_socket_folder_and_makes_nothing_there(tmp_
     assert sorted(path.name for path in sockets.iterdir()) == ["k-1"]
 
 
+@pytest.mark.nbgrader
 def test_a_confined_process_signals_its_descendants_only_and_reaches_no_outside_abstract_socket(tmp_path):
     """Landlock's scopes (ABI 6 on): no signal to the parent, no connection to the parent's abstract socket."""
     private_tmp = tmp_path / "private"

@@ -10,22 +10,14 @@ import types
 
 import nbformat
 import pytest
-from precheck_fixtures import run_apart
-from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+from precheck_fixtures import NOTEBOOK, answered, call, checked, identify, run_apart
 
 from gradekit.authoring.solutions import load_controls
 from gradekit.grading.hidden_lines import CUT_NOTICE
 from gradekit.precheck.engine import without_hub_credentials
 from gradekit.precheck.reply import secret_lines
 from gradekit.precheck.run import DEFAULT_PREFIX, running_service
-from gradekit.proof.subjects import answer_sources, fill_answers, mixed_answer_sources
-
-NOTEBOOK = "010_history"
-TOKENS = {"token-of-ana": "ana", "token-of-ben": "ben", "token-of-mallory": "mallory", "token-of-eve": "eve"}
-
-
-def identify(handler):
-    return TOKENS.get(handler.request.headers.get("Authorization", "").removeprefix("token "))
+from gradekit.proof.subjects import fill_answers, mixed_answer_sources
 
 
 @pytest.mark.unit
@@ -34,48 +26,18 @@ def test_no_grading_process_inherits_the_services_hub_credentials():
     assert kept == {"PATH": "/bin", "HOME": "/h"}
 
 
-def _notebook(course, manifest, control=None) -> dict:
-    filled = fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", answer_sources(manifest, NOTEBOOK, control))
-    return json.loads(nbformat.writes(filled))
-
-
-async def _call(port, path, token, body=None):
-    request = HTTPRequest(
-        f"http://127.0.0.1:{port}{DEFAULT_PREFIX}{path}",
-        method="GET" if body is None else "POST",
-        body=None if body is None else json.dumps(body),
-        headers={"Authorization": f"token {token}"},
-        request_timeout=120,
-    )
-    try:
-        response = await AsyncHTTPClient().fetch(request)
-    except HTTPClientError as error:
-        response = error.response
-    return response.code, json.loads(response.body)
-
-
-async def _checked(port, token, content):
-    body = {"notebook": f"{NOTEBOOK}.ipynb", "content": content, "nonce": secrets.token_hex(16), "sent": time.time()}
-    status, taken = await _call(port, "api/checks", token, body)
-    assert status == 202, taken
-    while taken.get("state") != "done":
-        status, taken = await _call(port, f"api/checks/{taken['id']}?wait=60", token)
-        assert status == 200, taken
-    return taken
-
-
 @pytest.mark.nbgrader
 def test_a_wrong_answer_gets_its_diagnosis_a_right_one_full_marks_and_no_reply_shows_a_hidden_line(
     course, manifest, tmp_path
 ):
     control = next(c for c in load_controls(manifest) if c.name == "010-float64_leaf__default_dtype")
-    wrong, right = _notebook(course, manifest, control), _notebook(course, manifest)
+    wrong, right = answered(course, manifest, control), answered(course, manifest)
 
     async def scenario():
         async with running_service(course, tmp_path / "state", "127.0.0.1", 0, DEFAULT_PREFIX, identify) as running:
-            first = await _checked(running.port, "token-of-ana", wrong)
-            theirs = await _call(running.port, f"api/checks/{first['id']}", "token-of-ben")
-            fixed = await _checked(running.port, "token-of-ben", right)
+            first = await checked(running.port, "token-of-ana", wrong)
+            theirs = await call(running.port, f"api/checks/{first['id']}", "token-of-ben")
+            fixed = await checked(running.port, "token-of-ben", right)
             sources = running.desk.sources[NOTEBOOK]
         return first, theirs, fixed, sources
 
@@ -124,8 +86,8 @@ def test_an_error_carrying_a_hidden_line_gets_the_same_reply_as_one_carrying_any
 
     async def scenario():
         async with running_service(course, tmp_path / "state", "127.0.0.1", 0, DEFAULT_PREFIX, identify) as running:
-            guessed = await _checked(running.port, "token-of-ana", _raising(course, manifest, hidden))
-            missed = await _checked(running.port, "token-of-ben", _raising(course, manifest, other))
+            guessed = await checked(running.port, "token-of-ana", _raising(course, manifest, hidden))
+            missed = await checked(running.port, "token-of-ben", _raising(course, manifest, other))
         return guessed, missed
 
     guessed, missed = run_apart(scenario())
@@ -172,18 +134,18 @@ def _on_a_budget(course):
 
 async def _timed(port, token, content):
     started = time.monotonic()
-    reply = await _checked(port, token, content)
+    reply = await checked(port, token, content)
     return reply, time.monotonic() - started
 
 
 async def _grading(port, token, content) -> None:
     """Send a check and return once it is being graded."""
     body = {"notebook": f"{NOTEBOOK}.ipynb", "content": content, "nonce": secrets.token_hex(16), "sent": time.time()}
-    status, taken = await _call(port, "api/checks", token, body)
+    status, taken = await call(port, "api/checks", token, body)
     assert status == 202, taken
     while taken.get("state") == "queued":
         await asyncio.sleep(0.2)
-        status, taken = await _call(port, f"api/checks/{taken['id']}", token)
+        status, taken = await call(port, f"api/checks/{taken['id']}", token)
     assert taken["state"] == "running", taken
 
 
@@ -221,7 +183,7 @@ def test_a_grading_process_that_hangs_is_replaced_and_the_next_students_check_is
     import gradekit.precheck.engine as engine
 
     monkeypatch.setattr(engine, "grade_task", grade_or_hang)
-    right = _notebook(course, manifest)
+    right = answered(course, manifest)
     theirs, his, his_seconds, closing_seconds = _hostile_beside_honest(
         _on_a_budget(course), tmp_path, right, right, stuck_at_close=right
     )
@@ -239,7 +201,7 @@ def test_an_upload_whose_reply_never_finishes_decoding_holds_up_no_classmate(cou
     sources = mixed_answer_sources(manifest, NOTEBOOK, (endless,))
     hostile = json.loads(nbformat.writes(fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", sources)))
     theirs, his, his_seconds, _ = _hostile_beside_honest(
-        _on_a_budget(course), tmp_path, hostile, _notebook(course, manifest)
+        _on_a_budget(course), tmp_path, hostile, answered(course, manifest)
     )
     # Today the budget stops it; a decoder with a node budget of its own refuses the reply sooner.
     assert theirs["result"]["status"] in {"not graded", "held for a TA"}

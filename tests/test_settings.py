@@ -7,7 +7,6 @@ from traitlets import TraitError
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from gradekit.commands.cli import main
 from gradekit.core.course import CONFIG_FILE, load_course
 from gradekit.core.settings import CourseKit
 
@@ -97,21 +96,6 @@ def test_a_command_reads_the_configuration_file_once_for_its_course_and_manifest
     course, manifest = _course_and_manifest()
     assert manifest.assignment == course.assignment_id
     assert len(reads) == 1
-
-
-def test_help_all_lists_every_setting_with_type_default_and_help(capsys):
-    with pytest.raises(SystemExit) as exit:
-        main(["--help-all"])
-    assert exit.value.code == 0
-    shown = capsys.readouterr().out
-    for name, trait in CourseKit.class_traits(config=True).items():
-        shape = "key-1>=<value-1>..." if type(trait).__name__ == "Dict" else f"{type(trait).__name__}>"
-        assert f"--CourseKit.{name}=<{shape}" in shown
-        assert trait.help.split()[0] in shown
-    assert "Default: 8.0" in shown and "Default: 'autograd'" in shown
-    assert "--LmsExportPlugin.roster=<Unicode>" in shown
-    assert "--LatePolicy.cutoff_hours=<Float>" in shown and "--CourseKit.due_dates=<key-1>=<value-1>..." in shown
-    assert "--help-all" in shown and "--verbose" in shown
 
 
 def test_the_due_date_is_read_once_zoned_and_given_to_the_pre_check(tmp_path):

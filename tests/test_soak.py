@@ -44,7 +44,7 @@ def _wait_for(condition, seconds=10.0):
 # ---- the process tree ---------------------------------------------------------------------------
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_the_walk_finds_a_child_and_its_grandchild_and_sees_them_end():
     child = subprocess.Popen([sys.executable, "-c", PARENT_OF_A_SLEEPER], start_new_session=True)
     try:
@@ -64,7 +64,7 @@ def _sleep_in_a_fork():
     time.sleep(60)
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_a_forked_child_is_a_worker_a_started_program_is_not_and_a_spared_one_never():
     forked = multiprocessing.get_context("fork").Process(target=_sleep_in_a_fork)
     forked.start()
@@ -83,7 +83,7 @@ def test_a_forked_child_is_a_worker_a_started_program_is_not_and_a_spared_one_ne
 # ---- the load -----------------------------------------------------------------------------------
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_the_load_runs_its_hogs_and_its_memory_until_it_ends_then_none_is_left():
     with Load(hogs=2, memory_bytes=2**20) as load:
         entries = [read_entry(pid) for pid in load.pids]

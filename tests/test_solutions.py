@@ -7,9 +7,8 @@ from gradekit.authoring.solutions import load_controls, reference_function
 from gradekit.core.course import REPO_ROOT
 from gradekit.core.nbgrader_cli import grading_environment
 
-pytestmark = pytest.mark.unit
 
-
+@pytest.mark.unit
 def test_every_control_rewrites_a_function_of_its_notebook(manifest):
     controls = load_controls(manifest)
     assert controls
@@ -25,6 +24,7 @@ def test_every_control_rewrites_a_function_of_its_notebook(manifest):
         assert exercise.answer_cell
 
 
+@pytest.mark.unit
 def test_alternatives_follow_their_notebooks_controls_and_fail_nothing(manifest):
     controls = load_controls(manifest)
     alternatives = [c for c in controls if c.is_alternative]
@@ -35,12 +35,14 @@ def test_alternatives_follow_their_notebooks_controls_and_fail_nothing(manifest)
     assert all(c.student_id.startswith("alternative-") for c in alternatives)
 
 
+@pytest.mark.unit
 def test_every_manifest_function_has_a_reference(manifest):
     for exercise in manifest.exercises:
         for name in exercise.functions:
             assert callable(reference_function(manifest, exercise.notebook, name))
 
 
+@pytest.mark.nbgrader
 def test_reference_refuses_to_import_inside_nbgrader():
     env = dict(grading_environment(), NBGRADER_EXECUTION="autograde")
     result = subprocess.run(

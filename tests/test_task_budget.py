@@ -12,8 +12,6 @@ from gradekit.core.status import Status
 from gradekit.grading.cpu_clock import Verdict
 from gradekit.grading.task_budget import OverBudget, TaskBudget, over_budget, within_budget
 
-pytestmark = pytest.mark.unit
-
 
 def spin():
     while True:
@@ -33,11 +31,13 @@ def _in_a_worker(budget, verdict_file, task):
         return pool.submit(within_budget, budget, str(verdict_file), task).result()
 
 
+@pytest.mark.nbgrader
 def test_a_task_within_its_budget_returns_and_leaves_no_verdict(tmp_path):
     assert _in_a_worker(TaskBudget(5.0), tmp_path / "verdict.json", answer) == 42
     assert over_budget(tmp_path / "verdict.json") is None
 
 
+@pytest.mark.nbgrader
 def test_a_task_that_spins_past_its_budget_ends_its_worker_as_the_students_timeout(tmp_path):
     with pytest.raises(concurrent.futures.process.BrokenProcessPool):
         _in_a_worker(TaskBudget(1.0), tmp_path / "verdict.json", spin)
@@ -47,6 +47,7 @@ def test_a_task_that_spins_past_its_budget_ends_its_worker_as_the_students_timeo
     assert row.status is Status.FAILED and row.cause is None and "time budget" in row.message
 
 
+@pytest.mark.nbgrader
 def test_a_task_that_blocks_is_ended_at_the_wall_clock_backstop(tmp_path):
     started = time.monotonic()
     with pytest.raises(concurrent.futures.process.BrokenProcessPool):
@@ -56,11 +57,13 @@ def test_a_task_that_blocks_is_ended_at_the_wall_clock_backstop(tmp_path):
     assert ended is not None and ended.verdict is Verdict.SAT_IDLE and ended.students_fault
 
 
+@pytest.mark.unit
 def test_a_worker_a_loaded_machine_held_back_is_the_graders_failure_not_a_zero():
     row = OverBudget(Verdict.OVERLOADED, "waited 9 s for a CPU").row("amy", attempts=3)
     assert row.status is Status.GRADER_ERROR and row.cause is GraderCause.OVERLOADED and "tried 3 times" in row.message
 
 
+@pytest.mark.unit
 def test_the_budget_is_derived_from_the_cells_time_limit():
     budget = TaskBudget.for_cells(60, notebooks=3)
     assert budget.cpu_seconds == 2 * 60 * 3 and budget.wall_seconds == 3 * budget.cpu_seconds
@@ -68,6 +71,7 @@ def test_the_budget_is_derived_from_the_cells_time_limit():
     assert TaskBudget.for_cells(60, attempts=3).cpu_seconds == 3 * TaskBudget.for_cells(60).cpu_seconds
 
 
+@pytest.mark.nbgrader
 def test_the_operating_systems_timer_ends_a_worker_whose_watchdog_cannot_run(tmp_path, monkeypatch):
     from gradekit.grading import task_budget
 

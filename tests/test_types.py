@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.nbgrader
 
 ROOT = Path(__file__).resolve().parent.parent
 MYPY = Path(sys.executable).with_name("mypy")

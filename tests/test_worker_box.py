@@ -28,7 +28,7 @@ def no_bubblewrap(monkeypatch):
     worker_box.unavailable_reason.cache_clear()
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_this_machine_boxes_kernels():
     """CI installs bubblewrap: without it (or without user namespaces) this fails rather than skips."""
     worker_box.unavailable_reason.cache_clear()
@@ -58,7 +58,7 @@ def test_a_machine_without_the_box_is_refused_unless_the_ta_allows_it(no_bubblew
     assert worker_box.require(allow_unconfined=True) is False
 
 
-@pytest.mark.unit
+@pytest.mark.nbgrader
 def test_grade_refuses_before_grading_anything(no_bubblewrap):
     ran = subprocess.run(
         [sys.executable, "-m", "gradekit", "grade", "--jobs", "1"], cwd=REPO_ROOT, capture_output=True, text=True

@@ -166,10 +166,29 @@ def _mutants(args) -> int:
     return 0 if result.ok else 1
 
 
-def _counting_on(stream):
+def _blind(args) -> int:
+    from gradekit.mutation.blind import measure_blind_set
+
+    course, manifest = _narrowed(args)
+    result = measure_blind_set(course, manifest, args.answers, _counting_on(sys.stderr, "answers"))
+    print(
+        f"{len(result.results)} blind answers graded in {result.seconds:.0f} s: "
+        f"{len(result.correct_that_lost)} correct lost points, {len(result.wrong_that_kept)} wrong kept full marks, "
+        f"{len(result.caught) - len(result.caught_unnamed)} of {len(result.caught)} caught named a misconception"
+    )
+    for found in result.correct_that_lost:
+        print(f"GRADER BUG {found.answer.notebook}/{found.answer.id}: {found.said}")
+    for found in result.wrong_that_kept:
+        print(f"KEPT {found.answer.notebook}/{found.answer.id}: {found.answer.mistake}")
+    command = f"blind --answers {Path(args.answers).as_posix()}"
+    _write_figures(args, command, lambda figures: figures.blind_figure(result))
+    return 1 if result.correct_that_lost else 0
+
+
+def _counting_on(stream, what: str = "mutants"):
     def show(done: int, total: int) -> None:
         if done == total or done % 25 == 0:
-            print(f"graded {done} of {total} mutants", file=stream, flush=True)
+            print(f"graded {done} of {total} {what}", file=stream, flush=True)
 
     return show
 
@@ -348,7 +367,9 @@ def _precheck_load(args) -> int:
     from gradekit.commands.precheck_load import LoadPlan, load_lines, run_load
 
     course, manifest = _course_and_manifest()
-    plan = LoadPlan(tuple(args.students), args.notebook, args.time_limit, args.workers)
+    plan = LoadPlan(
+        tuple(args.students), args.notebook, args.time_limit, args.workers, args.scheduler or "", args.local_cluster
+    )
     result = run_load(course, manifest, plan)
     print("\n".join(load_lines(result)))
     _write_figures(args, "precheck-load", lambda figures: figures.precheck_load_figure(result))
@@ -356,23 +377,17 @@ def _precheck_load(args) -> int:
 
 
 def settings_help() -> str:
-    """The kit's settings as nbgrader's --help-all shows its own: name, type, help and default."""
-    from gradekit.core.settings import CourseKit, Precheck
-    from gradekit.grading.late_policy import LatePolicy
-    from gradekit.lms.export_plugin import LmsExportPlugin
+    from gradekit.commands.settings_reference import settings_help
 
-    heading = (
-        "Settings the kit reads from nbgrader_config.py; set each --Class.name below there as c.Class.name = value."
-    )
-    return "\n\n".join(
-        [
-            heading,
-            CourseKit.class_get_help(),
-            LatePolicy.class_get_help(),
-            Precheck.class_get_help(),
-            LmsExportPlugin.class_get_help(),
-        ]
-    )
+    return settings_help()
+
+
+def _settings(args) -> int:
+    from gradekit.commands.settings_reference import settings_page
+
+    print(settings_page())
+    _write_figures(args, "settings", lambda figures: settings_page())
+    return 0
 
 
 class _HelpAll(argparse.Action):
@@ -463,6 +478,18 @@ def parser() -> argparse.ArgumentParser:
     mutants.add_argument("--html", default="mutation-report/mutants.html", help="where to write the HTML page")
     _figures_option(mutants)
     mutants.set_defaults(run=_mutants)
+    blind = commands.add_parser(
+        "blind", help="grade answers written blind from the release in process: grader bugs, gaps, unnamed mistakes"
+    )
+    blind.add_argument("--notebook", action="append", help="only this notebook (repeatable), e.g. 010_history")
+    blind.add_argument(
+        "--answers",
+        type=Path,
+        default=Path("tests/blind_answers"),
+        help="the folder of the blind set: one TOML file of answers per notebook, and judgements.toml",
+    )
+    _figures_option(blind)
+    blind.set_defaults(run=_blind)
     new = commands.add_parser(
         "new-exercise", help="scaffold an exercise: reference, cells, catalog entry and control, each a TODO"
     )
@@ -589,10 +616,29 @@ def parser() -> argparse.ArgumentParser:
         "--time-limit", type=float, default=900.0, help="seconds a cohort may take before its students stop waiting"
     )
     load.add_argument(
-        "--workers", type=int, default=None, help="grading processes of the service (default: c.Precheck.workers)"
+        "--workers",
+        type=int,
+        default=None,
+        help="checks graded at once (default: the local cluster's size, else c.Precheck.workers)",
+    )
+    cluster = load.add_mutually_exclusive_group()
+    cluster.add_argument(
+        "--scheduler", help="grade on the Dask cluster of this scheduler (default: c.Precheck.scheduler)"
+    )
+    cluster.add_argument(
+        "--local-cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="grade on a Dask cluster of N worker processes started on this machine for the run",
     )
     _figures_option(load)
     load.set_defaults(run=_precheck_load)
+    settings = commands.add_parser(
+        "settings", help="every setting a course may write in nbgrader_config.py, with its type, default and help"
+    )
+    _figures_option(settings)
+    settings.set_defaults(run=_settings)
     return top
 
 

@@ -16,6 +16,7 @@ from gradekit.commands.precheck_load import LoadResult as PrecheckLoad
 from gradekit.commands.soak import SoakResult
 from gradekit.core.atomic_files import atomic_write
 from gradekit.mutation.adequacy import Adequacy
+from gradekit.mutation.blind import BlindResult, BlindSet, Judgement
 from gradekit.mutation.report import score_rows
 from gradekit.proof.check_course import CheckResult
 from gradekit.proof.coverage import KNOWN_GAPS_FILE, coverage_table
@@ -169,10 +170,72 @@ def precheck_load_figure(result: PrecheckLoad) -> str:
     ]
     return (
         f"Every simulated student pre-checks `{result.notebook}` (the reference answers), waits for the result, "
-        f"then asks again at once; the service runs {result.workers} warm grading process(es) on {result.cores} "
-        f"cores (load {result.load_average:.1f} when the run began), on loopback. One student alone on the warm service: first result in "
+        f"then asks again at once; the service grades {result.workers} check(s) at a time on {result.engine}, with "
+        f"{result.cores} cores (load {result.load_average:.1f} when the run began), on loopback. One student alone on the warm service: first result in "
         f"{result.lone_first_result:.2f} s.\n\n"
         + markdown_table(
             ("students", "p50 to result", "p95 to result", "rejected for cooldown", "unanswered", "wall time"), rows
         )
     )
+
+
+def blind_figure(result: BlindSet) -> str:
+    """What the checks said to answers written blind: the counts, then every answer that needs work."""
+    sections = [
+        _blind_summary(result),
+        "## Correct answers that lost points (grader bugs)",
+        _blind_table(("notebook", "cell", "answer", "points", "what the check said"), result.correct_that_lost, result),
+        "## Wrong answers that kept full marks",
+        _blind_table(("notebook", "cell", "answer", "the mistake"), result.wrong_that_kept, result),
+        "## Wrong answers caught with no misconception named",
+        _blind_table(BLIND_JUDGED_COLUMNS, result.caught_unnamed, result),
+        "## Wrong answers caught under another mistake's name",
+        _blind_table(
+            ("notebook", "cell", "answer", "named", *BLIND_JUDGED_COLUMNS[3:]), result.caught_misnamed, result
+        ),
+    ]
+    return "\n\n".join(sections)
+
+
+BLIND_JUDGED_COLUMNS = ("notebook", "cell", "answer", "catalog entry for the mistake", "why", "what the check said")
+
+
+def _blind_summary(result: BlindSet) -> str:
+    answers = [r.answer for r in result.results]
+    wrong = sum(not a.correct for a in answers)
+    caught, unnamed = len(result.caught), len(result.caught_unnamed)
+    known = sum(1 for r in result.caught_unnamed if (j := result.judged(r)) and j.catalog)
+    header = ["answers", "correct", "wrong", "correct that lost points", "wrong that kept full marks"]
+    header += ["wrong caught", "named", "named, another mistake's name", "unnamed", "unnamed, in the catalog"]
+    row = [len(answers), len(answers) - wrong, wrong, len(result.correct_that_lost), len(result.wrong_that_kept)]
+    row += [caught, caught - unnamed, len(result.caught_misnamed), unnamed, known]
+    exercises = len({(a.notebook, a.exercise) for a in answers})
+    collateral = sum(bool(r.collateral) for r in result.results)
+    note = (
+        f"{exercises} exercises; every answer graded in process beside the reference's other answers, visible and "
+        f"hidden checks together, in {seconds_text(result.seconds)} on {machine()}. Answers that failed another "
+        f"exercise's cell: {collateral}. 'In the catalog': the mistake has a catalog entry that the checks did not name."
+    )
+    return f"{markdown_table(header, [row])}\n\n{note}"
+
+
+def _blind_table(header: Sequence[str], results: Sequence[BlindResult], blind: BlindSet) -> str:
+    if not results:
+        return "None."
+    return markdown_table(header, [_blind_row(header, r, blind) for r in results])
+
+
+def _blind_row(header: Sequence[str], result: BlindResult, blind: BlindSet) -> list[object]:
+    judged = blind.judged(result) or Judgement("", "not judged")
+    values = {
+        "notebook": result.answer.notebook,
+        "cell": f"test_{result.answer.exercise}",
+        "answer": f"`{result.answer.id}`",
+        "points": f"{result.kept:g} of {result.possible:g}",
+        "named": ", ".join(f"`{name}`" for name in result.named),
+        "the mistake": result.answer.mistake,
+        "catalog entry for the mistake": f"`{judged.catalog}`" if judged.catalog else "none",
+        "why": judged.reason,
+        "what the check said": result.said,
+    }
+    return [str(values[column]).replace("|", "\\|") for column in header]

@@ -7,11 +7,16 @@ their saved notebook (the reference answers filled into the release notebook),
 waits for the result, then asks again at once, which the cooldown must refuse.
 Each cohort is bounded in time: a student still waiting at the limit is
 counted as unanswered. The figures are printed, never asserted on.
+
+The service grades on its own processes, or on a Dask cluster: one already
+running (`scheduler`), or one of `local_cluster` worker processes started on
+this machine for the run; the figures say which engine ran.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
@@ -20,6 +25,7 @@ import secrets
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -27,6 +33,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
+from gradekit.precheck.engine import without_hub_credentials
 from gradekit.precheck.run import DEFAULT_PREFIX, running_service
 from gradekit.proof.subjects import answer_sources, fill_answers
 
@@ -39,7 +46,9 @@ class LoadPlan:
     cohorts: tuple[int, ...] = (10, 50, 100)
     notebook: str = "010_history"
     time_limit: float = 900.0  # seconds one cohort may take
-    workers: int | None = None  # grading processes of the service; None: the course's c.Precheck.workers
+    workers: int | None = None  # checks graded at once; None: the local cluster's size, else c.Precheck.workers
+    scheduler: str = ""  # a running Dask cluster's scheduler; "": the course's c.Precheck.scheduler
+    local_cluster: int = 0  # worker processes of a Dask cluster started on this machine for the run; 0: none
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,6 +75,7 @@ class LoadResult:
     cores: int
     lone_first_result: float  # seconds: one student alone, the service warm
     cohorts: tuple[CohortLoad, ...]
+    engine: str = ""  # which engine graded: the service's own processes, or a Dask cluster
     load_average: float = 0.0  # the machine's one-minute load when the run began (other work shares the cores)
 
     @property
@@ -81,7 +91,32 @@ def _percentile(values: tuple[float, ...], percent: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[percent - 1]
 
 
+@contextlib.contextmanager
+def local_cluster(workers: int) -> Iterator[str]:
+    """A Dask cluster of `workers` single-threaded worker processes on this machine, for the run; yields its address.
+
+    Its workers, and those started in place of a lost one, take this process's environment: the hub's
+    credentials leave it first (the load command signs its students in with a table of its own).
+    """
+    from distributed import LocalCluster
+
+    kept = without_hub_credentials(dict(os.environ))
+    os.environ.clear()
+    os.environ.update(kept)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
 def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
+    """Start the service (on a local Dask cluster of its own if the plan asks), then time each cohort."""
+    if not plan.local_cluster:
+        return _run_load(course, manifest, plan)
+    with local_cluster(plan.local_cluster) as scheduler:
+        workers = plan.workers or plan.local_cluster
+        return _run_load(course, manifest, dataclasses.replace(plan, scheduler=scheduler, workers=workers))
+
+
+def _run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
     """Start the service, time one lone student, then each cohort in turn."""
     # Long enough that the immediate second request always meets it, short of a real course's.
     settings = dataclasses.replace(
@@ -90,6 +125,7 @@ def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
         daily_quota=10,
         enabled=True,
         workers=plan.workers or course.precheck.workers,
+        scheduler=plan.scheduler or course.precheck.scheduler,
     )
     course = dataclasses.replace(course, precheck=settings)
     release = course.release_dir / f"{plan.notebook}.ipynb"
@@ -116,9 +152,10 @@ def run_load(course: Course, manifest: Manifest, plan: LoadPlan) -> LoadResult:
                     ]
                 finally:
                     client.close()
+                engine = running.engine.runner.words
         first = lone.seconds_to_result[0] if lone.seconds_to_result else float("nan")
         cores = len(os.sched_getaffinity(0))
-        return LoadResult(plan.notebook, settings.workers, cores, first, tuple(cohorts), load_average)
+        return LoadResult(plan.notebook, settings.workers, cores, first, tuple(cohorts), engine, load_average)
 
     return asyncio.run(main())
 
@@ -183,8 +220,9 @@ async def _send(client, url: str, token: str, body: dict | None = None) -> tuple
 
 def load_lines(result: LoadResult) -> list[str]:
     lines = [
-        f"pre-check load on {result.notebook}: {result.workers} grading processes, {result.cores} cores, "
+        f"pre-check load on {result.notebook}: {result.workers} checks at a time, {result.cores} cores, "
         f"load {result.load_average:.1f} at the start",
+        f"engine: {result.engine}",
         f"one student alone, service warm: first result in {result.lone_first_result:.2f} s",
         "",
         f"{'students':>8}  {'p50 s':>7}  {'p95 s':>7}  {'rejected for cooldown':>21}  {'unanswered':>10}  {'wall s':>7}",

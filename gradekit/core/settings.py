@@ -137,7 +137,10 @@ class Precheck(Configurable):
 
     workers = Integer(
         1,
-        help="Grading processes the service keeps warm; requests wait in a queue served round robin across students.",
+        help=(
+            "Checks graded at once: the grading processes the service keeps warm, or, with Precheck.scheduler, the "
+            "checks it sends to the cluster at a time; requests wait in a queue served round robin across students."
+        ),
     ).tag(config=True)
 
     request_window_seconds = Float(
@@ -156,6 +159,16 @@ class Precheck(Configurable):
             "check ends as the student's timeout (the grader's failure, not counted, when a loaded machine held it "
             "back). 0 derives it from the cells' time limit (Execute.timeout): two cells run to their limit, for each "
             "of the grader's tries (CourseKit.grader_attempts)."
+        ),
+    ).tag(config=True)
+
+    scheduler = Unicode(
+        "",
+        help=(
+            "The address of a Dask scheduler (tcp://host:8786) whose workers grade the pre-checks, as they grade the "
+            "cohort with `gradekit grade --scheduler`; the service keeps the queue, the cooldown and the quota, and "
+            "sends Precheck.workers checks at a time. The workers must see the service's state folder at the same "
+            "path. Empty: the service's own warm grading processes on this machine."
         ),
     ).tag(config=True)
 
@@ -186,6 +199,7 @@ class PrecheckSettings:
     workers: int = 1
     request_window_seconds: float = 300.0
     check_seconds: float = 0.0  # 0: derived from the cells' time limit by the engine
+    scheduler: str = ""  # a Dask scheduler's address; "": grading processes on the service's machine
 
     @classmethod
     def from_traits(cls, traits: Precheck, kit: CourseKit) -> "PrecheckSettings":
@@ -199,6 +213,7 @@ class PrecheckSettings:
             workers=traits.workers,
             request_window_seconds=traits.request_window_seconds,
             check_seconds=traits.check_seconds,
+            scheduler=traits.scheduler,
         )
 
     def due_date(self, assignment: str) -> datetime.datetime | None:

@@ -16,7 +16,6 @@ import atexit
 import concurrent.futures
 import concurrent.futures.process
 import dataclasses
-import multiprocessing
 import os
 import shutil
 import tempfile
@@ -26,6 +25,7 @@ from typing import Iterable, Iterator
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import crashed
@@ -107,16 +107,16 @@ def grade_task(template_root: str, submission_dir: str, student_id: str) -> Grad
         return crashed(student_id, error, WORKER_ID)
 
 
-def _crashed(student_id: str, error: BaseException, attempts: int = 1) -> GradedSubmission:
+def crashed_task(student_id: str, error: BaseException, attempts: int = 1) -> GradedSubmission:
     """A task that raised or whose worker was lost; a worker's traceback rides along as the error's cause."""
-    if _worker_lost(error):
+    if worker_lost(error):
         lost = GraderFailure(GraderCause.WORKER_LOST, "the grading worker process died while grading this submission")
         lost.__cause__ = error
         error = lost
     return crashed(student_id, error, attempts=attempts)
 
 
-def _worker_lost(error: BaseException) -> bool:
+def worker_lost(error: BaseException) -> bool:
     """The worker process died (this machine's pool) or left the cluster more often than Dask retries."""
     return isinstance(error, concurrent.futures.process.BrokenProcessPool) or type(error).__name__ == "KilledWorker"
 
@@ -169,12 +169,13 @@ class LocalExecutor:
                 return dataclasses.replace(outcome, attempts=outcome.attempts + attempt - 1)
         if isinstance(outcome, OverBudget):
             return outcome.row(task[1], attempts)
-        return _crashed(task[1], concurrent.futures.process.BrokenProcessPool("the worker died"), attempts)
+        return crashed_task(task[1], concurrent.futures.process.BrokenProcessPool("the worker died"), attempts)
 
     def _run(self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget):
         """(task, GradedSubmission, the OverBudget that ended its worker or the exception it died with), as they finish."""
-        # Forked workers start with what this process has imported (nbgrader above all).
-        context = multiprocessing.get_context("fork")
+        # Forked workers start with what this process has imported (nbgrader above all), each
+        # with an event loop of its own (forked_workers.py).
+        context = worker_context()
         # A pool's workers exit without running their exit handlers: every temporary file of
         # theirs (scratch courses with hidden tests, gradebook copies, kernel folders) goes
         # under one folder, removed here once the pool is shut down.
@@ -200,7 +201,7 @@ class LocalExecutor:
                     except concurrent.futures.process.BrokenProcessPool as error:
                         yield task, over_budget(verdict) or error
                     except Exception as error:
-                        yield task, _crashed(task[1], error)
+                        yield task, crashed_task(task[1], error)
             finally:
                 pool.shutdown(wait=True)
                 _remove_kernel_folders(run_root)
@@ -210,9 +211,7 @@ class DaskExecutor:
     """A Dask distributed cluster whose workers see the same course directory."""
 
     def __init__(self, scheduler_address: str):
-        from distributed import Client
-
-        self.client = Client(scheduler_address, timeout="30s")
+        self.client = cluster_client(scheduler_address)
 
     @property
     def workers(self) -> int:
@@ -242,13 +241,12 @@ class DaskExecutor:
                 try:
                     yield future.result()
                 except Exception as error:
-                    if not (_worker_lost(error) and attempt < attempts):
-                        yield _crashed(task[1], error, attempt)
+                    if not (worker_lost(error) and attempt < attempts):
+                        yield crashed_task(task[1], error, attempt)
                         continue
                     time.sleep(backoff_seconds(attempt + 1, first_wait))
                     futures[self._submit(template_root, task, attempt + 1)] = (task, attempt + 1)
-        # Workers outlive the run: nothing of it (hidden tests, gradebook copies) may stay on them.
-        self.client.run(forget_template, str(template_root))
+        forget_on_cluster(self.client, template_root)
 
     @staticmethod
     def _first_done(futures: list, seconds: float) -> set:
@@ -266,12 +264,32 @@ class DaskExecutor:
         for future, (task, attempt) in futures.items():
             future.cancel()
             stalled = GraderFailure(GraderCause.STALLED, f"the cluster did not return it within {patience:.0f} s")
-            yield _crashed(task[1], stalled, attempt)
+            yield crashed_task(task[1], stalled, attempt)
 
     def _submit(self, template_root: Path, task: Task, attempt: int):
         folder, student = task
-        key = f"grade-{student}-try-{attempt}"
-        return self.client.submit(grade_task, str(template_root), str(folder), student, key=key, pure=False)
+        return submit_grading(self.client, template_root, folder, student, f"grade-{student}-try-{attempt}")
 
     def close(self) -> None:
         self.client.close()
+
+
+# The cluster's side, shared by the cohort's runs and the pre-check's service ------------------------------------
+
+
+def cluster_client(scheduler_address: str):
+    """A client of the Dask scheduler at `scheduler_address`; it gives up connecting after 30 s."""
+    from distributed import Client
+
+    return Client(scheduler_address, timeout="30s")
+
+
+def submit_grading(client, template_root: Path, folder: Path, student: str, key: str, priority: int = 0):
+    """`grade_task` on the cluster: its workers read the template and the submission at these same paths."""
+    arguments = (str(template_root), str(folder), student)
+    return client.submit(grade_task, *arguments, key=key, pure=False, priority=priority)
+
+
+def forget_on_cluster(client, template_root: Path) -> None:
+    """Workers outlive a run: nothing of it (hidden tests, gradebook copies) may stay on them."""
+    client.run(forget_template, str(template_root))

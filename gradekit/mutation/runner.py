@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import signal
-from typing import Callable
+from typing import Callable, Protocol, Sequence, TypeVar
 
 from gradekit.authoring.checks_in_process import load_support_modules, run_checks
 from gradekit.authoring.solutions import NegativeControl
@@ -22,6 +22,17 @@ from gradekit.mutation.mutants import Mutant
 from gradekit.proof.subjects import answer_sources
 
 TIME_LIMIT_SECONDS = 30
+
+
+class Graded(Protocol):
+    """Anything graded in one notebook's answer cell: a mutant, a blind answer."""
+
+    @property
+    def notebook(self) -> str: ...
+
+
+Item = TypeVar("Item", bound=Graded)
+Result = TypeVar("Result")
 
 
 class MutantOutOfTime(BaseException):
@@ -46,14 +57,28 @@ def grade_mutants(
     progress: Callable[[int, int], None] | None = None,
     time_limit: float = TIME_LIMIT_SECONDS,
 ) -> tuple[MutantResult, ...]:
+    return grade_each(
+        course, manifest, mutants, lambda script, passing, m: _grade(manifest, script, passing, m, time_limit), progress
+    )
+
+
+def grade_each(
+    course: Course,
+    manifest: Manifest,
+    items: Sequence[Item],
+    grade: Callable[[tuple, frozenset[str], Item], Result],
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Result, ...]:
+    """`grade(script, cells the reference passes, item)` for each item, in its notebook, scripts read once."""
     load_support_modules(course.source_dir)
-    scripts = {entry.name: read_script(SCRIPTS_DIR / f"{entry.name}.py") for entry in manifest.notebooks}
+    notebooks = dict.fromkeys(item.notebook for item in items)
+    scripts = {name: read_script(SCRIPTS_DIR / f"{name}.py") for name in notebooks}
     passing = {name: _reference_passes(manifest, name, script) for name, script in scripts.items()}
     results = []
-    for done, mutant in enumerate(mutants, 1):
-        results.append(_grade(manifest, scripts[mutant.notebook], passing[mutant.notebook], mutant, time_limit))
+    for done, item in enumerate(items, 1):
+        results.append(grade(scripts[item.notebook], passing[item.notebook], item))
         if progress:
-            progress(done, len(mutants))
+            progress(done, len(items))
     return tuple(results)
 
 
@@ -66,7 +91,7 @@ def _grade(manifest: Manifest, script, passing: frozenset[str], mutant: Mutant, 
     stand_in = NegativeControl(mutant.id, mutant.notebook, mutant.function, "", (), mutant.source)
     answers = answer_sources(manifest, mutant.notebook, stand_in)
     try:
-        with _alarm(time_limit):
+        with alarm(time_limit):
             outcomes = run_checks(script, answers, f"mutant/{mutant.id}")
     except MutantOutOfTime:
         return MutantResult(mutant, (), timed_out=True)
@@ -74,7 +99,7 @@ def _grade(manifest: Manifest, script, passing: frozenset[str], mutant: Mutant, 
 
 
 @contextlib.contextmanager
-def _alarm(seconds: float):
+def alarm(seconds: float):
     def out_of_time(signum, frame):
         raise MutantOutOfTime()
 

@@ -13,6 +13,10 @@ a grading process that passes it is killed, a fresh pool takes its place at
 once, and the check ends as the student's timeout, or as the grader's failure
 when a loaded machine held it back. Closing the engine kills its grading
 processes rather than waiting for them.
+
+With `c.Precheck.scheduler` the same checks go to a Dask cluster's workers
+instead (cluster_workers.py), graded by the same task from the same template;
+the queue, the cooldown and the quota stay here, at the desk.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import asyncio
 import concurrent.futures
 import concurrent.futures.process
 import logging
-import multiprocessing
 import os
 import secrets
 import shutil
@@ -29,17 +32,20 @@ import signal
 import tempfile
 import time
 from pathlib import Path
+from typing import Protocol
 
 import nbformat
 
 from gradekit.authoring.release import new_workspace
 from gradekit.core.course import Course
-from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.executors import grade_task
+from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grading_run import GradingRun
-from gradekit.grading.submission_grader import GradedSubmission, grader_error
+from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
 from gradekit.grading.warm_kernels import kernels_prefix, name_kernel_folders_after
+from gradekit.precheck.cluster_workers import ClusterWorkers
+from gradekit.precheck.tries import Try, graded_within_attempts
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +86,13 @@ def _our_child(pid: int) -> bool:
 
 
 class SealedEngine:
+    """The grading template, the private folder of uploads and the check's budget, over the runner that grades.
+
+    The runner is the service's own warm processes (`LocalProcesses`), or, with `c.Precheck.scheduler`,
+    a Dask cluster's workers (`ClusterWorkers`, cluster_workers.py); the desk in front decides which
+    check goes next either way.
+    """
+
     def __init__(self, course: Course, state_dir: Path, workers: int):
         self.course = course
         self.workers = workers
@@ -95,10 +108,13 @@ class SealedEngine:
         self.incoming = self.state_dir / "incoming"
         shutil.rmtree(self.incoming, ignore_errors=True)
         self.incoming.mkdir(mode=0o700)
-        self._run_root = Path(tempfile.mkdtemp(prefix="gradekit-precheck-", dir=self.state_dir))
-        (self._run_root / PROCESSES_FOLDER).mkdir()
         self.budget = check_budget(course)
-        self._pool = self._new_pool()
+        self.runner = self._runner(course.precheck.scheduler)
+
+    def _runner(self, scheduler: str) -> Runner:
+        if not scheduler:
+            return LocalProcesses(self.state_dir, self.workers, self.budget)
+        return ClusterWorkers.connect(scheduler, self.workers, self.budget)
 
     def source_notebooks(self) -> dict:
         """Notebook name -> its trusted source (with the hidden tests), as the grading template holds it."""
@@ -106,40 +122,71 @@ class SealedEngine:
             path.stem: nbformat.read(path, as_version=4) for path in sorted(self.template.source_dir.glob("*.ipynb"))
         }
 
-    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
-        return concurrent.futures.ProcessPoolExecutor(
-            self.workers,
-            mp_context=multiprocessing.get_context("fork"),
-            initializer=_start_grading_process,
-            initargs=(str(self._run_root),),
-        )
-
     async def grade(self, student: str, notebook: str, content: bytes) -> GradedSubmission:
-        """Grade one uploaded notebook of `student` in a grading process, under the check's budget.
+        """Grade one uploaded notebook of `student` on the runner, under the check's budget.
 
-        A process lost for another reason is the grader's failure: the check is tried again in a fresh
-        pool, as a cohort's submission is, and reported as the grader's when every try was lost.
+        A worker lost for another reason is the grader's failure: the check is sent again, as a cohort's
+        submission is, and reported as the grader's when every try was lost (tries.py).
         """
         folder = self.incoming / secrets.token_hex(8) / self.course.assignment_id
         folder.mkdir(parents=True, mode=0o700)
         (folder / f"{notebook}.ipynb").write_bytes(content)
+        template = str(self.template.root)
         try:
-            for _ in range(self.course.grader_attempts):
-                graded = await self._graded_once(student, notebook, folder)
-                if graded is not None:
-                    return graded
-            lost = GraderFailure(GraderCause.WORKER_LOST, "the grading process died while grading this notebook")
-            return grader_error(student, lost, self.course.grader_attempts)
+            return await graded_within_attempts(
+                lambda: self.runner.graded_once(template, student, notebook, folder),
+                student,
+                self.course.grader_attempts,
+                self.course.retry_backoff_seconds,
+            )
         finally:
             shutil.rmtree(folder.parent, ignore_errors=True)
 
-    async def _graded_once(self, student: str, notebook: str, folder: Path) -> GradedSubmission | None:
-        """The check's outcome, or None when its grading process was lost for no reason of the budget's."""
+    async def warm(self) -> None:
+        """Grade a blank notebook once per worker, so the first student's check finds them warm."""
+        release = sorted(self.template.release_dir.glob("*.ipynb"))[0]
+        content = release.read_bytes()
+        await asyncio.gather(*(self.grade(f"warm-up-{n}", release.stem, content) for n in range(self.workers)))
+
+    def close(self) -> None:
+        """End the grading now (a worker may be stuck on a check) and remove every file of it."""
+        self.runner.close(self.template.root)
+
+
+class Runner(Protocol):
+    words: str  # which engine this is, in a few words
+
+    async def graded_once(self, template_root: str, student: str, notebook: str, folder: Path) -> Try: ...
+
+    def close(self, template_root: Path) -> None: ...
+
+
+class LocalProcesses:
+    """`workers` warm grading processes on the service's machine, each check under its budget."""
+
+    def __init__(self, state_dir: Path, workers: int, budget: TaskBudget):
+        self.workers = workers
+        self.budget = budget
+        self.words = f"{workers} warm grading process(es) on this machine"
+        self._run_root = Path(tempfile.mkdtemp(prefix="gradekit-precheck-", dir=state_dir))
+        (self._run_root / PROCESSES_FOLDER).mkdir()
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(
+            self.workers,
+            mp_context=worker_context(),  # forked, each with an event loop of its own
+            initializer=_start_grading_process,
+            initargs=(str(self._run_root),),
+        )
+
+    async def graded_once(self, template_root: str, student: str, notebook: str, folder: Path) -> Try:
+        """The check's outcome; none when its grading process was lost for no reason of the budget's."""
         verdict = folder.parent / "over-budget.json"
         pool, started = self._pool, time.monotonic()
-        arguments = (self.budget, str(verdict), grade_task, str(self.template.root), str(folder), student)
+        arguments = (self.budget, str(verdict), grade_task, template_root, str(folder), student)
         try:
-            return await asyncio.get_running_loop().run_in_executor(pool, within_budget, *arguments)
+            return Try(await asyncio.get_running_loop().run_in_executor(pool, within_budget, *arguments))
         except concurrent.futures.process.BrokenProcessPool:
             if self._pool is pool:  # the first check to hear of it replaces the pool; the others use the new one
                 log.warning("a grading process died while grading %s's %s; starting fresh ones", student, notebook)
@@ -148,16 +195,10 @@ class SealedEngine:
             ended = over_budget(verdict) or ended_by_timer(time.monotonic() - started, self.budget)
             if ended is not None:
                 log.warning("%s's check of %s passed its budget: %s", student, notebook, ended.description)
-            return None if ended is None else ended.row(student)
+            return Try(None if ended is None else ended.row(student))
 
-    async def warm(self) -> None:
-        """Grade a blank notebook once in every grading process, so the first student's check finds them warm."""
-        release = sorted(self.template.release_dir.glob("*.ipynb"))[0]
-        content = release.read_bytes()
-        await asyncio.gather(*(self.grade(f"warm-up-{n}", release.stem, content) for n in range(self.workers)))
-
-    def close(self) -> None:
-        """End the grading processes now (one may be stuck on a check) and remove every file of theirs."""
+    def close(self, template_root: Path) -> None:
+        """Kill the grading processes rather than wait for them, and remove every file of theirs."""
         for pid_file in (self._run_root / PROCESSES_FOLDER).iterdir():
             if _our_child(int(pid_file.name)):
                 os.kill(int(pid_file.name), signal.SIGKILL)

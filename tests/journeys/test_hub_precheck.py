@@ -4,7 +4,9 @@ deploy/create_course.py makes the accounts and the pre-check's own account with
 its private copy of the course (its cooldown shortened here); the hub starts
 the service. kit-student-a opens 010_history with a wrong answer, presses the
 toolbar's Pre-check, reads the diagnosis beside the notebook, fixes the answer,
-meets the cooldown, waits it out and sees every test cell pass. kit-student-b,
+meets the cooldown, waits it out and sees every test cell pass, then presses Validate
+with the panel still open (Pre-check and Validate stay on the toolbar beside it, at the
+journey's window size and a laptop's). kit-student-b,
 signed in as themselves, cannot read kit-student-a's result, nor send a request
 in kit-student-a's name; a cell of kit-student-b's kernel pre-checks through the support module's
 helper, with the hub token their server hands its kernels. Screenshots go to test-artifacts/hub-precheck/.
@@ -52,6 +54,10 @@ ARTIFACTS = REPO_ROOT / "test-artifacts" / "hub-precheck"
 SERVICE_START_SECONDS = 300  # the service builds its grading template and warms a kernel first
 RESULT_TIMEOUT_MS = 180_000
 DUE = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=3, hours=1)).replace(microsecond=0)
+LAPTOP_VIEWPORT = {"width": 1280, "height": 800}  # a typical laptop window, narrower than the journey's
+TOOLBAR_SETTLE_MS = 1_500  # JupyterLab lays a toolbar out again at most every 500 ms after a resize
+PRECHECK_BUTTON, VALIDATE_BUTTON = ".kit-precheck-button", ".validate-button"
+ON_TOOLBAR = "on the toolbar"
 
 
 @pytest.fixture
@@ -107,6 +113,7 @@ def test_a_student_prechecks_fixes_waits_out_the_cooldown_and_passes_and_nobody_
     assert page.locator("#kit-precheck-result").get_attribute("aria-live") == "polite"
     # The panel is the course's; JupyterLab's page around it is not the course's to fix.
     assert not (found := blocking_violations(page, "#kit-precheck-result")), "\n".join(found)
+    _fold_panel(page)  # the next press opens it again
 
     time.sleep(max(0.0, COOLDOWN_SECONDS + 1 - (time.monotonic() - checked_at)))
     passed = _precheck(page)
@@ -217,24 +224,75 @@ def _write_notebook(course, student: str, sources: dict) -> None:
 def _open(page, hub, student: str) -> None:
     page.goto(hub.url(f"user/{student}/lab/tree/{NOTEBOOK}.ipynb"))
     lab_ui.notebook(page).wait_for(timeout=hub_ui.SPAWN_TIMEOUT_MS)
-    page.locator(".kit-precheck-button").first.wait_for(timeout=lab_ui.STEP_TIMEOUT_MS)
+    page.locator(PRECHECK_BUTTON).first.wait_for(timeout=lab_ui.STEP_TIMEOUT_MS)
 
 
 def _validate(page) -> str:
-    """nbgrader's Validate on the open notebook; its success line as the course's lab button rewords it."""
-    # The pre-check's answer, split beside the notebook, narrows its toolbar until Validate folds away.
-    page.locator(".lm-TabBar-tab", has_text="Pre-check").locator(".lm-TabBar-tabCloseIcon").click()
+    """nbgrader's Validate, pressed with the Pre-check panel open beside the notebook.
+
+    At the journey's window size and at a laptop's, Pre-check and Validate are both on the notebook's
+    toolbar, in sight and not covered, rather than folded into its overflow menu; Validate is pressed
+    at the laptop's size. Returns the dialog's text, its success line as the course's lab button rewords it.
+    """
+    journey_viewport = page.viewport_size
+    for viewport in (journey_viewport, LAPTOP_VIEWPORT):
+        _resize(page, viewport)
+        for button in (PRECHECK_BUTTON, VALIDATE_BUTTON):
+            where = _where_on_toolbar(page, button)
+            assert where == ON_TOOLBAR, f"{button} at {viewport['width']} px wide: {where}"
     lab_ui.notebook(page).get_by_role("button", name="Validate").click()
     verdict = ".jp-Dialog .kit-validate-honest, .jp-Dialog .validation-failed, .jp-Dialog .validation-changed"
     page.locator(verdict).first.wait_for(timeout=lab_ui.KERNEL_TIMEOUT_MS)
     text = page.locator(".jp-Dialog").inner_text()
     lab_ui.close_dialog(page)
+    assert page.locator("#kit-precheck-result").is_visible()  # Validate left the panel open
+    _resize(page, journey_viewport)
     return text
+
+
+def _resize(page, viewport: dict) -> None:
+    if page.viewport_size != viewport:
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(TOOLBAR_SETTLE_MS)
+
+
+def _where_on_toolbar(page, button: str) -> str:
+    """ON_TOOLBAR when `button` is on the front notebook's toolbar, in sight and on top, beside the open panel.
+
+    Otherwise what is wrong: JupyterLab's toolbar moves the items that do not fit into an overflow
+    menu, a pop-up of its own outside the notebook.
+    """
+    return page.evaluate(
+        """([button, onToolbar]) => {
+            const panel = document.getElementById('kit-precheck-result');
+            if (!panel || panel.offsetParent === null) { return 'the Pre-check panel is not open'; }
+            const notebook = [...document.querySelectorAll('.jp-NotebookPanel')].find(n => n.offsetParent !== null);
+            const item = notebook.querySelector('.jp-NotebookPanel-toolbar ' + button);
+            if (!item) {
+                const folded = document.querySelector('.jp-Toolbar-responsive-popup ' + button);
+                return folded ? "folded into the toolbar's overflow menu" : 'not on the page';
+            }
+            if (panel.getBoundingClientRect().left < notebook.getBoundingClientRect().right) {
+                return 'the Pre-check panel is not beside the notebook';
+            }
+            const box = item.getBoundingClientRect();
+            if (box.width === 0 || box.height === 0) { return 'not shown'; }
+            const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+            return item.contains(hit) ? onToolbar : `covered by ${hit ? hit.className : 'nothing'}`;
+        }""",
+        [button, ON_TOOLBAR],
+    )
+
+
+def _fold_panel(page) -> None:
+    """Click the Pre-check tab at the window's right edge, as a student folds the sidebar away."""
+    page.locator(".jp-SideBar.jp-mod-right .lm-TabBar-tab", has_text="Pre-check").click()
+    page.locator("#kit-precheck-result").wait_for(state="hidden", timeout=lab_ui.STEP_TIMEOUT_MS)
 
 
 def _precheck(page) -> dict:
     """Press the notebook's Pre-check button; wait for the side panel's answer: its state and text."""
-    page.locator(".jp-NotebookPanel:visible .kit-precheck-button").first.click()
+    page.locator(f".jp-NotebookPanel:visible {PRECHECK_BUTTON}").first.click()
     headline = page.locator("#kit-precheck-result .kit-precheck-headline")
     page.locator(
         "#kit-precheck-result .kit-precheck-headline[data-state='done'], "

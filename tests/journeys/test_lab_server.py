@@ -18,15 +18,15 @@ from journeys.lab_server import (
     write_quiet_settings,
 )
 
-pytestmark = pytest.mark.unit
 
-
+@pytest.mark.unit
 def test_free_port_can_be_bound_on_loopback():
     port = free_loopback_port()
     with socket.socket() as probe:
         probe.bind((LOOPBACK, port))
 
 
+@pytest.mark.unit
 def test_command_serves_loopback_only_with_token_and_own_state(tmp_path):
     command = lab_command(tmp_path / "root", 8899, "secret", tmp_path / "state")
     assert f"--ServerApp.ip={LOOPBACK}" in command
@@ -35,11 +35,13 @@ def test_command_serves_loopback_only_with_token_and_own_state(tmp_path):
     assert f"--LabApp.user_settings_dir={tmp_path / 'state' / 'settings'}" in command
 
 
+@pytest.mark.unit
 def test_kernels_get_transport_encryption_so_ipykernel_does_not_warn(tmp_path):
     command = lab_command(tmp_path / "root", 8899, "secret", tmp_path / "state")
     assert "--KernelManager.transport_encryption=auto" in command
 
 
+@pytest.mark.unit
 def test_quiet_settings_turn_off_news_and_update_checks(tmp_path):
     write_quiet_settings(tmp_path)
     written = json.loads(
@@ -54,12 +56,14 @@ def _server(tmp_path, code: str) -> LabServer:
     return LabServer(tmp_path, free_loopback_port(), "token", tmp_path, process)
 
 
+@pytest.mark.nbgrader
 def test_a_server_that_exits_fails_with_its_log(tmp_path):
     server = _server(tmp_path, "raise SystemExit(3)")
     with pytest.raises(LabServerError, match="exited with 3(.|\n)*port is taken"):
         wait_until_answering(server, timeout=20)
 
 
+@pytest.mark.nbgrader
 def test_a_server_that_never_answers_times_out_and_stops(tmp_path):
     server = _server(tmp_path, "import time; time.sleep(60)")
     with pytest.raises(LabServerError, match="did not answer"):

@@ -1,9 +1,9 @@
 // The course's pre-check in one click: a toolbar button on every notebook saves it, sends it to the
-// hub's pre-check service with the page's own hub token, and shows the grader's answer in a panel
-// beside the notebook. Every text from the service is shown as text (never as markup). It also
-// rewords nbgrader's Validate dialog, which would claim that every test passed, adds the due date to
-// it, and tells a student whose Submit came after the due date; that part works everywhere the
-// course's JupyterLab runs, the button only under a hub (where the service lives).
+// hub's pre-check service with the page's own hub token, and shows the grader's answer in a panel of
+// the right sidebar, beside the notebook. Every text from the service is shown as text (never as
+// markup). It also rewords nbgrader's Validate dialog, which would claim that every test passed,
+// adds the due date to it, and tells a student whose Submit came after the due date; that part works
+// everywhere the course's JupyterLab runs, the button only under a hub (where the service lives).
 import { Dialog, ICommandPalette, showDialog, ToolbarButton } from '@jupyterlab/apputils';
 import { PageConfig, URLExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
@@ -20,6 +20,7 @@ const VALIDATE_NEXT_ON_HUB = ' Press Pre-check to have it run those too.';
 const VALIDATE_NEXT_ELSEWHERE = ' It runs those once you submit.';
 const WAIT_SECONDS = 30; // each poll waits this long on the service for the result
 const GIVE_UP_MS = 10 * 60 * 1000;
+const SIDEBAR_RANK = 50; // first of the right sidebar's tabs (JupyterLab's property inspector is 100)
 
 function onHub() {
   // A server the hub spawned knows the hub's prefix; a JupyterLab started by hand does not.
@@ -63,7 +64,6 @@ class ResultPanel extends Widget {
     this.id = 'kit-precheck-result';
     this.title.label = 'Pre-check';
     this.title.caption = 'What the course grader said about your saved notebook';
-    this.title.closable = true;
     this.addClass('kit-precheck-panel');
     // A screen reader reads each new answer out without the student moving to the panel.
     this.node.setAttribute('role', 'status');
@@ -92,7 +92,8 @@ class ResultPanel extends Widget {
     this.line(`Checking ${name}${where}…`, 'kit-precheck-headline').dataset.state = 'waiting';
   }
 
-  show(name, check) {
+  // Not named show: the shell calls the widget's own show() to open the sidebar it sits in.
+  showResult(name, check) {
     this.clear();
     if (check.error) {
       this.refused(name, check);
@@ -163,10 +164,12 @@ function inTime(seconds) {
   return seconds >= 60 ? `in ${Math.ceil(seconds / 60)} min` : `in ${Math.ceil(seconds)} s`;
 }
 
-function reveal(app, results, panel) {
-  // The answer opens in the main area, split to the right of the notebook it is about.
+function reveal(app, results) {
+  // The answer opens in the right sidebar, expanded: beside the notebook without taking half of its
+  // width, so the notebook's toolbar keeps Pre-check and Validate in sight instead of folding them
+  // into its overflow menu.
   if (!results.isAttached) {
-    app.shell.add(results, 'main', { mode: 'split-right', ref: panel.id });
+    app.shell.add(results, 'right', { rank: SIDEBAR_RANK });
   }
   app.shell.activateById(results.id);
 }
@@ -175,7 +178,7 @@ async function precheck(app, panel, results) {
   if (!panel) {
     return;
   }
-  reveal(app, results, panel);
+  reveal(app, results);
   const name = panel.context.path.split('/').pop();
   results.waiting(name);
   await panel.context.save(); // the grader checks what is saved, so save first
@@ -189,8 +192,8 @@ async function precheck(app, panel, results) {
   if (!check.error && check.state !== 'done') {
     check = { error: 'waiting', message: 'The grader is busy: press Pre-check again in a few minutes.' };
   }
-  results.show(name, check);
-  reveal(app, results, panel);
+  results.showResult(name, check);
+  reveal(app, results);
 }
 
 // The course's nbgrader settings put its words in the replies nbgrader's lab code reads: the due line in
