@@ -448,9 +448,9 @@ def check_branch_prediction(x, threshold):
         "branch-gradient-unpredictable",
     )
     expect(
-        isinstance(guess, (int, float)),
-        f"{shown} should return a number, got {type(guess).__name__}"
-        ": return a Python int or float",
+        isinstance(guess, float),
+        f"{shown} should return a Python float, as the exercise asks, got {checks.type_name(guess)}"
+        ": return the slope as a float (2.0, not 2; float(...) converts a number)",
     )
     branch = "t**3" if ran_upper else "2*t + 7"
     expect(
