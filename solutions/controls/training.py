@@ -265,6 +265,11 @@ def affine_vjp__autograd_pullback(X, W, G):
     return dX, dW
 
 
+@negative_control("vjp-transposed-factors", fails=["test_affine_vjp"])
+def affine_vjp__weight_factors_swapped(X, W, G):
+    return G @ W.T, (X.T @ G).T  # the transpose of the weight gradient, as G.T @ X gives it
+
+
 @negative_control("jacobian-shaped-like-parameter", fails=["test_affine_jacobian_entries"])
 def affine_jacobian_entries__shape_of_weight(B, I, O):
     return I * O

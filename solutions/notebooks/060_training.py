@@ -812,7 +812,7 @@ expect(
 # %% answer answer_affine_vjp
 from solutions.reference.training import affine_vjp
 
-# %% test test_affine_vjp points=3 targets=dense-jacobian-for-vjp,autograd-pays-the-forward-product
+# %% test test_affine_vjp points=3 targets=dense-jacobian-for-vjp,autograd-pays-the-forward-product,vjp-transposed-factors
 def check_affine_vjp(seed, B, I, O):
     """Seeded X, W, G of the given sizes: no Jacobian, two matrix products, autograd's pullback of G."""
     X = torch.randn(B, I, dtype=torch.float64, generator=seeded(10 + seed))
@@ -841,6 +841,18 @@ def check_affine_vjp(seed, B, I, O):
     )
     dX, dW = result
     expect_tensor(dX, f"dX from {shown}", shape=(B, I))
+    transposed = G.T @ X  # the factors in the wrong order: W's gradient transposed, shape (O, I)
+    expect(
+        not (
+            isinstance(dW, torch.Tensor)
+            and tuple(dW.shape) == (O, I)
+            and torch.allclose(dW.detach().to(torch.float64), transposed, rtol=1e-10, atol=1e-12)
+        )
+        or I == O and torch.allclose(transposed, X.T @ G, rtol=1e-10, atol=1e-12),
+        f"dW from {shown} is G.T @ X, shape {(O, I)}: a gradient has the shape of its parameter, W's {(I, O)}"
+        "; write dW = X.T @ G, with the factors in that order",
+        "vjp-transposed-factors",
+    )
     expect_tensor(dW, f"dW from {shown}", shape=(I, O))
     X_leaf, W_leaf = X.clone().requires_grad_(), W.clone().requires_grad_()
     (X_leaf @ W_leaf).backward(G)
