@@ -119,3 +119,15 @@ def versioned_update__rebound_name(params, lr):
         for p in params:
             p = p - lr * p.grad  # noqa: PLW2901 - the mistake: a new tensor under the old name
             p.requires_grad_()
+
+
+@negative_control("rebinding-updates-parameter", fails=["test_descend_and_log"])
+def descend_and_log__rebound_w(w, loss_fn, lr, steps):
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(w)
+        (gradient,) = torch.autograd.grad(loss, w)
+        losses.append(loss.item())
+        w = w.detach() - lr * gradient  # a new tensor: the caller's w never moves
+        w.requires_grad_()
+    return losses

@@ -28,6 +28,12 @@ def raw_params__float32_scale(d=784, h=128, k=10, seed=0):
     return [t.requires_grad_() for t in (W1, b1, W2, b2)]
 
 
+@negative_control("softmax-before-cross-entropy", fails=["test_training_raw_model"])
+def raw_forward__probabilities(X, params):
+    W1, b1, W2, b2 = params
+    return torch.softmax(F.relu(X @ W1 + b1) @ W2 + b2, dim=1)  # the loss is meant to get probabilities
+
+
 @negative_control("evaluation-without-no-grad", fails=["test_raw_metrics"])
 def raw_metrics__grad_mode(X, y, params, bs=512):
     if len(y) == 0:

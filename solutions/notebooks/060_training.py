@@ -79,7 +79,7 @@ torch.set_num_threads(1)
 # %% answer answer_training_raw_model
 from solutions.reference.training import raw_params, raw_forward
 
-# %% test test_training_raw_model points=1 targets=op-after-requires-grad,cast-restores-precision
+# %% test test_training_raw_model points=1 targets=op-after-requires-grad,cast-restores-precision,softmax-before-cross-entropy
 def check_raw_model(params, shown, d, h, k, seed):
     """The contract recalled above: float64 leaves with the seeded values, and logits of relu(X W1 + b1) W2 + b2."""
     expect(
@@ -142,6 +142,12 @@ def check_raw_model(params, shown, d, h, k, seed):
     logits = call_answer(raw_forward, X, [W1, b1, W2, b2])
     expect_tensor(logits, "raw_forward(X, params)", shape=(5, k))
     expected = (X @ W1 + b1).clamp(min=0) @ W2 + b2
+    expect(
+        not torch.allclose(logits.detach(), torch.softmax(expected.detach(), dim=1), rtol=1e-10, atol=1e-12),
+        "raw_forward returns probabilities, the softmax of the logits: cross entropy applies log-softmax itself, "
+        "so it would take a softmax twice; return the raw scores relu(X @ W1 + b1) @ W2 + b2",
+        "softmax-before-cross-entropy",
+    )
     expect_close(
         logits,
         expected,

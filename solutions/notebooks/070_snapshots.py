@@ -211,7 +211,7 @@ for what, original in originals():
 # %% answer answer_descend_and_log
 from solutions.reference.snapshots import descend_and_log
 
-# %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe,backward-overwrites-grad,zero-fill-same-as-none
+# %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe,backward-overwrites-grad,zero-fill-same-as-none,rebinding-updates-parameter
 w = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
 may_change_in_place(w)  # descend_and_log updates it where your code runs
 version = w._version
@@ -261,6 +261,12 @@ for step, (value, expected) in enumerate(zip(logged, (2.0, 1.28, 0.8192))):
         f"{shown}: the loss logged at step {step} is {float(value)!r}, but gradient descent gives {expected}"
         ": log each step's loss before that step's update, and update w by lr times that step's gradient only",
     )
+expect(
+    w.tolist() != [1.0, -1.0],
+    f"after {shown}, the caller's w is still [1., -1.]: the updates went to new tensors bound to the name w"
+    "; update w itself in place under torch.no_grad() (w -= lr * w.grad)",
+    "rebinding-updates-parameter",
+)
 expect(
     w._version >= version + 3,
     f"{shown} changed w but its version counter moved only {w._version - version} times in 3 steps: "
