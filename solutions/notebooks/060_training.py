@@ -540,7 +540,7 @@ for case in cases:
 # %% answer answer_local_mnist_raw
 from solutions.reference.training import local_mnist_raw
 
-# %% test test_local_mnist_raw points=3 targets=selection-on-wrong-split,assert-for-input-validation
+# %% test test_local_mnist_raw points=3 targets=selection-on-wrong-split,assert-for-input-validation,cross-entropy-label-dtype,numpy-default-dtype
 # Stand-ins for raw_train and raw_metrics that note what they receive: this check tests only the adapter.
 # Small random "digits", split in memory by the support module.
 pixels = torch.randint(0, 256, (40, 784), generator=seeded(60), dtype=torch.uint8).numpy()
@@ -577,9 +577,22 @@ def check_adapter(kind, arguments):
         all(isinstance(t, torch.Tensor) for t in (X, y, Xv, yv)),
         f"{shown}: raw_train should receive tensors; convert the arguments with torch.as_tensor",
     )
+    got = f"raw_train got {X.dtype} images and {y.dtype} labels"
+    expect(
+        not (y.dtype.is_floating_point or yv.dtype.is_floating_point),
+        f"{shown}: the labels are floating point ({got}), but cross entropy takes class labels as int64 indices"
+        "; convert them with torch.as_tensor(labels, dtype=torch.int64)",
+        "cross-entropy-label-dtype",
+    )
+    expect(
+        not any(t.dtype.is_floating_point and t.dtype != torch.float64 for t in (X, Xv)),
+        f"{shown}: the images are not float64 ({got}); .float() and a default conversion give float32"
+        "; ask for float64 by name, torch.as_tensor(images, dtype=torch.float64)",
+        "numpy-default-dtype",
+    )
     expect(
         X.dtype == Xv.dtype == torch.float64 and y.dtype == yv.dtype == torch.int64,
-        f"{shown}: convert images to float64 and labels to int64 (raw_train got {X.dtype} images and {y.dtype} labels)",
+        f"{shown}: convert images to float64 and labels to int64 ({got})",
     )
     expect(
         same(X, given[0]) and same(y, given[1]),
