@@ -345,7 +345,7 @@ def test_a_returned_truth_value_of_another_type_is_named_exactly():
     with pytest.raises(checks.Diagnosis) as failure:
         checks.expect_python_bool(numpy.True_, "answer()")
     named = f"{type(numpy.True_).__module__}.{type(numpy.True_).__qualname__}"
-    assert f"got {named};" in str(failure.value) and "Python bool" in str(failure.value)
+    assert f"got {named}: return True or False" in str(failure.value) and "Python bool" in str(failure.value)
     assert "bool(...)" in str(failure.value)
-    with pytest.raises(checks.Diagnosis, match="got int$"):
+    with pytest.raises(checks.Diagnosis, match="got int: return True or False$"):
         checks.expect_python_bool(1, "answer()")

@@ -63,8 +63,8 @@ def expect_python_bool(value, shown):
     truth_value = type_name(value).startswith("numpy.") or isinstance(value, torch.Tensor)
     expect(
         isinstance(value, bool),
-        f"{shown} should return a Python bool (True or False), got {type_name(value)}"
-        + ("; bool(...) turns it into a Python bool" if truth_value else ""),
+        f"{shown} should return a Python bool (True or False), got {type_name(value)}: return True or False"
+        + (" (bool(...) turns it into one)" if truth_value else ""),
     )
 
 
