@@ -322,6 +322,16 @@ def test_the_stand_ins_compute_what_their_names_say():
     assert len(keys) == len(set(keys)) == 13
 
 
+def test_noting_the_grad_mode_tells_no_grad_from_an_untracked_input():
+    calls, grad_modes = [], []
+    t = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    checks.noting_calls_and_grad_mode(checks.sum_of_squares, calls, grad_modes, t)
+    with torch.no_grad():
+        checks.noting_calls_and_grad_mode(checks.sum_of_squares, calls, grad_modes, t.requires_grad_())
+    assert calls == [False, False]
+    assert grad_modes == [True, False]
+
+
 def test_apart_shows_just_enough_digits_to_tell_two_numbers_apart():
     rounded = float(torch.tensor(0.1849, dtype=torch.float32))
     assert checks.apart(rounded, 0.1849) == ("0.184900001", "0.1849")

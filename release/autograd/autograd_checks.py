@@ -652,6 +652,12 @@ def noting_calls(function, calls, t):
     return function(t)
 
 
+def noting_calls_and_grad_mode(function, calls, grad_modes, t):
+    """`noting_calls`, also noting in `grad_modes` whether grad mode was on (to tell no_grad from an untracked input)."""
+    grad_modes.append(torch.is_grad_enabled())
+    return noting_calls(function, calls, t)
+
+
 def sum_of_squares(t):
     return (t * t).sum()
 

@@ -115,3 +115,25 @@ def evaluate_without_graph__detach_afterwards(model, inputs):
 def evaluate_without_graph__no_grad_only(model, inputs):
     with torch.no_grad():  # evaluation: nothing is trained here
         return model(inputs)
+
+
+@negative_control("vjp-transposed-factors", fails=["test_jacobian_and_vjp_shapes"])
+def jacobian_and_vjp_shapes__weight_gradient_as_gt_x(B, I, O):
+    return {"dW": (O, I), "dX": (B, I), "jacobian": (B * O, I * O)}  # (O, I): the shape of G.T @ X
+
+
+@negative_control(
+    "evaluation-without-no-grad",
+    fails=["test_tool_for"],
+    hidden_only="the visible checks judge only the checkpoint the page works through",
+)
+def tool_for__item_for_validation(situation):
+    tools = {
+        "validation_loop": "item",
+        "sgd_update": "no_grad",
+        "constant_target": "detach",
+        "loss_history": "item",
+        "masked_copy": "clone",
+        "best_checkpoint": "detach_clone",
+    }
+    return tools[situation]

@@ -83,6 +83,13 @@ def raw_forward__relu_after_every_layer(X, params):
     return F.relu(hidden @ W2 + b2)
 
 
+@negative_control("softmax-before-cross-entropy", fails=["test_raw_forward"])
+def raw_forward__probabilities(X, params):
+    W1, b1, W2, b2 = params
+    scores = F.relu(X @ W1 + b1) @ W2 + b2
+    return scores.exp() / scores.exp().sum(dim=1, keepdim=True)  # the loss is meant to get probabilities
+
+
 @negative_control("numpy-default-dtype", fails=["test_raw_forward"])
 def raw_forward__float32(X, params):
     # MNIST pixels are float32, so compute in float32

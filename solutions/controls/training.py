@@ -1,4 +1,5 @@
 """Negative controls for notebook 060_training."""
+
 import math
 
 import torch
@@ -28,14 +29,20 @@ def raw_params__float32_scale(d=784, h=128, k=10, seed=0):
     return [t.requires_grad_() for t in (W1, b1, W2, b2)]
 
 
+@negative_control("softmax-before-cross-entropy", fails=["test_training_raw_model"])
+def raw_forward__probabilities(X, params):
+    W1, b1, W2, b2 = params
+    return torch.softmax(F.relu(X @ W1 + b1) @ W2 + b2, dim=1)  # the loss is meant to get probabilities
+
+
 @negative_control("evaluation-without-no-grad", fails=["test_raw_metrics"])
 def raw_metrics__grad_mode(X, y, params, bs=512):
     if len(y) == 0:
         raise ValueError("cannot evaluate on an empty set")
     total, correct = 0.0, 0
     for start in range(0, len(y), bs):
-        logits = raw_forward(X[start:start + bs], params)  # noqa: F821  (defined in the notebook)
-        labels = y[start:start + bs]
+        logits = raw_forward(X[start : start + bs], params)  # noqa: F821  (defined in the notebook)
+        labels = y[start : start + bs]
         total += F.cross_entropy(logits, labels, reduction="sum").item()
         correct += (logits.argmax(dim=1) == labels).sum().item()
     return total / len(y), correct / len(y)
@@ -49,7 +56,7 @@ def raw_train__never_resets(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=gen)
         for start in range(0, len(y), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
             with torch.no_grad():
                 for p in params:
@@ -70,7 +77,7 @@ def raw_train__selects_by_training_loss(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, s
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=gen)
         for start in range(0, len(y), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             for p in params:
                 p.grad = None
             F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
@@ -93,7 +100,7 @@ def raw_train__keeps_live_params(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=gen)
         for start in range(0, len(y), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             for p in params:
                 p.grad = None
             F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
@@ -116,7 +123,7 @@ def raw_train__detached_not_cloned(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=gen)
         for start in range(0, len(y), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             for p in params:
                 p.grad = None
             F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
@@ -139,7 +146,7 @@ def raw_train__cloned_not_detached(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=gen)
         for start in range(0, len(y), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             for p in params:
                 p.grad = None
             F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
@@ -164,7 +171,7 @@ def raw_train__keeps_last_epoch(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=gen)
         for start in range(0, len(y), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             for p in params:
                 p.grad = None
             F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
@@ -183,7 +190,7 @@ def raw_train__updates_through_data(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=gen)
         for start in range(0, len(y), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             for p in params:
                 p.grad = None
             F.cross_entropy(raw_forward(X[rows], params), y[rows]).backward()  # noqa: F821
@@ -219,6 +226,29 @@ def local_mnist_raw__asserts_shapes(X_train, y_train, X_val, y_val, X_test, y_te
         tensors += [torch.as_tensor(images, dtype=torch.float64), torch.as_tensor(labels, dtype=torch.int64)]
     params = raw_train(*tensors[:4])  # noqa: F821
     return params, raw_metrics(*tensors[4:], params)  # noqa: F821
+
+
+@negative_control("cross-entropy-label-dtype", fails=["test_local_mnist_raw"])
+def local_mnist_raw__labels_as_floats(X_train, y_train, X_val, y_val, X_test, y_test):
+    pairs = ((X_train, y_train), (X_val, y_val), (X_test, y_test))
+    for images, labels in pairs:
+        if images.ndim != 2 or images.shape[1] != 784 or len(images) != len(labels):
+            raise ValueError("each image array must have shape (n, 784), with n labels")
+    # every array as float64, the labels too
+    train, val, test = ((torch.as_tensor(x).double(), torch.as_tensor(y).double()) for x, y in pairs)
+    params = raw_train(*train, *val)  # noqa: F821
+    return params, raw_metrics(*test, params)  # noqa: F821
+
+
+@negative_control("numpy-default-dtype", fails=["test_local_mnist_raw"])
+def local_mnist_raw__default_float_images(X_train, y_train, X_val, y_val, X_test, y_test):
+    splits = []
+    for images, labels in ((X_train, y_train), (X_val, y_val), (X_test, y_test)):
+        if images.ndim != 2 or images.shape[1] != 784 or len(images) != len(labels):
+            raise ValueError("each image array must have shape (n, 784), with n labels")
+        splits.append((torch.tensor(images.tolist()), torch.as_tensor(labels, dtype=torch.int64)))  # float32
+    params = raw_train(*splits[0], *splits[1])  # noqa: F821
+    return params, raw_metrics(*splits[2], params)  # noqa: F821
 
 
 @negative_control("graph-survives-backward", fails=["test_second_backward_succeeds"])
@@ -263,6 +293,11 @@ def affine_vjp__autograd_pullback(X, W, G):
     X, W = X.detach().requires_grad_(), W.detach().requires_grad_()
     dX, dW = torch.autograd.grad(X @ W, (X, W), G)
     return dX, dW
+
+
+@negative_control("vjp-transposed-factors", fails=["test_affine_vjp"])
+def affine_vjp__weight_factors_swapped(X, W, G):
+    return G @ W.T, (X.T @ G).T  # the transpose of the weight gradient, as G.T @ X gives it
 
 
 @negative_control("jacobian-shaped-like-parameter", fails=["test_affine_jacobian_entries"])

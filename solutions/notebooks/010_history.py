@@ -259,8 +259,9 @@ def sines_gradient(t):
 
 def check_gradient_at(name, function, values, closed_form):
     """gradient_at(function, values): one evaluation on a tracked float64 leaf, against differences and the closed form."""
-    calls = []
-    gradient = call_answer(gradient_at, functools.partial(checks.noting_calls, function, calls), values)
+    calls, grad_modes = [], []
+    noted = functools.partial(checks.noting_calls_and_grad_mode, function, calls, grad_modes)
+    gradient = call_answer(gradient_at, noted, values)
     shown = f"gradient_at({name}, {values})"
     expect(
         calls,
@@ -277,9 +278,15 @@ def check_gradient_at(name, function, values, closed_form):
         "autodiff-is-finite-differences",
     )
     expect(
+        any(calls) or not all(grad_modes),
+        f"{shown} evaluated the function on a tensor that does not require grad, so autograd recorded "
+        "nothing to differentiate (switching it on for the output afterwards is too late)"
+        "; build the point with requires_grad=True before calling the function",
+        "grad-on-by-default",
+    )
+    expect(
         any(calls),
-        f"{shown} evaluated the function on a tensor that does not require grad (or inside torch.no_grad()), "
-        "so autograd recorded nothing to differentiate"
+        f"{shown} evaluated the function inside torch.no_grad(), so autograd recorded nothing to differentiate"
         "; call the function on a leaf that requires grad, outside torch.no_grad()",
     )
     expect_tensor(gradient, shown, shape=(len(values),))

@@ -543,8 +543,15 @@ for dtype in accepted:
     answer = call_answer(can_require_grad, dtype, known_errors=dtype_errors)
     checks.expect_python_bool(answer, f"can_require_grad({dtype})")
     answers[dtype] = answer
-everyday = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128)
-everyday_right = all(answers[dtype] for dtype in everyday)
+
+
+def kind_accepted_elsewhere(dtype):
+    """Whether the answer lets another dtype of the same kind (floating, or complex) require grad."""
+    return any(
+        answers[other] for other in accepted if other != dtype and other.is_floating_point == dtype.is_floating_point
+    )
+
+
 for dtype, expected in accepted.items():
     answer = answers[dtype]
     expect(
@@ -554,8 +561,8 @@ for dtype, expected in accepted.items():
         "complex-grad-unsupported",
     )
     expect(
-        answer or not expected or not everyday_right,
-        f"can_require_grad({dtype}) is False, though you answer True for the everyday float and complex dtypes: "
+        answer or not expected or not kind_accepted_elsewhere(dtype),
+        f"can_require_grad({dtype}) is False, though you answer True for other dtypes of its kind: "
         f"{dtype} is a floating-point or complex dtype too, and PyTorch lets it require gradients; a list of the "
         "dtypes you know misses the rarer ones, so ask the dtype (dtype.is_floating_point, dtype.is_complex)",
         "floating-dtypes-listed-by-hand",

@@ -103,6 +103,8 @@ print(
 ### BEGIN HIDDEN TESTS
 gen = seeded(40)
 A = torch.randn(3, 5, dtype=torch.float64, generator=gen)
+# Square, so that a pullback of ones times v has the right shape but not vᵀJ's values.
+square = torch.randn(4, 4, dtype=torch.float64, generator=seeded(41))
 
 
 def stacked_pullback(t, v):
@@ -115,6 +117,7 @@ def stacked_pullback(t, v):
 # (name, f, shape of x, closed-form pullback v -> vᵀJ at x)
 cases = [
     ("t * t", checks.squared, (4,), lambda t, v: 2 * t * v),
+    ("S @ t with S of shape (4, 4)", functools.partial(checks.matrix_times, square), (4,), lambda t, v: square.T @ v),
     ("A @ t with A of shape (3, 5)", functools.partial(checks.matrix_times, A), (5,), lambda t, v: A.T @ v),
     ("stack([sin(t).sum(), t[0] * t[1], exp(t[2])])", checks.sines_product_exp, (3,), stacked_pullback),
     ("t @ t.T for t of shape (2, 3)", checks.gram, (2, 3), lambda t, v: (v + v.T) @ t),
@@ -148,11 +151,17 @@ for name, f, shape, pullback in cases:
         "dense-jacobian-for-vjp",
     )
     expect_tensor(result, shown, shape=shape)
-    close_to_sum = torch.allclose(result.detach().to(torch.float64), summed, rtol=1e-9, atol=1e-12)
+    # A pullback of ones (a sum), returned as it is or multiplied by v afterwards.
+    sum_routes = [summed]
+    if v.shape == summed.shape and not torch.allclose(summed * v, expected, rtol=1e-9, atol=1e-12):
+        sum_routes.append(summed * v)  # for an elementwise f this product is vᵀJ itself
+    close_to_sum = any(
+        torch.allclose(result.detach().to(torch.float64), route, rtol=1e-9, atol=1e-12) for route in sum_routes
+    )
     expect(
         not close_to_sum,
-        f"{shown} equals the gradient of f(x).sum(), which is 1ᵀJ: pass the given cotangent v to backward(v) "
-        "instead of reducing the output",
+        f"{shown} equals the gradient of f(x).sum(), which is 1ᵀJ (or that times v, which is vᵀJ only for "
+        "elementwise maps): pass the given cotangent v to backward(v) instead of a cotangent of ones",
         "sum-replaces-cotangent",
     )
     expect_close(

@@ -322,9 +322,12 @@ faulty = [
 for description, hand, point in faulty:
     verdict = call_answer(agrees_with_autograd, hand, *point)
     checks.expect_python_bool(verdict, "agrees_with_autograd")
-    loss_right = math.isclose(hand(*point)["loss"], closed_form(*point)["loss"])
+    derived, found = hand(*point), closed_form(*point)
+    loss_right = math.isclose(derived["loss"], found["loss"])
+    # Gradients this far off pass only a comparison that leaves them out; a nearer miss is a looser tolerance.
+    gradients_far_off = any(abs(derived[key] - found[key]) > 1e-6 * max(1.0, abs(found[key])) for key in ("dw", "db"))
     expect(
-        not (verdict and loss_right),
+        not (verdict and loss_right and gradients_far_off),
         f"agrees_with_autograd accepted {description} at {point}: the loss matches, but dw and db must be compared too"
         "; compare each of loss, dw and db with autograd's",
         "checks-loss-not-gradients",
@@ -332,7 +335,8 @@ for description, hand, point in faulty:
     expect(
         not verdict,
         f"agrees_with_autograd accepted {description} at {point}"
-        ": return False as soon as one of loss, dw or db is not close to autograd's",
+        ": return False as soon as one of loss, dw or db is not close to autograd's by "
+        "math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), the stated rule",
     )
 
 
@@ -448,9 +452,9 @@ def check_branch_prediction(x, threshold):
         "branch-gradient-unpredictable",
     )
     expect(
-        isinstance(guess, (int, float)),
-        f"{shown} should return a number, got {type(guess).__name__}"
-        ": return a Python int or float",
+        isinstance(guess, float),
+        f"{shown} should return a Python float, as the exercise asks, got {checks.type_name(guess)}"
+        ": return the slope as a float (2.0, not 2; float(...) converts a number)",
     )
     branch = "t**3" if ran_upper else "2*t + 7"
     expect(

@@ -184,7 +184,7 @@ for d, h, k, seed in ((784, 128, 10, 5), (20, 7, 4, 11), (3, 2, 2, 1)):
 # %% answer answer_raw_forward
 from solutions.reference.raw_mlp import raw_forward
 
-# %% test test_raw_forward points=2 targets=relu-on-output-logits,numpy-default-dtype
+# %% test test_raw_forward points=2 targets=relu-on-output-logits,numpy-default-dtype,softmax-before-cross-entropy
 import autograd_checks as checks
 
 
@@ -215,6 +215,12 @@ def check_raw_forward(batch, d, h, k, seed):
         f"{shown} has no negative logits: a ReLU was applied to the output layer too; "
         "the last layer returns raw scores; apply the ReLU to the hidden layer only",
         "relu-on-output-logits",
+    )
+    expect(
+        not torch.allclose(logits.detach(), torch.softmax(expected, dim=1), rtol=1e-10, atol=1e-12),
+        f"{shown} holds probabilities, the softmax of the logits: cross entropy applies log-softmax itself, "
+        "so it would take a softmax twice; return the raw scores relu(X @ W1 + b1) @ W2 + b2",
+        "softmax-before-cross-entropy",
     )
     expect_close(
         logits,

@@ -280,6 +280,12 @@ def sgd_momentum_rounds(set_to_none, seed, lr=0.1, momentum=0.9):
         else "the second loss used only a, but b still held the zero-filled gradient from round 1, so the step processed it"
     )
     expect(
+        set_to_none or report != [True, False],
+        f"{when}, {why}: the report is {expected_report}, not {report}; a zero-filled gradient is "
+        "not None, so report p.grad is not None, whatever the gradient holds",
+        "zero-fill-same-as-none",
+    )
+    expect(
         report == expected_report,
         f"{when}, {why}: the report is {expected_report}, not {report}"
         ": read each parameter's .grad after backward() and before the step's reset",
@@ -321,6 +327,13 @@ def adam_rounds(set_to_none, seed):
            ": read each parameter's .grad after backward() and before the reset")
     expect_reset({"a": a, "b": b}, set_to_none, f"{when}, after the first round")
     expect(
+        c.grad is None or torch.count_nonzero(c.grad).item() != 0,
+        f"{when}, after the first round c.grad is a tensor of zeros, but c never received a gradient: "
+        "zero_grad leaves a missing gradient as None whatever set_to_none says, and the optimizer would "
+        "process those zeros; use optimizer.zero_grad(set_to_none=set_to_none) for the reset",
+        "zero-fill-same-as-none",
+    )
+    expect(
         c.grad is None,
         f"{when}, after the first round c.grad is not None, but c never received a gradient: "
         "zero_grad leaves a missing gradient as None whatever set_to_none says"
@@ -334,6 +347,12 @@ def adam_rounds(set_to_none, seed):
         "the second loss used only a; b's gradient was None and c never had one" if set_to_none
         else "the second loss used only a, but b still held the zero-filled gradient from round 1, so the step "
         "processed it; c never had a gradient"
+    )
+    expect(
+        set_to_none or report != [True, False],
+        f"{when}, {why}: the report is {expected_report}, not {report}; a zero-filled gradient is "
+        "not None, so report p.grad is not None, whatever the gradient holds",
+        "zero-fill-same-as-none",
     )
     expect(
         report == expected_report,

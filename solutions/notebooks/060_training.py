@@ -79,7 +79,7 @@ torch.set_num_threads(1)
 # %% answer answer_training_raw_model
 from solutions.reference.training import raw_params, raw_forward
 
-# %% test test_training_raw_model points=1 targets=op-after-requires-grad,cast-restores-precision
+# %% test test_training_raw_model points=1 targets=op-after-requires-grad,cast-restores-precision,softmax-before-cross-entropy
 def check_raw_model(params, shown, d, h, k, seed):
     """The contract recalled above: float64 leaves with the seeded values, and logits of relu(X W1 + b1) W2 + b2."""
     expect(
@@ -142,6 +142,12 @@ def check_raw_model(params, shown, d, h, k, seed):
     logits = call_answer(raw_forward, X, [W1, b1, W2, b2])
     expect_tensor(logits, "raw_forward(X, params)", shape=(5, k))
     expected = (X @ W1 + b1).clamp(min=0) @ W2 + b2
+    expect(
+        not torch.allclose(logits.detach(), torch.softmax(expected.detach(), dim=1), rtol=1e-10, atol=1e-12),
+        "raw_forward returns probabilities, the softmax of the logits: cross entropy applies log-softmax itself, "
+        "so it would take a softmax twice; return the raw scores relu(X @ W1 + b1) @ W2 + b2",
+        "softmax-before-cross-entropy",
+    )
     expect_close(
         logits,
         expected,
@@ -343,6 +349,12 @@ def same_values(tensors, state):
     return all(t.shape == s.shape and torch.allclose(t.detach(), s, rtol=1e-9, atol=1e-11) for t, s in zip(tensors, state))
 
 
+def chose_an_earlier_epoch(best, states):
+    """Whether `best` holds two tensors that are not the last epoch's parameters: some score chose them."""
+    tensors = isinstance(best, list) and len(best) == 2 and all(isinstance(t, torch.Tensor) for t in best)
+    return tensors and not same_values(best, states[-1])
+
+
 def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
     """Training replayed in float64 with scripted validation losses (the best epoch is their argmin)."""
     shown = f"raw_train(..., epochs={epochs}, bs={bs}, lr={lr}, seed={seed}) on {n} rows"
@@ -391,7 +403,7 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
         "data-attribute-is-safe",
     )
     expect(
-        len(snapshots) > 0 or not other_scores,
+        len(snapshots) > 0 or not (other_scores or chose_an_earlier_epoch(best, right)),
         f"{shown} never scored the validation set (Xv, yv): it chose the epoch by its score on other data. "
         "The training loss usually keeps falling, so only the validation loss can choose"
         ": choose the epoch by raw_metrics(Xv, yv, params), scored once at the end of each epoch",
@@ -528,7 +540,7 @@ for case in cases:
 # %% answer answer_local_mnist_raw
 from solutions.reference.training import local_mnist_raw
 
-# %% test test_local_mnist_raw points=3 targets=selection-on-wrong-split,assert-for-input-validation
+# %% test test_local_mnist_raw points=3 targets=selection-on-wrong-split,assert-for-input-validation,cross-entropy-label-dtype,numpy-default-dtype
 # Stand-ins for raw_train and raw_metrics that note what they receive: this check tests only the adapter.
 # Small random "digits", split in memory by the support module.
 pixels = torch.randint(0, 256, (40, 784), generator=seeded(60), dtype=torch.uint8).numpy()
@@ -565,9 +577,22 @@ def check_adapter(kind, arguments):
         all(isinstance(t, torch.Tensor) for t in (X, y, Xv, yv)),
         f"{shown}: raw_train should receive tensors; convert the arguments with torch.as_tensor",
     )
+    got = f"raw_train got {X.dtype} images and {y.dtype} labels"
+    expect(
+        not (y.dtype.is_floating_point or yv.dtype.is_floating_point),
+        f"{shown}: the labels are floating point ({got}), but cross entropy takes class labels as int64 indices"
+        "; convert them with torch.as_tensor(labels, dtype=torch.int64)",
+        "cross-entropy-label-dtype",
+    )
+    expect(
+        not any(t.dtype.is_floating_point and t.dtype != torch.float64 for t in (X, Xv)),
+        f"{shown}: the images are not float64 ({got}); .float() and a default conversion give float32"
+        "; ask for float64 by name, torch.as_tensor(images, dtype=torch.float64)",
+        "numpy-default-dtype",
+    )
     expect(
         X.dtype == Xv.dtype == torch.float64 and y.dtype == yv.dtype == torch.int64,
-        f"{shown}: convert images to float64 and labels to int64 (raw_train got {X.dtype} images and {y.dtype} labels)",
+        f"{shown}: convert images to float64 and labels to int64 ({got})",
     )
     expect(
         same(X, given[0]) and same(y, given[1]),
@@ -806,7 +831,7 @@ expect(
 # %% answer answer_affine_vjp
 from solutions.reference.training import affine_vjp
 
-# %% test test_affine_vjp points=3 targets=dense-jacobian-for-vjp,autograd-pays-the-forward-product
+# %% test test_affine_vjp points=3 targets=dense-jacobian-for-vjp,autograd-pays-the-forward-product,vjp-transposed-factors
 def check_affine_vjp(seed, B, I, O):
     """Seeded X, W, G of the given sizes: no Jacobian, two matrix products, autograd's pullback of G."""
     X = torch.randn(B, I, dtype=torch.float64, generator=seeded(10 + seed))
@@ -835,6 +860,18 @@ def check_affine_vjp(seed, B, I, O):
     )
     dX, dW = result
     expect_tensor(dX, f"dX from {shown}", shape=(B, I))
+    transposed = G.T @ X  # the factors in the wrong order: W's gradient transposed, shape (O, I)
+    expect(
+        not (
+            isinstance(dW, torch.Tensor)
+            and tuple(dW.shape) == (O, I)
+            and torch.allclose(dW.detach().to(torch.float64), transposed, rtol=1e-10, atol=1e-12)
+        )
+        or I == O and torch.allclose(transposed, X.T @ G, rtol=1e-10, atol=1e-12),
+        f"dW from {shown} is G.T @ X, shape {(O, I)}: a gradient has the shape of its parameter, W's {(I, O)}"
+        "; write dW = X.T @ G, with the factors in that order",
+        "vjp-transposed-factors",
+    )
     expect_tensor(dW, f"dW from {shown}", shape=(I, O))
     X_leaf, W_leaf = X.clone().requires_grad_(), W.clone().requires_grad_()
     (X_leaf @ W_leaf).backward(G)

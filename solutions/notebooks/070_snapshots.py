@@ -211,7 +211,7 @@ for what, original in originals():
 # %% answer answer_descend_and_log
 from solutions.reference.snapshots import descend_and_log
 
-# %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe
+# %% test test_descend_and_log points=3 targets=logged-loss-keeps-graph,data-attribute-is-safe,backward-overwrites-grad,zero-fill-same-as-none,rebinding-updates-parameter
 w = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
 may_change_in_place(w)  # descend_and_log updates it where your code runs
 version = w._version
@@ -242,6 +242,18 @@ for step, value in enumerate(logged):
             f"{shown}: the value logged at step {step} is a {type(value).__name__}"
             ": log each loss as a Python float (.item()) or a tensor that keeps no graph",
         )
+# Never cleared, w.grad holds the sum of every step's gradient, and each step moves w by lr times that sum.
+stale, moving, total = [], torch.tensor([1.0, -1.0], dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+for _ in range(3):
+    stale.append(float((moving * moving).sum()))
+    total += 2 * moving
+    moving = moving - 0.1 * total
+expect(
+    not all(math.isclose(float(value), kept, rel_tol=1e-9) for value, kept in zip(logged, stale)),
+    f"{shown}: the losses logged are {[float(value) for value in logged]}, those of steps that each used the sum "
+    "of all gradients so far: backward() adds into w.grad, so set w.grad = None after each update",
+    "backward-overwrites-grad",
+)
 # By hand: loss = sum(w**2) = 2, and each step multiplies w by 1 - 2 * 0.1 = 0.8.
 for step, (value, expected) in enumerate(zip(logged, (2.0, 1.28, 0.8192))):
     expect(
@@ -250,11 +262,23 @@ for step, (value, expected) in enumerate(zip(logged, (2.0, 1.28, 0.8192))):
         ": log each step's loss before that step's update, and update w by lr times that step's gradient only",
     )
 expect(
+    w.tolist() != [1.0, -1.0],
+    f"after {shown}, the caller's w is still [1., -1.]: the updates went to new tensors bound to the name w"
+    "; update w itself in place under torch.no_grad() (w -= lr * w.grad)",
+    "rebinding-updates-parameter",
+)
+expect(
     w._version >= version + 3,
     f"{shown} changed w but its version counter moved only {w._version - version} times in 3 steps: "
     "an update written through .data is hidden from autograd"
     "; update w itself in place under torch.no_grad() (w -= lr * w.grad)",
     "data-attribute-is-safe",
+)
+expect(
+    w.grad is None or torch.count_nonzero(w.grad).item() != 0,
+    f"after {shown}, w.grad should be None, got zeros {w.grad.tolist() if w.grad is not None else ''}: a "
+    "zero-filled gradient is not None, and an optimizer would still process it; set w.grad = None after each update",
+    "zero-fill-same-as-none",
 )
 expect(
     w.grad is None,
@@ -456,7 +480,7 @@ for seed, shape, dtype, numpy_dtype in ((30, (4,), torch.float64, np.float64), (
 # %% answer answer_one_element_value
 from solutions.reference.snapshots import one_element_value
 
-# %% test test_one_element_value points=2 targets=index-before-item,numpy-holds-every-dtype
+# %% test test_one_element_value points=2 targets=index-before-item,numpy-holds-every-dtype,results-rounded-for-display
 ITEM_ERRORS = (
     (
         "invalid index of a 0-dim tensor",
@@ -471,6 +495,19 @@ ITEM_ERRORS = (
         "Python float for every floating dtype and every one-element shape: call .item() on the tensor",
     ),
 ) + COMMON_ERRORS
+
+
+
+def expect_not_rounded(value, held, shown):
+    """Fail, naming the rounding, when `value` is `held` rounded to a few decimals."""
+    rounded = value != held and any(value == round(held, digits) for digits in range(13))
+    expect(
+        not rounded,
+        f"{shown} returned {value!r}, the value {held!r} rounded: return the number the tensor holds, "
+        "tensor.item(), and round only what you print",
+        "results-rounded-for-display",
+    )
+
 
 for shape in ((), (1,), (1, 1, 1)):  # the shapes the exercise names
     for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):  # and its floating dtypes
@@ -520,6 +557,7 @@ for seed, shape, dtype, tracked, bits in half_precision:
         f"{shown} should return a Python float, got {checks.type_name(value)}"
         ": return tensor.item()",
     )
+    expect_not_rounded(value, number, shown)
     expect(
         value == number,
         f"{shown} returned {value!r} instead of {number!r}, the value the tensor holds"
@@ -536,6 +574,7 @@ for seed, shape, dtype, tracked in ((33, (), torch.float64, False), (34, (1, 1, 
         f"{shown} should return a Python float, got {checks.type_name(value)}"
         ": return tensor.item()",
     )
+    expect_not_rounded(value, expected, shown)
     expect(
         value == expected,
         f"{shown} returned {value!r} instead of {expected!r}"
@@ -596,12 +635,17 @@ print("through .data:         ", gradient_of_w_after_changing_x(through_data=Tru
 # %% answer answer_versioned_update
 from solutions.reference.snapshots import versioned_update
 
-# %% test test_versioned_update points=3 targets=data-attribute-is-safe
+# %% test test_versioned_update points=3 targets=data-attribute-is-safe,inplace-leaf-in-grad-mode,rebinding-updates-parameter
 x = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
 x.grad = torch.ones(2, dtype=torch.float64)
 may_change_in_place(x)  # versioned_update updates it where your code runs
 version = x._version
-result = call_answer(versioned_update, [x], 0.5)
+# Here PyTorch's refusal of an in-place change to a leaf means the update ran in grad mode.
+VERSIONED_ERRORS = (
+    ("a leaf Variable", "inplace-leaf-in-grad-mode",
+     "a parameter was changed in place while autograd was recording; do the update inside torch.no_grad()"),
+) + COMMON_ERRORS
+result = call_answer(versioned_update, [x], 0.5, known_errors=VERSIONED_ERRORS)
 shown = "versioned_update([x], 0.5) for x = [2., 3.] with x.grad = [1., 1.]"
 expect(
     result is None,
@@ -612,6 +656,12 @@ expect(
     x.is_leaf and x.requires_grad,
     f"after {shown}, x should still be a leaf that requires grad"
     ": update it in place (p -= lr * p.grad) under torch.no_grad()",
+)
+expect(
+    x.tolist() != [2.0, 3.0] or x._version != version,
+    f"after {shown}, x is still [2.0, 3.0]: a new tensor was put in the list's place (or bound to a name), "
+    "and the caller's x never changed; update each p in place (p -= lr * p.grad) under torch.no_grad()",
+    "rebinding-updates-parameter",
 )
 expect(
     x.tolist() == [1.5, 2.5],

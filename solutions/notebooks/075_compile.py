@@ -764,11 +764,19 @@ def check_masked_attention(seed, lead, length, keys, dim, width):
         f"{shown}: masked keys still receive weight; a score of 0 still counts after the softmax (exp(0) = 1): use -inf",
         "zero-score-masks-key",
     )
-    expect_close(
-        weights.sum(-1), torch.ones(*lead, length, dtype=torch.float64),
+    # Masking after the softmax leaves the unmasked softmax's weights on the allowed keys.
+    masked_late = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(dim), dim=-1) * keep
+    expect(
+        not torch.allclose(weights.detach(), masked_late, rtol=1e-9, atol=1e-12),
         f"{shown}: the weights of a query do not sum to one; the mask was applied after the softmax, not to the scores"
         "; set the forbidden scores to -inf before the softmax",
-        "mask-after-softmax", rtol=1e-12, atol=1e-12,
+        "mask-after-softmax",
+    )
+    expect_close(
+        weights.sum(-1), torch.ones(*lead, length, dtype=torch.float64),
+        f"{shown}: the weights of a query do not sum to one"
+        "; take the softmax over the keys (the last axis, dim=-1) of the masked scores",
+        rtol=1e-12, atol=1e-12,
     )
     out = call_answer(masked_attention, q, k, v, keep)
     expected = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
@@ -806,11 +814,14 @@ def check_huge_scores(seed):
         "; set forbidden scores to float('-inf')",
         "large-negative-masks-key",
     )
+    # At ordinary scales the same answer gave forbidden keys no weight: a finite mask value is what gives way here.
     expect(
         bool((found[..., ~keep] == 0).all()),
-        "with allowed scores around -1e10, forbidden keys still receive some weight: a forbidden key's score must be "
+        "with allowed scores around -1e10, forbidden keys still receive some weight: a finite mask value (such as "
+        "-1e9) only forbids while the allowed scores stay far above it, and a forbidden key's score must be "
         "-inf before the softmax, whatever the allowed scores are"
         "; set them to -inf with masked_fill(~keep, float('-inf'))",
+        "large-negative-masks-key",
     )
     expect_close(
         weights,

@@ -171,6 +171,17 @@ def check_repeated_backward(shown, function, value, raises, exact_slope):
         "; call backward(retain_graph=True) and then backward() on a new output, starting from x.grad = None",
         "backward-overwrites-grad",
     )
+    # Three or four times: the earlier parts' gradients were still in x.grad when the two calls added theirs.
+    stale = any(
+        torch.allclose(accumulated_grad.detach().double(), times * slope, rtol=1e-6, atol=1e-8) for times in (3, 4)
+    )
+    expect(
+        not stale or torch.allclose(slope, torch.zeros_like(slope)),
+        f"accumulated_grad of {call} holds more than two calls' gradients: x.grad still held the gradients of "
+        "the earlier backward() calls, and backward() adds into .grad"
+        "; set x.grad = None (or start from a fresh leaf) before the two calls",
+        "backward-overwrites-grad",
+    )
     expect_close(
         accumulated_grad,
         2 * slope,

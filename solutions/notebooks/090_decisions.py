@@ -306,7 +306,7 @@ for seed, (B, I, O) in enumerate(((5, 3, 2), (2, 6, 4), (1, 4, 7), (3, 3, 3), (4
 # %% answer answer_jacobian_and_vjp_shapes
 from solutions.reference.decisions import jacobian_and_vjp_shapes
 
-# %% test test_jacobian_and_vjp_shapes points=2 targets=jacobian-shaped-like-parameter
+# %% test test_jacobian_and_vjp_shapes points=2 targets=jacobian-shaped-like-parameter,vjp-transposed-factors
 def check_shapes(B, I, O, generator):
     """The three shapes against those autograd measures on seeded X and W of these sizes."""
     X = torch.randn(B, I, dtype=torch.float64, generator=generator)
@@ -339,6 +339,12 @@ def check_shapes(B, I, O, generator):
         f"{call}: the Jacobian is not shaped like W; it has a row for each of the {B * O} entries of Y and a column "
         f"for each of the {I * O} entries of W; count (B * O, I * O) for it",
         "jacobian-shaped-like-parameter",
+    )
+    expect(
+        got["dW"] != (O, I) or I == O,
+        f"{call}: 'dW' is {got['dW']}, the shape of G.T @ X, the transposed product: a gradient has the shape of "
+        f"its parameter; give dW W's shape ({I}, {O}), the shape of X.T @ G",
+        "vjp-transposed-factors",
     )
     for key in ("dX", "dW", "jacobian"):
         expect(
@@ -404,7 +410,7 @@ for B, I, O in torch.randint(2, 7, (5, 3), generator=generator).tolist():
 # %% answer answer_tool_for
 from solutions.reference.decisions import tool_for
 
-# %% test test_tool_for points=3 targets=detach-copies-storage,clone-cuts-graph,no-grad-detaches-existing
+# %% test test_tool_for points=3 targets=detach-copies-storage,clone-cuts-graph,no-grad-detaches-existing,evaluation-without-no-grad
 TOOLS = ("no_grad", "detach", "item", "clone", "detach_clone")
 for situation in ("validation_loop", "sgd_update", "constant_target", "loss_history", "masked_copy"):
     answer = call_answer(tool_for, situation)
@@ -483,6 +489,14 @@ confusions = {
         "a detached copy keeps no graph and has memory of its own, but it is still a tensor, which json.dumps "
         "cannot write: the log line needs the loss as a Python number",
     ),
+    **{
+        ("validation_loop", late): (
+            "evaluation-without-no-grad",
+            "cutting the results off afterwards leaves every operation of the loop recorded, each saving tensors for "
+            "a backward pass that evaluation never runs; switch recording off for the whole block",
+        )
+        for late in ("detach", "detach_clone", "item")
+    },
     ("constant_target", "no_grad"): (
         "no-grad-detaches-existing",
         "the target already exists with its history; torch.no_grad() only stops recording inside its block and "
