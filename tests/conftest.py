@@ -89,6 +89,9 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(
             "each test needs exactly one tier marker of " + ", ".join(TIERS) + ":\n" + "\n".join(wrong)
         )
+    # Playwright's synchronous driver holds a running event loop on the main thread for the rest of the
+    # session once started, where asyncio.run() then refuses to start: the tests that drive it run last.
+    items.sort(key=lambda item: "playwright" in getattr(item, "fixturenames", ()))
 
 
 class ProcessWatch:
