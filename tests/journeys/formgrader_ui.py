@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from journeys.lab_ui import KERNEL_TIMEOUT_MS
+
 
 def open_cohort(formgrader, assignment_id: str, student: str) -> None:
     """Manage Assignments > the assignment's # Submissions link; waits for `student`'s row."""
     formgrader.get_by_role("link", name="Manage Assignments").click()
     formgrader.locator("tr", has_text=assignment_id).locator("td").nth(8).get_by_role("link").click()
-    formgrader.locator("#main-table tr", has_text=student).wait_for()
+    # The list comes after formgrader has scored every submission from the gradebook: on a loaded
+    # machine that outlasts a click's wait, so it gets a kernel's.
+    formgrader.locator("#main-table tr", has_text=student).wait_for(timeout=KERNEL_TIMEOUT_MS)
 
 
 def type_and_save(page, field, text: str, api: str):
