@@ -349,3 +349,24 @@ def test_a_returned_truth_value_of_another_type_is_named_exactly():
     assert "bool(...)" in str(failure.value)
     with pytest.raises(checks.Diagnosis, match="got int: return True or False$"):
         checks.expect_python_bool(1, "answer()")
+
+
+def test_a_tensor_rebuilt_around_the_same_memory_is_told_from_data_and_detach():
+    x = torch.tensor([2.0, 3.0], requires_grad=True)
+    through_numpy = torch.from_numpy(x.detach().numpy())
+    assert through_numpy.data_ptr() == x.data_ptr()
+    assert checks.rewrapped_memory(through_numpy, x)
+    assert checks.rewrapped_memory(torch.as_tensor(x.detach().numpy()), x)
+    assert not checks.rewrapped_memory(x.data, x)
+    assert not checks.rewrapped_memory(x.detach()[1:], x)
+
+
+def test_noting_mode_switches_records_eval_and_train_as_asked():
+    model, _ = checks.dropout_model()
+    switches = []
+    checks.noting_mode_switches(model, switches)
+    model.eval()
+    assert not model.training and not model[1].training
+    model.train()
+    model.train(False)
+    assert switches == [False, True, False]

@@ -36,6 +36,23 @@ JACOBIAN_TIMES_V = """def vjp(f, x, v):
     return v @ J
 """
 
+SNAPSHOT_THROUGH_NUMPY = """def tensor_snapshot(tensor):
+    return torch.from_numpy(tensor.detach().numpy())
+"""
+EVALUATED_THEN_BACK_TO_TRAINING = """def evaluate_without_graph(model, inputs):
+    model.eval()
+    with torch.no_grad():
+        outputs = model(inputs)
+    model.train()
+    return outputs
+"""
+BACK_TO_TRAINING_BEFORE_COMPUTING = """def evaluate_without_graph(model, inputs):
+    model.eval()
+    model.train()
+    with torch.no_grad():
+        return model(inputs)
+"""
+
 
 @pytest.fixture(scope="module", autouse=True)
 def support_modules(course):
@@ -84,3 +101,39 @@ def test_a_jacobian_shaped_vjp_is_named_by_the_grader(manifest):
     said = failure(manifest, "021_cotangents", "vjp", JACOBIAN_TIMES_V, "test_vjp", hidden=True)
     assert "[misconception: dense-jacobian-for-vjp]" in said, said
     assert "the shape of a Jacobian" in said and "pass v to backward(v)" in said, said
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_snapshot_through_numpy_is_named_as_the_conversion_not_as_data(manifest, hidden):
+    said = failure(
+        manifest, "070_snapshots", "tensor_snapshot", SNAPSHOT_THROUGH_NUMPY, "test_tensor_snapshot", hidden=hidden
+    )
+    assert "[misconception: numpy-conversion-copies-data]" in said, said
+    assert "torch.from_numpy()" in said and "use x.detach().clone() instead" in said, said
+    assert ".data" not in said, said
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_model_switched_back_after_evaluating_is_told_to_stay_in_eval_without_a_wrong_name(manifest, hidden):
+    said = failure(
+        manifest,
+        "090_decisions",
+        "evaluate_without_graph",
+        EVALUATED_THEN_BACK_TO_TRAINING,
+        "test_evaluate_without_graph",
+        hidden=hidden,
+    )
+    assert "misconception:" not in said, said
+    assert "leave the model in evaluation mode when you return" in said, said
+
+
+def test_a_model_switched_back_before_computing_is_told_the_order_without_a_wrong_name(manifest):
+    said = failure(
+        manifest,
+        "090_decisions",
+        "evaluate_without_graph",
+        BACK_TO_TRAINING_BEFORE_COMPUTING,
+        "test_evaluate_without_graph",
+    )
+    assert "misconception:" not in said, said
+    assert "call model.eval(), compute the outputs, and return with the model still in evaluation mode" in said, said

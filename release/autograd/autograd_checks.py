@@ -1166,6 +1166,15 @@ def changed_in_place(tensor):
         tensor.mul_(10).add_(1)
 
 
+def rewrapped_memory(copy, original):
+    """True when `copy` reads `original`'s memory through a storage object of its own.
+
+    `.data`, `detach()` and views hand back the original's very storage; a trip out of torch and back
+    (`torch.from_numpy(t.numpy())`, `torch.as_tensor`, DLPack) wraps the same bytes in a new one.
+    """
+    return copy.untyped_storage() is not original.untyped_storage()
+
+
 def scaled_squared_distance(target, scale, p):
     return (scale * (p - target) ** 2).sum()
 
@@ -1447,6 +1456,17 @@ def dropout_model():
     first = seeded_linear(5, 3, seed=20)
     model = torch.nn.Sequential(first, torch.nn.Dropout(0.5))
     return model, functools.partial(_linear_output, first)
+
+
+def noting_mode_switches(model, switches):
+    """Note in `switches` each mode asked of `model` through train() or eval() (True for training)."""
+    switch = model.train
+
+    def noted(mode=True):
+        switches.append(bool(mode))
+        return switch(mode)
+
+    model.train = noted  # eval() asks through self.train(False), so it is noted too
 
 
 def _linear_output(layer, x):

@@ -15,6 +15,12 @@ def tensor_snapshot__clone_only(tensor):
     return tensor.clone()
 
 
+@negative_control("numpy-conversion-copies-data", fails=["test_tensor_snapshot"])
+def tensor_snapshot__numpy_round_trip(tensor):
+    # out to NumPy and back again, believing one of the two steps copies
+    return torch.as_tensor(tensor.detach().cpu().numpy())
+
+
 @negative_control("data-attribute-is-safe", fails=["test_tensor_snapshot"])
 def tensor_snapshot__data_attribute(tensor):
     return tensor.data

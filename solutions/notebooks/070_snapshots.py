@@ -81,7 +81,7 @@ print("after writing 8 through the detached view: x[0] =", x[0].item())
 # %% answer answer_tensor_snapshot
 from solutions.reference.snapshots import tensor_snapshot
 
-# %% test test_tensor_snapshot points=3 targets=detach-copies-storage,clone-cuts-graph,data-attribute-is-safe
+# %% test test_tensor_snapshot points=3 targets=detach-copies-storage,clone-cuts-graph,numpy-conversion-copies-data,data-attribute-is-safe
 x = torch.tensor([2.0, 3.0], requires_grad=True)
 may_change_in_place(x)  # the check changes x beside your code after your copy is taken
 copy = call_answer(tensor_snapshot, x)
@@ -108,6 +108,13 @@ if shared:
         "detach() cuts the graph but keeps the same memory"
         "; call clone() after detach() to give the copy its own memory",
         "detach-copies-storage",
+    )
+    expect(
+        not in_kernel(checks.rewrapped_memory, copy, x),
+        f"{shown} is a new tensor around x's own memory: .numpy() shares x's memory and torch.from_numpy() "
+        "(or torch.as_tensor) shares the array's, so no step of the trip copied and changing x changed your copy too"
+        "; use x.detach().clone() instead",
+        "numpy-conversion-copies-data",
     )
     expect(
         False,
@@ -164,6 +171,13 @@ for what, original in originals():
             "detach() cuts the graph but keeps the same memory"
             "; call clone() after detach() to give the copy its own memory",
             "detach-copies-storage",
+        )
+        expect(
+            not in_kernel(checks.rewrapped_memory, copy, original),
+            f"{shown} is a new tensor around x's own memory: .numpy() shares x's memory and torch.from_numpy() "
+            "(or torch.as_tensor) shares the array's, so no step of the trip copied and changing x changed your copy"
+            " too; use x.detach().clone() instead",
+            "numpy-conversion-copies-data",
         )
         expect(
             False,

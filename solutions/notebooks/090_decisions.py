@@ -557,6 +557,8 @@ def check_evaluation(name, build, batch, features, seed):
     with torch.no_grad():
         expected = closed_form(inputs)
     call = f"evaluate_without_graph({name} model, inputs)"
+    switches = []  # the modes your code asks of the model, True for training
+    in_kernel(checks.noting_mode_switches, model, switches)
     with counting_saved_tensors() as saved:
         outputs = call_answer(evaluate_without_graph, model, inputs)
     expect(
@@ -581,13 +583,8 @@ def check_evaluation(name, build, batch, features, seed):
         "the outputs afterwards does not undo that; compute them inside torch.no_grad()",
         "evaluation-without-no-grad",
     )
-    expect(
-        not model.training,
-        f"after {call} the model is still in training mode, so dropout dropped activations and batch norm used the "
-        "batch statistics; torch.no_grad() does not change module behaviour, model.eval() does"
-        "; call model.eval() before computing the outputs",
-        "no-grad-disables-dropout",
-    )
+    if model.training:
+        expect_back_in_evaluation(call, outputs, expected, switches)
     expect_close(
         outputs,
         expected,
@@ -595,6 +592,28 @@ def check_evaluation(name, build, batch, features, seed):
         ": call model.eval(), then compute model(inputs) inside torch.no_grad()",
         rtol=1e-9,
         atol=1e-12,
+    )
+
+
+def expect_back_in_evaluation(call, outputs, expected, switches):
+    """Why a model is in training mode after the call: switched back after computing, before it, or never left."""
+    expect(
+        not torch.allclose(outputs.to(expected.dtype), expected, rtol=1e-9, atol=1e-12),
+        f"{call} computed the evaluation-mode outputs, then put the model back in training mode"
+        ": leave the model in evaluation mode when you return (no model.train() after computing)",
+    )
+    expect(
+        False not in switches,
+        f"{call} called model.eval() but switched back to training mode before computing the outputs, so dropout "
+        "dropped activations and batch norm used the batch statistics"
+        ": call model.eval(), compute the outputs, and return with the model still in evaluation mode",
+    )
+    expect(
+        False,
+        f"after {call} the model is still in training mode, so dropout dropped activations and batch norm used the "
+        "batch statistics; torch.no_grad() does not change module behaviour, model.eval() does"
+        "; call model.eval() before computing the outputs",
+        "no-grad-disables-dropout",
     )
 
 
