@@ -48,6 +48,21 @@ def raw_metrics__grad_mode(X, y, params, bs=512):
     return total / len(y), correct / len(y)
 
 
+@negative_control("equal-weight-microbatch-means", fails=["test_raw_metrics"])
+def raw_metrics__mean_of_batch_means(X, y, params, bs=512):
+    if len(y) == 0:
+        raise ValueError("cannot evaluate on an empty set")
+    batch_losses = []
+    total_correct = 0
+    with torch.no_grad():
+        for start in range(0, len(y), bs):
+            logits = raw_forward(X[start : start + bs], params)  # noqa: F821
+            labels = y[start : start + bs]
+            batch_losses.append(F.cross_entropy(logits, labels))  # each batch's mean, all weighted alike
+            total_correct += (logits.argmax(dim=1) == labels).sum().item()
+    return torch.stack(batch_losses).mean().item(), total_correct / len(y)
+
+
 @negative_control("backward-overwrites-grad", fails=["test_raw_train"])
 def raw_train__never_resets(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
     params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
@@ -87,6 +102,33 @@ def raw_train__selects_by_training_loss(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, s
         train_loss = raw_metrics(X, y, params)[0]  # noqa: F821
         if train_loss < best_loss:
             best_loss, best = train_loss, [p.detach().clone() for p in params]
+    if best is None:
+        raise ValueError("raw_train needs at least one epoch")
+    return best
+
+
+@negative_control("selection-on-wrong-split", fails=["test_raw_train"])
+def raw_train__keeps_lowest_epoch_mean_loss(X, y, Xv, yv, epochs=3, bs=64, lr=0.1, seed=0):
+    params = raw_params(X.shape[1], 128, 10, seed)  # noqa: F821
+    gen = torch.Generator().manual_seed(seed)
+    best, best_loss = None, float("inf")
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=gen)
+        step_losses = []
+        for start in range(0, len(y), bs):
+            rows = order[start : start + bs]
+            for p in params:
+                p.grad = None
+            loss = F.cross_entropy(raw_forward(X[rows], params), y[rows])  # noqa: F821
+            loss.backward()
+            step_losses.append(loss.item())
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+        raw_metrics(Xv, yv, params)  # noqa: F821  (scored as asked, then the training loss decides)
+        epoch_loss = sum(step_losses) / len(step_losses)
+        if epoch_loss < best_loss:
+            best_loss, best = epoch_loss, [p.detach().clone() for p in params]
     if best is None:
         raise ValueError("raw_train needs at least one epoch")
     return best
@@ -320,3 +362,10 @@ def affine_jvp__product_rule_by_hand(X, W, dX, dW, f=torch.matmul):
 def affine_jvp__functional_double_backward(X, W, dX, dW, f=torch.matmul):
     # torch.autograd.functional.jvp has the signature of a JVP, so it must be forward mode
     return torch.autograd.functional.jvp(f, (X, W), (dX, dW))
+
+
+@negative_control("autodiff-is-finite-differences", fails=["test_affine_jvp"])
+def affine_jvp__central_difference(X, W, dX, dW, f=torch.matmul):
+    step = 1e-5  # small enough, the student reckons, to be the derivative
+    ahead, behind = f(X + step * dX, W + step * dW), f(X - step * dX, W - step * dW)
+    return f(X, W), (ahead - behind) / (2 * step)

@@ -201,8 +201,15 @@ for d, h, k, seed in ((7, 4, 3, 2), (3, 9, 2, 11)):
 # %% answer answer_raw_metrics
 from solutions.reference.training import raw_metrics
 
-# %% test test_raw_metrics points=3 targets=evaluation-without-no-grad
+# %% test test_raw_metrics points=3 targets=evaluation-without-no-grad,equal-weight-microbatch-means
 # A linear stand-in for raw_forward keeps these checks independent of Exercise 1.
+def weighs_batches_equally(value, per_row, batch_sizes):
+    """Whether `value` is the plain mean of the per-batch means, where that differs from the mean over rows."""
+    batch_means = torch.stack([part.mean() for part in per_row.split(batch_sizes)])
+    close = functools.partial(math.isclose, rel_tol=1e-10, abs_tol=1e-12)
+    return close(value, batch_means.mean().item()) and not close(value, per_row.mean().item())
+
+
 def check_raw_metrics(seed, n, d, k, bs):
     """Scoring n rows in batches of bs (None: the default) records nothing and gives the mean loss and accuracy."""
     W = torch.randn(d, k, dtype=torch.float64, generator=seeded(seed)).requires_grad_()
@@ -239,7 +246,21 @@ def check_raw_metrics(seed, n, d, k, bs):
     )
     logits = X @ W.detach() + b.detach()
     losses = torch.logsumexp(logits, dim=1) - logits[torch.arange(n), y]
-    accuracy = (logits.argmax(dim=1) == y).to(torch.float64).mean()
+    hits = (logits.argmax(dim=1) == y).to(torch.float64)
+    accuracy = hits.mean()
+    equal_weighted = [
+        name
+        for name, value, per_row in (("loss", result[0], losses), ("accuracy", result[1], hits))
+        if weighs_batches_equally(value, per_row, rows_per_call)
+    ]
+    expect(
+        not equal_weighted,
+        f"{shown} averaged the batches' mean {' and '.join(equal_weighted)} with equal weights, so the rows of a "
+        "shorter batch count for more than the others"
+        "; sum each batch's losses over its rows (reduction=\"sum\") and count its correct predictions, then divide "
+        "both totals by the number of rows",
+        "equal-weight-microbatch-means",
+    )
     expect_close(
         torch.tensor(result[0], dtype=torch.float64),
         losses.mean(),
@@ -355,11 +376,8 @@ def chose_an_earlier_epoch(best, states):
     return tensors and not same_values(best, states[-1])
 
 
-def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
-    """Training replayed in float64 with scripted validation losses (the best epoch is their argmin)."""
-    shown = f"raw_train(..., epochs={epochs}, bs={bs}, lr={lr}, seed={seed}) on {n} rows"
-    if by_default:
-        shown = f"raw_train(X, y, Xv, yv) with its default arguments on {n} rows"
+def run_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
+    """raw_train on seeded rows with the stand-ins: what it returned, the training rows and what the stand-ins noted."""
     X = torch.randn(n, d, dtype=torch.float64, generator=seeded(seed + 10))
     y = torch.randint(0, 10, (n,), generator=seeded(seed + 11))
     Xv = torch.randn(n_val, d, dtype=torch.float64, generator=seeded(seed + 12))
@@ -374,6 +392,30 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
             best = call_answer(raw_train, X, y, Xv, yv)
         else:
             best = call_answer(raw_train, X, y, Xv, yv, epochs=epochs, bs=bs, lr=lr, seed=seed)
+    return best, X, y, created, snapshots, other_scores, versions
+
+
+def chooses_by_training_loss():
+    """Whether raw_train keeps epoch 1 of two whose training loss rises, by any measure, while validation falls.
+
+    With lr=20 on these 24 rows, the second epoch raises the last batch's loss, the epoch's mean
+    batch loss and the loss over all rows alike, so only a choice made on training data keeps epoch 1.
+    """
+    n, d, epochs, bs, lr, seed = 24, 5, 2, 8, 20.0, 17
+    best, X, y, created, _, _, _ = run_raw_train(n, d, 6, epochs, bs, lr, seed, (0.6, 0.4), False)
+    if len(created) != 1 or not isinstance(best, list) or len(best) != 2:
+        return False
+    return same_values(best, replay_sgd(X, y, *created[0][2], epochs, bs, lr, seed, reset=True)[0])
+
+
+def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
+    """Training replayed in float64 with scripted validation losses (the best epoch is their argmin)."""
+    shown = f"raw_train(..., epochs={epochs}, bs={bs}, lr={lr}, seed={seed}) on {n} rows"
+    if by_default:
+        shown = f"raw_train(X, y, Xv, yv) with its default arguments on {n} rows"
+    best, X, y, created, snapshots, other_scores, versions = run_raw_train(
+        n, d, n_val, epochs, bs, lr, seed, script, by_default
+    )
     expect(
         len(created) == 1 and created[0][0] == (d, 128, 10, seed),
         f"{shown} should build its parameters once, with raw_params(X.shape[1], 128, 10, seed)"
@@ -403,7 +445,7 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
         "data-attribute-is-safe",
     )
     expect(
-        len(snapshots) > 0 or not (other_scores or chose_an_earlier_epoch(best, right)),
+        len(snapshots) > 0 or not (other_scores or chose_an_earlier_epoch(best, right) or chooses_by_training_loss()),
         f"{shown} never scored the validation set (Xv, yv): it chose the epoch by its score on other data. "
         "The training loss usually keeps falling, so only the validation loss can choose"
         ": choose the epoch by raw_metrics(Xv, yv, params), scored once at the end of each epoch",
@@ -443,7 +485,7 @@ def check_raw_train(n, d, n_val, epochs, bs, lr, seed, script, by_default):
     if not same_values(best, right[chosen]):
         if same_values(best, right[-1]):
             expect(
-                not other_scores,
+                not (other_scores or chooses_by_training_loss()),
                 f"{shown} returned the last epoch's parameters, but epoch {chosen + 1} had the lowest validation "
                 "loss: it chose by a score on other data. Only the validation loss may choose"
                 "; choose by raw_metrics(Xv, yv, params) at the end of each epoch",
@@ -979,7 +1021,46 @@ for B, I, O in torch.randint(1, 6, (6, 3), generator=seeded(70)).tolist():
 # %% answer answer_affine_jvp
 from solutions.reference.training import affine_jvp
 
-# %% test test_affine_jvp points=2 targets=jvp-one-tangent-only,jvp-by-hand-formula,jvp-by-reverse-mode
+# %% test test_affine_jvp points=2 targets=jvp-one-tangent-only,jvp-by-hand-formula,jvp-by-reverse-mode,autodiff-is-finite-differences
+def forward_mode_call(shown, X, W, dX, dW, options):
+    """affine_jvp's result with every reverse-mode route refused."""
+    with (
+        checks.blaming_stand_ins(
+            f"{shown} ran reverse mode (backward, torch.autograd.grad, torch.autograd.functional.jvp or "
+            "vjp, torch.func.vjp or jacrev), which pulls cotangents back instead of pushing the tangents "
+            "forward. Use forward mode: torch.func.jvp, or dual tensors of torch.autograd.forward_ad",
+            "jvp-by-reverse-mode",
+        ),
+        checks.refusing_autograd(modes=(checks.REVERSE_MODE,)) as refused,
+    ):
+        result = call_answer(affine_jvp, X, W, dX, dW, **options)
+    refused = checks.refused_autograd_calls(refused, shown)
+    expect(
+        not refused,
+        f"{shown} called {refused[0] if refused else ''}, a reverse-mode route, and carried on when it was "
+        "refused: a JVP in forward mode needs no reverse pass"
+        "; use torch.func.jvp or dual tensors of torch.autograd.forward_ad",
+        "jvp-by-reverse-mode",
+    )
+    return result
+
+
+def drifts_with_tangent_scale(shown, X, W, dX, dW, options, dY):
+    """Whether dY stops scaling with the tangents: a finite difference's fixed step does that, forward mode never.
+
+    Scaling by powers of two is exact in floating point, so an exact JVP (even one computed in
+    float32) scales bit for bit; a difference quotient trades truncation for rounding instead.
+    """
+    for scale in (2.0**20, 2.0**-20):
+        result = forward_mode_call(shown, X, W, scale * dX, scale * dW, options)
+        scaled = result[1] if isinstance(result, tuple) and len(result) == 2 else None
+        if not isinstance(scaled, torch.Tensor) or scaled.shape != dY.shape:
+            return False
+        if (scaled / scale - dY).abs().max() > 1e-9 * dY.abs().max():
+            return True
+    return False
+
+
 def check_affine_jvp(seed, B, I, O, maps):
     """Seeded X, W and tangents: (Y, dY) for each (shown, f, closed form) in maps, reverse mode refused."""
     X, W, dX, dW = (
@@ -989,24 +1070,7 @@ def check_affine_jvp(seed, B, I, O, maps):
     for name, f, closed_form in maps:
         shown = f"affine_jvp for Y = {name} with B={B}, I={I}, O={O}"
         options = {} if f is None else {"f": f}
-        with (
-            checks.blaming_stand_ins(
-                f"{shown} ran reverse mode (backward, torch.autograd.grad, torch.autograd.functional.jvp or "
-                "vjp, torch.func.vjp or jacrev), which pulls cotangents back instead of pushing the tangents "
-                "forward. Use forward mode: torch.func.jvp, or dual tensors of torch.autograd.forward_ad",
-                "jvp-by-reverse-mode",
-            ),
-            checks.refusing_autograd(modes=(checks.REVERSE_MODE,)) as refused,
-        ):
-            result = call_answer(affine_jvp, X, W, dX, dW, **options)
-        refused = checks.refused_autograd_calls(refused, shown)
-        expect(
-            not refused,
-            f"{shown} called {refused[0] if refused else ''}, a reverse-mode route, and carried on when it was "
-            "refused: a JVP in forward mode needs no reverse pass"
-            "; use torch.func.jvp or dual tensors of torch.autograd.forward_ad",
-            "jvp-by-reverse-mode",
-        )
+        result = forward_mode_call(shown, X, W, dX, dW, options)
         expect(
             isinstance(result, tuple) and len(result) == 2,
             f"{shown} should return a tuple (Y, dY)"
@@ -1028,6 +1092,16 @@ def check_affine_jvp(seed, B, I, O, maps):
                 not torch.allclose(dY, closed_form(P, dX @ W)[1], rtol=1e-10, atol=1e-12),
                 f"{shown}: dY only carries the tangent of X. W has a tangent too; pass both primals and both tangents",
                 "jvp-one-tangent-only",
+            )
+            off_by = ((dY - expected_dY).abs().max() / expected_dY.abs().max()).item()
+            expect(
+                not (off_by < 0.05 and drifts_with_tangent_scale(shown, X, W, dX, dW, options, dY)),
+                f"{shown}: dY is near the directional derivative but not equal to it (off by {off_by:.2g} of its "
+                "size), and its error changes when the tangents are rescaled, as a difference quotient's does with "
+                "its step. Forward-mode AD gives the derivative exactly"
+                ": push both tangents (dX and dW) through f with torch.func.jvp or the dual tensors of "
+                "torch.autograd.forward_ad",
+                "autodiff-is-finite-differences",
             )
         expect_close(
             Y,
