@@ -253,6 +253,21 @@ def test_noting_retain_grad_records_and_restores():
     assert checks.stored_gradients([y]) == [None]
 
 
+def test_noting_backward_passes_sees_a_pass_that_misses_the_input():
+    x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    with checks.noting_backward_passes([]) as passes:
+        y = (x**2).detach().requires_grad_()  # a leaf of its own: the pass stops there
+        (torch.sin(y) + 5).backward()
+    assert len(passes) == 1 and x.grad is None and y.grad is not None
+
+
+def test_noting_backward_passes_notes_nothing_without_backward():
+    x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    with checks.noting_backward_passes([]) as passes:
+        2 * x * torch.cos(x**2)  # a derivative written out runs forward operations only
+    assert passes == []
+
+
 def _vjp_by_backward(f, x, v):
     x = x.clone().requires_grad_()
     f(x).backward(v)

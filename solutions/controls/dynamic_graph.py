@@ -47,6 +47,22 @@ def hand_gradients__rounded_for_display(x, y, w, b):
     return {key: round(float(value), 4) for key, value in found.items()}
 
 
+@negative_control("numpy-default-dtype", fails=["test_hand_gradients"])
+def hand_gradients__default_dtype_arithmetic(x, y, w, b):
+    # tensors make the arithmetic look like the graph drawn above; float() hands back plain numbers
+    x, y, w, b = torch.tensor([x, y, w, b]).unbind()
+    err = w * x + b - y
+    found = {"loss": err**2, "dL_derr": 2 * err, "dpred_dw": x, "dw": 2 * err * x, "db": 2 * err}
+    return {"derr_dpred": 1.0, "dpred_db": 1.0} | {key: float(value) for key, value in found.items()}
+
+
+@negative_control("numpy-default-dtype", fails=["test_hand_gradients"])
+def hand_gradients__default_dtype_tensors(x, y, w, b):
+    err = torch.tensor(w * x + b - y)
+    return {"loss": err**2, "dL_derr": 2 * err, "derr_dpred": 1.0, "dpred_dw": torch.tensor(x), "dpred_db": 1.0,
+            "dw": 2 * err * x, "db": 2 * err}
+
+
 @negative_control("grad-on-by-default", fails=["test_agrees_with_autograd"])
 def agrees_with_autograd__tracking_assumed(hand, x, y, w, b):
     claimed = hand(x, y, w, b)

@@ -89,3 +89,20 @@ def square_sum_grad__squared_in_float32(x):
     single = x.float()
     (single * single).sum().backward()
     return x.grad
+
+
+@negative_control("cut-path-carries-gradient", fails=["test_square_sum_grad"])
+def square_sum_grad__summed_without_recording(x):
+    # the forward values are not needed afterwards, so nothing of them is recorded
+    with torch.no_grad():
+        total = (x * x).sum()
+    total.backward()
+    return x.grad
+
+
+@negative_control("cut-path-carries-gradient", fails=["test_square_sum_grad"])
+def square_sum_grad__detached_sum_made_a_leaf(x):
+    # backward() needs a tensor that requires grad, so the sum is given one
+    total = (x.detach() ** 2).sum().requires_grad_()
+    total.backward()
+    return x.grad

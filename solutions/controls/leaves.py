@@ -57,6 +57,17 @@ def chain_gradients__assigned_by_hand(x):
     return x.grad, y.grad
 
 
+@negative_control("cut-path-carries-gradient", fails=["test_chain_gradients"])
+def chain_gradients__y_made_a_leaf(x):
+    # a leaf keeps its .grad after backward(), so y is computed untracked and made one
+    with torch.no_grad():
+        y = x**2
+    y.requires_grad_()
+    w = torch.sin(y) + 5
+    w.backward()
+    return x.grad, y.grad
+
+
 @negative_control("none-grad-means-nonleaf", fails=["test_why_grad_is_none"])
 def why_grad_is_none__always_non_leaf(tensor, output, backward_ran):
     # backward() only fills leaves, so a missing .grad means the tensor is not one

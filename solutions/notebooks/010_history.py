@@ -167,14 +167,32 @@ for values in ([1.0, 2.0, 3.0], [1, 2, 3], [-0.5], [0.25, 4, -7.0, 1e-3], [0.1, 
 # %% answer answer_square_sum_grad
 from solutions.reference.history import square_sum_grad
 
-# %% test test_square_sum_grad points=3 targets=grad-by-formula,vector-backward-without-cotangent,cast-restores-precision
+# %% test test_square_sum_grad points=3 targets=grad-by-formula,vector-backward-without-cotangent,cast-restores-precision,cut-path-carries-gradient
+# x is handed over requiring grad, so a backward() that finds nothing to differentiate means the sum was
+# cut off from x (torch.no_grad() or detach()), not that x was never marked: this row comes before the shared one.
+CUT_PATH_ERRORS = (
+    ("does not require grad", "cut-path-carries-gradient",
+     "backward() found nothing recorded behind the sum, though the x handed over requires grad: sum(x * x) was "
+     "computed inside torch.no_grad() or from a detached copy of x; compute it from x itself, outside "
+     "torch.no_grad(), then call backward() on it"),
+) + checks.COMMON_ERRORS
+
+
 def check_square_sum_grad(start):
     """square_sum_grad on a float64 leaf holding `start`: x.grad filled by one backward(), 2x, and returned."""
     size = start.numel()
     deliveries = []  # what x's hook saw, and whether a backward pass handed it over
     x = in_kernel(checks.leaf_noting_deliveries, start, deliveries)
-    result = call_answer(square_sum_grad, x)
+    with checks.noting_backward_passes([]) as passes:
+        result = call_answer(square_sum_grad, x, known_errors=CUT_PATH_ERRORS)
     delivered = checks.gradients_from_backward(deliveries, "square_sum_grad(x)")
+    expect(
+        x.grad is not None or delivered or not passes,
+        "x.grad is still None after square_sum_grad(x), though a backward() ran without reaching x: the sum it walked was cut off "
+        "from x (computed inside torch.no_grad() or from a detached copy of x); compute sum(x * x) from x itself, "
+        "outside torch.no_grad(), and call backward() on it",
+        "cut-path-carries-gradient",
+    )
     expect(
         x.grad is not None,
         "x.grad is still None after square_sum_grad(x): the gradient must come from calling backward()"

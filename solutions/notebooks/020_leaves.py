@@ -183,12 +183,12 @@ for shape, scale, seed in (((4, 2), 0.5, 7), ((), 3.0, 11), ((2, 3, 2), 0.001, 4
 # %% answer answer_chain_gradients
 from solutions.reference.leaves import chain_gradients
 
-# %% test test_chain_gradients points=3 targets=intermediate-grad-not-retained,grad-by-formula
+# %% test test_chain_gradients points=3 targets=intermediate-grad-not-retained,grad-by-formula,cut-path-carries-gradient
 def retained_during(function, *args):
-    """Call `function`, returning its result and the tensors on which it called retain_grad()."""
-    with checks.noting_retain_grad([]) as retained:
+    """Call `function`: its result, the tensors on which it called retain_grad(), and the backward passes it ran."""
+    with checks.noting_retain_grad([]) as retained, checks.noting_backward_passes([]) as passes:
         result = call_answer(function, *args)
-    return result, retained
+    return result, retained, passes
 
 
 def stored_in(value, stored):
@@ -205,7 +205,7 @@ def check_chain_gradients(point):
     """Every property the exercise states, at x = point: autograd stored both gradients, with the chain rule's values."""
     deliveries = []  # what backward() hands to x; a .grad assigned by hand never passes here
     x = in_kernel(checks.leaf_noting_deliveries, point, deliveries)
-    pair, retained = retained_during(chain_gradients, x)
+    pair, retained, passes = retained_during(chain_gradients, x)
     shown = f"chain_gradients(x) at x = {point:.4g}"
     delivered = checks.gradients_from_backward(deliveries, shown)
     expect(
@@ -214,6 +214,13 @@ def check_chain_gradients(point):
         ": return a tuple of the two tensors, x.grad first",
     )
     x_grad, y_grad = pair
+    expect(
+        x.grad is not None or delivered or not passes,
+        f"x.grad is still None after {shown}, though a backward() ran without reaching x: the path from x to w was cut (by detach(), "
+        "torch.no_grad() or a new tensor made from x's value), so the gradient stopped before x; build y = x**2 "
+        "from x itself and keep y's gradient with y.retain_grad() before w.backward()",
+        "cut-path-carries-gradient",
+    )
     expect(
         x.grad is not None,
         f"x.grad is still None after {shown}: the gradients must be stored by w.backward(), not written as formulas"

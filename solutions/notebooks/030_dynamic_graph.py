@@ -75,7 +75,7 @@ def jump_at(t, threshold):
 # %% answer answer_hand_gradients
 from solutions.reference.dynamic_graph import hand_gradients
 
-# %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped,autograd-replaces-chain-rule,results-rounded-for-display
+# %% test test_hand_gradients points=3 targets=hard-coded-hand-numbers,square-rule-factor-dropped,autograd-replaces-chain-rule,results-rounded-for-display,numpy-default-dtype
 keys = ("loss", "dL_derr", "derr_dpred", "dpred_dw", "dpred_db", "dw", "db")
 
 
@@ -103,6 +103,43 @@ def by_hand(x, y, w, b):
     return found
 
 
+FLOAT32_ROUNDOFF = 2.0**-24
+
+
+def expect_no_float32_tensors(found, shown):
+    """A value returned as a float32 tensor is named before the demand for Python numbers."""
+    single = [key for key in keys if isinstance(found[key], torch.Tensor) and found[key].dtype == torch.float32]
+    expect(
+        not single,
+        f"{shown} returned {', '.join(single)} as float32 tensors: torch.tensor on Python floats makes float32, "
+        "which keeps about seven significant digits; compute with the four numbers themselves and return each "
+        "value as a Python float",
+        "numpy-default-dtype",
+    )
+
+
+def float32_sizes(x, y, w, b):
+    """The size of each result's terms, which bounds what float32 arithmetic on them can lose."""
+    terms = abs(w * x) + abs(b) + abs(y)  # err = w*x + b - y
+    return {"loss": terms**2, "dL_derr": terms, "derr_dpred": 1.0, "dpred_dw": abs(x), "dpred_db": 1.0,
+            "dw": terms * abs(x), "db": terms}
+
+
+def expect_float64_digits(got, exact, point, shown):
+    """Name a result that misses float64's digits by no more than float32 arithmetic on the point loses."""
+    sizes = float32_sizes(*point)
+    for key in keys:
+        off = abs(float(got[key]) - exact[key])
+        float32_only = off > 1e-9 * abs(exact[key]) + 1e-12 and off <= 64 * FLOAT32_ROUNDOFF * sizes[key]
+        expect(
+            not float32_only,
+            "{}[{!r}] is {}, where float64 arithmetic gives {}: the two agree only to float32's seven digits, which "
+            "torch.tensor makes from Python floats; do the arithmetic on the four numbers themselves (or on tensors "
+            "built with dtype=torch.float64)".format(shown, key, *checks.apart(got[key], exact[key])),
+            "numpy-default-dtype",
+        )
+
+
 found = by_hand(2.0, 5.0, 3.0, 1.0)
 expect(isinstance(found, dict), f"hand_gradients should return a dict, got {type(found).__name__}: return a dict")
 expect(
@@ -110,6 +147,7 @@ expect(
     f"hand_gradients should return exactly the keys {keys}, got {tuple(found)}"
     ": return a dict with exactly these keys",
 )
+expect_no_float32_tensors(found, "hand_gradients(x=2.0, y=5.0, w=3.0, b=1.0)")
 expect(
     all(isinstance(found[key], (int, float)) for key in keys),
     "every value returned by hand_gradients should be a Python number, worked out with ordinary arithmetic "
@@ -144,6 +182,8 @@ expect(
     "hard-coded-hand-numbers",
 )
 moved = {"loss": 4.84, "dL_derr": 4.4, "derr_dpred": 1.0, "dpred_dw": 2.0, "dpred_db": 1.0, "dw": 8.8, "db": 4.4}
+expect_no_float32_tensors(found, "hand_gradients(x=2.0, y=5.0, w=3.1, b=1.0)")
+expect_float64_digits(found, moved, (2.0, 5.0, 3.1, 1.0), "at the page's second point, hand_gradients(x=2, y=5, w=3.1, b=1)")
 for key in keys:
     expect(
         math.isclose(float(found[key]), moved[key], rel_tol=1e-9, abs_tol=1e-12),
@@ -181,6 +221,7 @@ for x, y, w, b in points:
         f"{shown} should return a dict with the keys {keys}"
         ": return a dict with exactly these keys",
     )
+    expect_no_float32_tensors(found, shown)
     expect(
         all(isinstance(found[key], (int, float)) for key in keys),
         f"every value returned by {shown} should be a Python number"
@@ -208,15 +249,17 @@ for x, y, w, b in points:
     loss.backward()
     closed_form = {"dL_derr": 2 * err, "derr_dpred": 1.0, "dpred_dw": x, "dpred_db": 1.0}
     reference = {"loss": loss.item(), "dw": w_t.grad.item(), "db": b_t.grad.item(), **closed_form}
+    close = {key: math.isclose(got[key], reference[key], rel_tol=1e-9, abs_tol=1e-12) for key in keys}
     for key in keys:
-        close = math.isclose(got[key], reference[key], rel_tol=1e-9, abs_tol=1e-12)
         expect(
-            close or not digits_lost(got[key], reference[key]),
+            close[key] or not digits_lost(got[key], reference[key]),
             f"{shown}[{key!r}] is {got[key]!r}, which is {reference[key]!r} rounded or cut to a few digits: "
             "return the numbers as you computed them and round only when you print",
             "results-rounded-for-display",
         )
-        expect(close, "{}[{!r}] is {}, expected {}".format(shown, key, *checks.apart(got[key], reference[key])))
+    expect_float64_digits(got, reference, (x, y, w, b), shown)
+    for key in keys:
+        expect(close[key], "{}[{!r}] is {}, expected {}".format(shown, key, *checks.apart(got[key], reference[key])))
 ### END HIDDEN TESTS
 
 # %% [markdown] md_agrees_with_autograd

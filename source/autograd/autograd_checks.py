@@ -542,6 +542,32 @@ def noting_retain_grad(retained):
             torch.Tensor.retain_grad = original
 
 
+@_around_student_code
+@contextlib.contextmanager
+def noting_backward_passes(passes):
+    """Note in `passes` the id of each backward pass that ran an operation inside the block.
+
+    A gradient that reached some tensor but not the one asked about tells a cut
+    path (detach(), torch.no_grad()) from a derivative written by hand.
+    """
+    with _BackwardWatch(passes):
+        yield passes
+
+
+class _BackwardWatch(TorchDispatchMode):
+    """Notes the autograd engine's task id of every operation that runs inside a backward pass."""
+
+    def __init__(self, passes):
+        super().__init__()
+        self.passes = passes
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        task = torch._C._current_graph_task_id()  # -1 outside a backward pass
+        if task >= 0 and task not in self.passes:
+            self.passes.append(task)
+        return func(*args, **(kwargs or {}))
+
+
 def stored_gradients(tensors):
     """The `.grad` of each tensor, read where their graph lives."""
     with quiet():
