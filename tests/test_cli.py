@@ -52,3 +52,28 @@ def test_release_typed_in_a_course_folder_of_its_own_releases_that_folders_cours
     assert main(["release"]) == 0
     assert [course.root for course in released] == [tmp_path.resolve()]
     assert f"release written to {tmp_path.resolve() / 'release'}" in capsys.readouterr().out
+
+
+def test_benchmark_with_phases_prints_the_phase_table_and_writes_it_under_its_own_command(
+    monkeypatch, tmp_path, capsys
+):
+    from gradekit.commands import benchmark
+    from gradekit.commands.benchmark_phases import PhaseTable
+    from gradekit.grading.phase_clock import Phase, PhaseTimes
+
+    asked = {}
+
+    def measured(course, manifest, jobs, controls_per_notebook, phases):
+        asked.update(controls=controls_per_notebook, phases=phases)
+        table = PhaseTable(PhaseTimes({Phase.KERNEL_START: 2.0, Phase.OTHER: 1.0}), 3, 0.5)
+        return benchmark.BenchmarkResult(2, 3, jobs, 30.0, 10.0, True, {"010_history": 0.5}, table)
+
+    monkeypatch.setattr(benchmark, "run_benchmark", measured)
+    figure = tmp_path / "benchmark.md"
+    assert main(["benchmark", "--phases", "--controls-per-notebook", "0", "--figures", str(figure)]) == 0
+    assert asked == {"controls": 0, "phases": True}
+    printed = capsys.readouterr().out
+    assert Phase.KERNEL_START.value in printed and "2.00x the floor" in printed
+    written = figure.read_text()
+    assert written.startswith(f"<!-- written by: python -m gradekit benchmark --phases --figures {figure.as_posix()}")
+    assert f"| {Phase.KERNEL_START.value} | 2.0 s |" in written

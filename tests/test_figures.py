@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.commands.figures import blind_figure, digits_figure, markdown_table, write_figure
+from gradekit.commands.benchmark_phases import PhaseTable
+from gradekit.commands.figures import blind_figure, digits_figure, markdown_table, phases_figure, write_figure
+from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.mutation.blind import BlindAnswer, BlindResult, BlindSet, Judgement
 
 pytestmark = pytest.mark.unit
@@ -23,6 +25,14 @@ def test_a_figure_names_the_command_that_wrote_it_then_holds_its_table(tmp_path)
     assert HEADER.match(first) and first.endswith(f"--figures {path.as_posix()} -->")
     assert blank == ""
     assert table[0].startswith("| test accuracy |") and "| 0.878 | 0.405 | 2.5 s |" in table[2]
+
+
+def test_the_phase_figure_holds_each_phase_the_engine_s_total_and_the_ratio_to_the_floor():
+    times = PhaseTimes({Phase.TEST_CELLS: 5.0, Phase.FEEDBACK: 3.0})
+    figure = phases_figure(PhaseTable(times, notebooks=4, floor_per_notebook=1.0))
+    assert f"| {Phase.TEST_CELLS.value} | 5.0 s | 1.250 s | 62.5% |" in figure
+    assert "| **engine, all phases** | 8.0 s | 2.000 s | 100% |" in figure
+    assert "**2.00x** the floor" in figure
 
 
 def test_a_markdown_table_has_a_header_a_rule_and_one_line_a_row():

@@ -1,19 +1,21 @@
 """One submission's outcome and the scratch grader's plain helpers."""
 
+import concurrent.futures
+
 import pytest
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.status import Status
 from gradekit.grading.submission_grader import GradedSubmission, grader_error, nbgrader_error
 
-pytestmark = pytest.mark.unit
 
-
+@pytest.mark.unit
 def test_an_outcome_built_by_position_is_refused():
     with pytest.raises(TypeError, match="positional"):
         GradedSubmission("ada", Status.GRADED, "", None, (), 1.0)  # type: ignore[misc]
 
 
+@pytest.mark.unit
 def test_a_grader_error_scores_nothing_and_says_how_often_it_was_tried():
     failure = GraderFailure(GraderCause.KERNEL_START, "no kernel")
     row = grader_error("ada", failure, attempts=3, seconds=2.0, worker="vm:1")
@@ -28,6 +30,33 @@ def test_a_grader_error_scores_nothing_and_says_how_often_it_was_tried():
     assert row.ok is False
 
 
+@pytest.mark.unit
 def test_nbgrader_error_keeps_its_error_lines_once_each():
     log = "[AutogradeApp | ERROR] There was an error\n[AutogradeApp | ERROR] There was an error\nTraceback\n"
     assert nbgrader_error({"success": False, "log": log}) == "There was an error"
+
+
+@pytest.mark.nbgrader
+def test_the_phases_of_a_graded_submission_are_all_there_and_add_up_to_its_wall_time(course, manifest, tmp_path):
+    from cohort_fixtures import cohort_course
+
+    from gradekit.grading.cohort import build_template
+    from gradekit.grading.executors import grade_task
+    from gradekit.grading.forked_workers import worker_context
+    from gradekit.grading.grading_run import GradingRun
+    from gradekit.grading.phase_clock import Phase
+
+    notebook = "010_history"
+    scratch = cohort_course(course, manifest.only([notebook]), tmp_path / "course", controls=0)
+    template = build_template(scratch, tmp_path / "template", (notebook,))
+    GradingRun.of(scratch).write(template.root)
+    folder = scratch.submitted_dir / "reference" / scratch.assignment_id
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=worker_context()) as worker:
+        graded = worker.submit(grade_task, str(template.root), str(folder), "reference").result()
+    assert graded.status is Status.GRADED
+    engine = set(Phase) - {Phase.FEEDBACK}  # feedback is the cohort's, made after grading
+    assert set(graded.phases) == engine
+    assert all(graded.phases.of(phase) >= 0 for phase in engine)
+    assert all(graded.phases.of(phase) > 0 for phase in engine - {Phase.OTHER})
+    within_the_submission = graded.phases.total - graded.phases.of(Phase.WORKER_START)
+    assert within_the_submission == pytest.approx(graded.seconds, rel=0.02, abs=0.05)

@@ -1,14 +1,13 @@
-"""The TA's pipeline in a course folder: `gradekit grade --course DIR` grades the course kept there, or refuses clearly."""
+"""The TA's pipeline: `gradekit grade --course DIR` grades the course kept there, or refuses clearly; its feedback pages."""
 
 import pytest
 
 from gradekit.commands.cli import main
-from gradekit.commands.ta_pipeline import NotACourseFolder, course_in_folder
+from gradekit.commands.ta_pipeline import NotACourseFolder, course_in_folder, feedback_in_process
 from gradekit.core.course import load_course, sqlite_url
 
-pytestmark = pytest.mark.unit
 
-
+@pytest.mark.unit
 def test_a_course_folder_brings_its_own_folders_and_gradebook(tmp_path, monkeypatch):
     monkeypatch.delenv("KIT_GRADEBOOK_URL", raising=False)
     course = load_course()
@@ -20,8 +19,29 @@ def test_a_course_folder_brings_its_own_folders_and_gradebook(tmp_path, monkeypa
     assert course_in_folder(course, tmp_path).db_url == "postgresql://grader@127.0.0.1/course"
 
 
+@pytest.mark.unit
 def test_a_folder_without_a_course_is_refused_before_anything_runs(tmp_path, capsys):
     with pytest.raises(NotACourseFolder, match="is not a course folder"):
         course_in_folder(load_course(), tmp_path)
     assert main(["grade", "--course", str(tmp_path)]) == 2
     assert "is not a course folder: it has no source/" in capsys.readouterr().err
+
+
+@pytest.mark.nbgrader
+def test_feedback_made_in_process_is_the_page_nbgrader_s_command_makes(course, manifest, tmp_path):
+    from cohort_fixtures import cohort_course
+
+    from gradekit.core.nbgrader_cli import run_nbgrader
+    from gradekit.grading.cohort import grade_cohort
+    from gradekit.grading.executors import LocalExecutor
+
+    notebook = "010_history"
+    scratch = cohort_course(course, manifest.only([notebook]), tmp_path / "course", controls=0)
+    grade_cohort(scratch, LocalExecutor(1), (notebook,))
+    run_nbgrader(scratch, "generate_feedback", scratch.assignment_id, "--force")
+    by_command = scratch.feedback_dir.rename(tmp_path / "by-command")
+    feedback_in_process(scratch)
+    pages = sorted(path.relative_to(by_command) for path in by_command.rglob("*.html"))
+    assert len(pages) == 2  # the reference's and the blank stubs'
+    assert sorted(path.relative_to(scratch.feedback_dir) for path in scratch.feedback_dir.rglob("*.html")) == pages
+    assert all((by_command / page).read_bytes() == (scratch.feedback_dir / page).read_bytes() for page in pages)

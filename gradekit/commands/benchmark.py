@@ -3,7 +3,9 @@
 Both grade the same synthetic cohort in twin course directories; the script
 checks that the two gradebooks hold identical grades and prints submissions
 per minute for each, their ratio, and the per-notebook floor (the time to run
-a notebook's cells in an already started kernel).
+a notebook's cells in an already started kernel). With `phases`, the kit's
+feedback pages are made too, and the engine's time is broken down by phase
+(benchmark_phases.py).
 """
 
 from __future__ import annotations
@@ -21,12 +23,16 @@ from traitlets.config import Config
 
 from gradekit.authoring.release import clone_workspace, new_workspace
 from gradekit.authoring.solutions import load_controls
+from gradekit.commands.benchmark_phases import PhaseTable, phase_lines
+from gradekit.commands.ta_pipeline import generate_feedback
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.nbgrader_cli import grading_environment, run_nbgrader
-from gradekit.grading.cohort import grade_cohort, submitted_students
+from gradekit.grading.cohort import CohortResult, grade_cohort, submitted_students
 from gradekit.grading.executors import LocalExecutor
+from gradekit.grading.feedback_mathjax import bundle_mathjax
 from gradekit.grading.gradebook_records import read_record
+from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.progress import Progress
 from gradekit.proof.subjects import (
     Subject,
@@ -56,6 +62,7 @@ class BenchmarkResult:
     our_seconds: float
     identical: bool
     floors: dict[str, float]  # notebook -> seconds to run its cells in a started kernel
+    phases: PhaseTable | None = None  # where the engine's time went, when asked for
 
     @property
     def serial_rate(self) -> float:
@@ -70,7 +77,9 @@ class BenchmarkResult:
         return self.our_rate / self.serial_rate
 
 
-def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_notebook: int) -> BenchmarkResult:
+def run_benchmark(
+    course: Course, manifest: Manifest, jobs: int, controls_per_notebook: int, phases: bool = False
+) -> BenchmarkResult:
     notebooks = tuple(entry.name for entry in manifest.notebooks)
     with tempfile.TemporaryDirectory(prefix="gradekit-bench-") as scratch:
         serial = new_workspace(course, Path(scratch) / "serial", notebooks)
@@ -93,7 +102,16 @@ def run_benchmark(course: Course, manifest: Manifest, jobs: int, controls_per_no
         students = [student for _, student in submitted_students(serial)]
         identical = not result.failed and all(read_record(serial, s) == read_record(ours, s) for s in students)
         floors = notebook_floors(serial, manifest)
-    return BenchmarkResult(count, executions, jobs, serial_seconds, our_seconds, identical, floors)
+        table = PhaseTable.of(_with_feedback(ours, result), executions, floors) if phases else None
+    return BenchmarkResult(count, executions, jobs, serial_seconds, our_seconds, identical, floors, table)
+
+
+def _with_feedback(course: Course, result: CohortResult) -> list[PhaseTimes]:
+    """Each submission's phases, and the feedback pages of the whole cohort (one nbgrader run, as a TA's is)."""
+    started = time.monotonic()
+    generate_feedback(course, 1)  # one process: its wall time is its worker-seconds
+    bundle_mathjax(course.feedback_dir)
+    return [*result.phases.values(), PhaseTimes({Phase.FEEDBACK: time.monotonic() - started})]
 
 
 def benchmark_lines(result: BenchmarkResult) -> list[str]:
@@ -106,7 +124,8 @@ def benchmark_lines(result: BenchmarkResult) -> list[str]:
         "per-notebook floor (cells only, reference answers, kernel already started):",
     ]
     lines += [f"  {name:<20} {seconds:5.2f} s" for name, seconds in result.floors.items()]
-    return lines + [f"  {'total':<20} {sum(result.floors.values()):5.2f} s"]
+    lines += [f"  {'total':<20} {sum(result.floors.values()):5.2f} s"]
+    return lines + phase_lines(result.phases) if result.phases else lines
 
 
 def notebook_floors(course: Course, manifest: Manifest) -> dict[str, float]:

@@ -329,9 +329,10 @@ def _restore(args) -> int:
 def _benchmark(args) -> int:
     from gradekit.commands.benchmark import benchmark_lines, run_benchmark
 
-    result = run_benchmark(*_course_and_manifest(), args.jobs, args.controls_per_notebook)
+    result = run_benchmark(*_course_and_manifest(), args.jobs, args.controls_per_notebook, args.phases)
     print("\n".join(benchmark_lines(result)))
-    _write_figures(args, "benchmark", lambda figures: figures.benchmark_figure(result))
+    command = "benchmark --phases" if args.phases else "benchmark"
+    _write_figures(args, command, lambda figures: figures.benchmark_figure(result))
     return 0 if result.identical else 1
 
 
@@ -570,6 +571,11 @@ def parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--jobs", type=int, default=default_jobs())
     bench.add_argument("--controls-per-notebook", type=int, default=2)
+    bench.add_argument(
+        "--phases",
+        action="store_true",
+        help="also make the feedback pages and print where the engine's time went, phase by phase, beside the floor",
+    )
     _figures_option(bench)
     bench.set_defaults(run=_benchmark)
     soak = commands.add_parser(

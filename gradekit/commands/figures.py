@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gradekit.commands.benchmark import BenchmarkResult
+from gradekit.commands.benchmark_phases import PhaseTable
 from gradekit.commands.precheck_load import LoadResult as PrecheckLoad
 from gradekit.commands.soak import SoakResult
 from gradekit.core.atomic_files import atomic_write
@@ -123,7 +124,23 @@ def benchmark_figure(result: BenchmarkResult) -> str:
             ]
         ],
     )
-    return f"{cohort}\n\n{rates}\n\n{floors}"
+    return f"{cohort}\n\n{rates}\n\n{floors}" + (f"\n\n{phases_figure(result.phases)}" if result.phases else "")
+
+
+def phases_figure(table: PhaseTable) -> str:
+    """Where the engine's time went, phase by phase, and its ratio to the in-process floor."""
+    rows = [
+        [phase.value, f"{seconds:.1f} s", f"{mean:.3f} s", f"{share:.1%}"]
+        for phase, seconds, mean, share in table.rows()
+    ]
+    rows.append(["**engine, all phases**", f"{table.engine_seconds:.1f} s", f"{table.per_notebook:.3f} s", "100%"])
+    header = ["phase", "over the cohort", "per notebook", "share of engine time"]
+    ratio = (
+        f"Engine time per notebook {table.per_notebook:.2f} s (seconds of a worker or the coordinator, feedback"
+        f" pages included), in-process floor per notebook {table.floor_per_notebook:.2f} s (reference answers):"
+        f" **{table.floor_ratio:.2f}x** the floor (the target is within 3x)."
+    )
+    return f"{markdown_table(header, rows)}\n\n{ratio}"
 
 
 def demo_figure(students: int, jobs: int, wall_seconds: float) -> str:

@@ -14,7 +14,7 @@ from gradekit.core.course import CONFIG_FILE, Course, load_course
 from gradekit.core.extensions import read_extensions
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
-from gradekit.core.nbgrader_cli import run_nbgrader
+from gradekit.core.nbgrader_cli import NbgraderError, run_nbgrader
 from gradekit.core.outcome import Outcome
 from gradekit.core.row_record import load_rows, save_rows
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort, submitted_students
@@ -24,6 +24,7 @@ from gradekit.grading.gradebook import late_policy
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.refresh import gradebook_rows, reapply_late_penalties, rows_kept
 from gradekit.grading.regrade_diff import RegradeDiff, grades_before, regrade_diff, write_regrade_csv
+from gradekit.grading.submission_grader import nbgrader_api, nbgrader_error
 from gradekit.lms.export_step import export_for_lms
 from gradekit.report.class_figures import TermFacts
 from gradekit.report.class_report import write_class_report
@@ -168,13 +169,15 @@ def generate_feedback(course: Course, processes: int) -> None:
 
     Each run leaves out the other runs' students (CourseDirectory.student_id_exclude), so every
     student's pages are written by exactly one run; converting a notebook takes about half a
-    second of one core, which a class of notebooks makes the longest step after grading.
+    second of one core, which a class of notebooks makes the longest step after grading. A
+    single run is nbgrader's API in this process, which has nbgrader loaded already: a new
+    process spends seconds importing it (jsonschema's URI grammars above all) before its first page.
     """
     folder = course.autograded_dir
     students = sorted(path.name for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
     groups = [students[start::processes] for start in range(max(1, min(processes, len(students))))]
     if len(groups) == 1:
-        run_nbgrader(course, "generate_feedback", course.assignment_id, "--force")
+        feedback_in_process(course)
         return
     runs = [
         (
@@ -189,6 +192,13 @@ def generate_feedback(course: Course, processes: int) -> None:
     with ThreadPoolExecutor(len(runs)) as pool:
         for done in [pool.submit(run_nbgrader, *args) for args in runs]:
             done.result()  # a failed run raises here, as the single run would
+
+
+def feedback_in_process(course: Course) -> None:
+    """nbgrader's generate_feedback of every graded student, through its API, configured as the course says."""
+    outcome = nbgrader_api(course, warm_kernels=False).generate_feedback(course.assignment_id, force=True)
+    if not outcome["success"]:
+        raise NbgraderError(f"nbgrader generate_feedback failed: {nbgrader_error(outcome)}")
 
 
 class NotACourseFolder(ValueError):

@@ -15,7 +15,7 @@ import logging
 import shutil
 import time
 from pathlib import Path
-from typing import Collection, Iterable, Iterator, Protocol
+from typing import Collection, Iterable, Iterator, Mapping, Protocol
 
 from nbgrader.api import MissingEntry
 from sqlalchemy.exc import OperationalError
@@ -33,6 +33,7 @@ from gradekit.grading.gradebook_records import write_record
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import LOG_NAME, crashed, record_internal_errors
+from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.progress import Progress
 from gradekit.grading.refresh import reapply_late_penalties
 from gradekit.grading.submission_grader import GradedSubmission
@@ -55,6 +56,7 @@ class Executor(Protocol):
 class CohortResult:
     rows: tuple[Outcome, ...]
     seconds: float
+    phases: Mapping[str, PhaseTimes] = dataclasses.field(default_factory=dict)  # by student: where the time went
 
     @property
     def failed(self) -> tuple[Outcome, ...]:
@@ -120,18 +122,21 @@ def grade_cohort(
     progress = progress or Progress(len(tasks), workers=executor.workers)
     outcomes: dict[str, GradedSubmission] = {}
     grades: dict[str, SubmissionGrades] = {}
+    phases: dict[str, PhaseTimes] = {}
     for graded in executor.grade_all(template.root, largest_first(tasks)):
+        storing, worked = time.monotonic(), graded.phases
         if graded.ok:
             try:
                 # Read back now, while the workers grade the rest, rather than all at the end.
                 grades[graded.student_id] = _store_and_read_back(course, graded)
             except GraderFailure as failure:
                 graded = crashed(graded.student_id, failure, graded.worker, course.grader_attempts)
+        phases[graded.student_id] = worked.with_phase(Phase.GRADEBOOK, time.monotonic() - storing)
         outcomes[graded.student_id] = graded
         progress.update(graded)
     outcomes = record_internal_errors(outcomes, error_log or course.root / "class-report" / LOG_NAME)
     rows = tuple(_row(outcomes[student], grades.get(student), stamp) for _, student in tasks)
-    return CohortResult(rows, time.monotonic() - started)
+    return CohortResult(rows, time.monotonic() - started, phases)
 
 
 def build_template(course: Course, root: Path, notebooks: tuple[str, ...]) -> Course:

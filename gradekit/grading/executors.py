@@ -29,6 +29,7 @@ from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import crashed
+from gradekit.grading.phase_clock import Phase
 from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader
 from gradekit.grading.task_budget import (
     LAST_RESORT_SECONDS,
@@ -108,9 +109,16 @@ def forget_template(template_root: str) -> None:
 
 
 def grade_task(template_root: str, submission_dir: str, student_id: str) -> GradedSubmission:
-    """The unit of work shipped to a worker; a failure of our own comes back as a row with its traceback."""
+    """The unit of work shipped to a worker; a failure of our own comes back as a row with its traceback.
+
+    The first task of a worker carries the worker's start (its grader built) among its phases.
+    """
     try:
-        return _grader_for(template_root).grade(Path(submission_dir), student_id)
+        started, fresh = time.monotonic(), template_root not in _graders
+        grader = _grader_for(template_root)
+        built = time.monotonic() - started if fresh else 0.0
+        graded = grader.grade(Path(submission_dir), student_id)
+        return dataclasses.replace(graded, phases=graded.phases.with_phase(Phase.WORKER_START, built))
     except Exception as error:
         return crashed(student_id, error, WORKER_ID)
 

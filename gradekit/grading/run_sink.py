@@ -6,7 +6,8 @@ reads it after. nbgrader turns an exception inside its steps into
 `success: False` and a log, and a test cell may catch an exception raised
 under it; so a step that meets one of the grader's causes notices it here as
 well, and the scratch grader raises it after the run, whatever became of the
-exception on its way.
+exception on its way. The sink also carries the submission's phase clock
+(phase_clock.py), which the steps enter where the work happens.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import dataclasses
 from gradekit.core.failures import GraderFailure
 from gradekit.core.notes import Finding, Note
 from gradekit.grading.grader_failures import THE_SUBMISSION_CAN_CAUSE
+from gradekit.grading.phase_clock import PhaseClock
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,6 +35,7 @@ class RunSink:
     def __init__(self) -> None:
         self.reports: list[NotebookReport] = []
         self.noticed: list[GraderFailure] = []
+        self.clock = PhaseClock()  # restarted per submission by the scratch grader, not per run
 
     def __deepcopy__(self, memo: dict) -> RunSink:
         # traitlets copies each configured value into every step it builds: the sink is shared, not copied.

@@ -52,6 +52,7 @@ from gradekit.grading.kernel_cgroups import KernelGroup, TreeEvents
 from gradekit.grading.kernel_folders import KernelFolder
 from gradekit.grading.notebook_findings import NotebookFindings
 from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, output_bytes
+from gradekit.grading.phase_clock import Phase
 from gradekit.grading.run_sink import NotebookReport
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.sealed_exchange import GraderStop, Mailbox, SealedExchange
@@ -100,7 +101,8 @@ class SafeExecute(WarmExecute):
         self._cgroup: KernelGroup | None = None  # the kernel's memory and pids group (kernel_cgroups.py), if any
         self._tree_seen = TreeEvents()  # its counters when last looked at
         try:
-            return super().preprocess(nb, resources, km)
+            with self.sink.clock.phase(Phase.EXECUTE):
+                return super().preprocess(nb, resources, km)
         finally:
             if self._exchange is not None:
                 self._exchange.mailbox.close()
@@ -130,14 +132,12 @@ class SafeExecute(WarmExecute):
         if sealed and role == "test":
             self.code_cells_executed += 1  # counted as nbclient counts the cells it sends
             cell.execution_count = execution_count or self.code_cells_executed
-            await self._run_sealed_test(cell, sealed)
+            with self.sink.clock.phase(Phase.TEST_CELLS):
+                await self._run_sealed_test(cell, sealed)
             return cell
         try:
-            await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-            if sealed and role == "readonly":
-                problem = await asyncio.to_thread(sealed.run_readonly, cell)
-                if problem:
-                    self._notes.append(Note(NoteKind.NOT_RUN, self._notebook, problem, (_cell_name(cell),)))
+            with self.sink.clock.phase(Phase.ANSWER_CELLS):
+                await self._run_in_kernel(cell, cell_index, execution_count, store_history, sealed, role)
         except KernelStopped as stop:
             self._stop(cell, str(stop))
             return cell
@@ -152,6 +152,22 @@ class SafeExecute(WarmExecute):
             self._note_interrupted(_cell_name(cell))
         await self._after(cell)
         return cell
+
+    async def _run_in_kernel(
+        self,
+        cell: NotebookNode,
+        cell_index: int,
+        execution_count: int | None,
+        store_history: bool,
+        sealed: SealedNotebook | None,
+        role: str,
+    ) -> None:
+        """nbclient's run of a cell in the kernel; a read-only cell of a sealed notebook is checked after it."""
+        await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+        if sealed and role == "readonly":
+            problem = await asyncio.to_thread(sealed.run_readonly, cell)
+            if problem:
+                self._notes.append(Note(NoteKind.NOT_RUN, self._notebook, problem, (_cell_name(cell),)))
 
     def output(
         self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None, cell_index: int
@@ -420,6 +436,10 @@ class SafeExecute(WarmExecute):
 
     async def _tell_guard(self, event: str, argument: str) -> None:
         """Raise `event` in the kernel, outside any cell, and wait (briefly) until it has run."""
+        with self.sink.clock.phase(Phase.GUARD):
+            await self._ask_guard(event, argument)
+
+    async def _ask_guard(self, event: str, argument: str) -> None:
         code = f"__import__('sys').audit({event!r}, {argument!r})"
         msg_id = await ensure_async(self.kc.execute(code, silent=True, store_history=False))
         deadline = asyncio.get_running_loop().time() + PROBE_SECONDS

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from gradekit.core.bounded_files import RefusedFile, read_bounded
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.kernel_folders import KernelFolder
+from gradekit.grading.phase_clock import Phase
 from gradekit.grading.run_sink import RunSink
 from gradekit.grading.sealed_checks import KernelStopped
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
@@ -121,6 +122,12 @@ class SealedExchange:
 
     def call(self, request: bytes) -> bytes:
         """Hand `request` to the kernel and return its reply; run in the test cells' thread."""
+        with self._sink.clock.phase(
+            Phase.SEALED_WIRE
+        ):  # entered first: the kernel's own share is taken out in `answer`
+            return self._call(request)
+
+    def _call(self, request: bytes) -> bytes:
         self._stage = NOT_STARTED
         future = asyncio.run_coroutine_threadsafe(self.answer(request), self._loop)
         watchdog = self._keeper.watchdog_seconds()
@@ -146,7 +153,8 @@ class SealedExchange:
         self.mailbox.post(request)
         msg_id = self._ask_for_answer()
         self._stage = "the kernel was asked to answer"
-        await self._keeper.await_answer(msg_id)
+        with self._sink.clock.phase(Phase.SEALED_KERNEL):
+            await self._keeper.await_answer(msg_id)
         self._stage = "the reply was being read"
         return self.mailbox.reply()
 

@@ -37,8 +37,10 @@ from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.intake import Intake, take_in
+from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.run_sink import RunSink
 from gradekit.grading.sealed_checks import HELPER_MODULES
+from gradekit.grading.timed_steps import timed_gradebook_steps
 from gradekit.grading.warm_kernels import discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
@@ -60,6 +62,7 @@ class GradedSubmission(Outcome):
     files: tuple[tuple[str, bytes], ...]  # the graded notebooks, by path under the student's folder
     seconds: float  # how long grading it took, its retries included
     internal_error: str = ""  # the formatted traceback when our own code failed, for the coordinator's log
+    phases: PhaseTimes = PhaseTimes()  # where `seconds` went (phase_clock.py); empty when nothing was timed
 
     @property
     def ok(self) -> bool:
@@ -115,9 +118,13 @@ def nbgrader_api(
             if "autograde_preprocessors" in config.Autograde
             else (Autograde.class_traits()["autograde_preprocessors"].default())
         )
-        config.Autograde.autograde_preprocessors = [SafeExecute if step is Execute else step for step in steps]
+        steps = [SafeExecute if step is Execute else step for step in steps]
         for name, value in (execute or {}).items():
             setattr(config.SafeExecute, name, value)
+        sink = (execute or {}).get("sink")
+        if isinstance(sink, RunSink):
+            steps = timed_gradebook_steps(steps, sink.clock, config)
+        config.Autograde.autograde_preprocessors = steps
         config.WarmProvisioner.allow_unconfined = course.allow_unconfined  # the kernels' provisioner reads it
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
@@ -164,13 +171,14 @@ class ScratchGrader:
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         """Grade one submission, trying again on fresh kernels while the grader's own failures last."""
         started = time.monotonic()
+        self.sink.clock.restart()
         hush_known_noise()  # a worker on another machine did not inherit the command's filters
         attempts = self.course.grader_attempts
         for attempt in range(1, attempts + 1):
             self._last_attempt = attempt == attempts
             try:
                 graded = self._grade_once(Path(submission_dir), student_id, started)
-                return dataclasses.replace(graded, attempts=attempt)
+                return dataclasses.replace(graded, attempts=attempt, phases=self.sink.clock.times())
             except GraderFailure as error:
                 failure, trace = error, traceback.format_exc()
             except Exception as error:  # our own code failed: it must not take the worker down
@@ -197,7 +205,8 @@ class ScratchGrader:
         reports = tuple(self.sink.reports)
         findings = intake.findings + tuple(f for report in reports for f in report.findings)
         notes += tuple(n for report in reports for n in report.notes) + self._unconfined()
-        record = read_record(self.course, student_id)
+        with self.sink.clock.phase(Phase.GRADEBOOK):
+            record = read_record(self.course, student_id)
         if findings:
             record = withhold(record, {finding.notebook for finding in findings})
         graded_dir = self.course.autograded_dir / student_id / self.course.assignment_id
@@ -248,7 +257,8 @@ class ScratchGrader:
         for attempt in range(2 if retry else 1):
             self._reset_course()
             self.sink.clear()
-            outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
+            with self.sink.clock.phase(Phase.NBGRADER):
+                outcome = self.api.autograde(self.course.assignment_id, student_id, force=True, create=True)
             self.sink.raise_noticed(self._last_attempt)
             if outcome["success"]:
                 break

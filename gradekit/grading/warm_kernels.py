@@ -40,6 +40,7 @@ from traitlets import Bool, Instance, Type, default
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading import kernel_cgroups, worker_box
 from gradekit.grading.kernel_folders import KernelFolder
+from gradekit.grading.phase_clock import Phase
 from gradekit.grading.prompt_client import PromptKernelClient
 from gradekit.grading.run_sink import RunSink
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES
@@ -67,6 +68,7 @@ class Zygote:
     """
 
     def __init__(self, env: dict[str, str], kernels_root: Path, boxed: bool = True):
+        started = time.monotonic()
         self.lock = threading.Lock()
         self.kernels_root, self.boxed = kernels_root, boxed
         self.errors = tempfile.TemporaryFile()  # what a boxed zygote says on its standard error
@@ -81,6 +83,12 @@ class Zygote:
             except worker_box.BoxUnavailable as error:
                 raise OSError(str(error)) from None
         self._reply()  # {"ready": true} once the imports are done
+        self._start_seconds = time.monotonic() - started  # told once, to the first kernel's step (`claim_start`)
+
+    def claim_start(self) -> float:
+        """Seconds this zygote took to start, the first time it is asked; 0 after that."""
+        seconds, self._start_seconds = self._start_seconds, 0.0
+        return seconds
 
     def spawn(
         self, argv: list[str], cwd: str, env: dict[str, str], folder: KernelFolder | None = None, guarded: bool = False
@@ -306,10 +314,12 @@ class WarmProvisioner(LocalProvisioner):
     ).tag(config=True)
     folder: KernelFolder | None = None
     guarded = False
+    box_start_seconds = 0.0  # how long this kernel waited for its zygote to start (0 when it was already up)
     cgroup: kernel_cgroups.KernelGroup | None = None  # the kernel's memory and pids group, where one can be made
 
     async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
         parent = zygote(self.allow_unconfined)  # before the connection file is written: it names the sockets
+        self.box_start_seconds = parent.claim_start()
         self.folder = KernelFolder.make(parent.kernels_root, str(kwargs.get("cwd") or os.getcwd()), parent.boxed)
         km = self.parent
         if parent.boxed and km is not None:
@@ -445,7 +455,10 @@ class WarmExecute(Execute):
 
     async def async_start_new_kernel(self, **kwargs: Any) -> None:
         try:
-            await super().async_start_new_kernel(**kwargs)
+            with self.sink.clock.phase(Phase.KERNEL_START):
+                await super().async_start_new_kernel(**kwargs)
+            box_start = getattr(getattr(self.km, "provisioner", None), "box_start_seconds", 0.0)
+            self.sink.clock.move(box_start, Phase.KERNEL_START, Phase.BOX_START)
         except GraderFailure:
             raise
         except Exception as error:  # no student code has run yet: a kernel that does not start is ours
@@ -454,7 +467,8 @@ class WarmExecute(Execute):
     async def async_start_new_kernel_client(self) -> KernelClient:
         provisioner = getattr(self.km, "provisioner", None)  # nbclient drops the manager when the start fails
         try:
-            return await super().async_start_new_kernel_client()
+            with self.sink.clock.phase(Phase.KERNEL_START):
+                return await super().async_start_new_kernel_client()
         except Exception as error:  # the kernel never answered: it did not start
             if isinstance(provisioner, WarmProvisioner):
                 provisioner.remove_private_files()
@@ -462,6 +476,11 @@ class WarmExecute(Execute):
                 raise
             raise GraderFailure(GraderCause.KERNEL_START, f"{type(error).__name__}: {error}") from error
 
+    async def _async_cleanup_kernel(self) -> None:
+        with self.sink.clock.phase(Phase.KERNEL_STOP):
+            await super()._async_cleanup_kernel()
+
     # nbclient binds its synchronous wrappers to its own coroutine functions; rebind them to ours.
     start_new_kernel = run_sync(async_start_new_kernel)
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
+    _cleanup_kernel = run_sync(_async_cleanup_kernel)
