@@ -35,9 +35,12 @@ demo: box-package $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 	$(BIN)/python -m gradekit demo
 
 # The whole suite (CI's command). The system packages it needs (a browser, PostgreSQL)
-# come first, so a machine without them stops before anything is built.
+# come first, so a machine without them stops before anything is built. Every run ends by
+# printing its tiers' wall and CPU time (tests/durations_figures.py), pass or fail.
+DURATIONS := test-artifacts/durations.md
 test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp tests/accessibility/node_modules/.stamp
-	$(BIN)/python -m pytest
+	rm -f $(DURATIONS)
+	$(BIN)/python -m pytest --durations-figures $(DURATIONS); status=$$?; cat $(DURATIONS) 2>/dev/null; exit $$status
 
 system-packages:
 	.ci/system-packages

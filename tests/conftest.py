@@ -78,6 +78,22 @@ def load_checks_module():
 TIERS = ("unit", "notebook", "nbgrader", "browser", "cluster")
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--durations-figures",
+        metavar="PATH",
+        help="write each tier's wall and CPU time and the slowest tests to PATH (Markdown, durations_figures.py)",
+    )
+
+
+def pytest_configure(config):
+    figure = config.getoption("--durations-figures")
+    if figure:
+        from durations_figures import DurationsFigure
+
+        config.pluginmanager.register(DurationsFigure(Path(figure), TIERS), "durations-figures")
+
+
 def pytest_collection_modifyitems(config, items):
     """Every test carries exactly one tier (pytest.ini describes them), so no test escapes `make check`'s choice."""
     wrong = []
