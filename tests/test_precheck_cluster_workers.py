@@ -20,8 +20,9 @@ from services import dask_cluster, kill_a_busy_worker
 
 from gradekit.core.failures import GraderCause
 from gradekit.core.status import Status
-from gradekit.grading.executors import grade_task
-from gradekit.grading.task_budget import LAST_RESORT_SECONDS, TaskBudget
+from gradekit.grading.cpu_clock import Verdict
+from gradekit.grading.executors import grade_within_budget
+from gradekit.grading.task_budget import LAST_RESORT_SECONDS, OverBudget, TaskBudget
 from gradekit.precheck.cluster_workers import PRECHECK_PRIORITY, ClusterWorkers
 from gradekit.precheck.run import DEFAULT_PREFIX, running_service
 
@@ -74,13 +75,22 @@ def _tried(client, budget=TaskBudget(1.0)):
 
 
 @pytest.mark.unit
-def test_a_check_is_sent_as_the_cohorts_grading_task_ahead_of_cohort_work_with_paths_and_id_only():
+def test_a_check_is_sent_as_the_cohorts_grading_task_ahead_of_cohort_work_with_its_budget_paths_and_id_only():
     client = ScriptedClient(graded(2.0))
-    sent = _tried(client)
+    sent = _tried(client, TaskBudget(3.0))
     assert sent.graded is client.outcome and sent.starts == 1
     ((function, arguments, key, priority),) = client.sent
-    assert function is grade_task and arguments == ("/template", "/incoming/1/autograd", "ana")
+    assert function is grade_within_budget
+    assert arguments == (TaskBudget(3.0), "/template", "/incoming/1/autograd", "ana")
     assert priority == PRECHECK_PRIORITY > 0 and "ana" not in key
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("verdict", [Verdict.OVER_LIMIT, Verdict.SAT_IDLE, Verdict.OVERLOADED])
+def test_a_check_its_budget_ended_on_the_worker_gets_the_row_the_services_own_processes_give(verdict):
+    ended = OverBudget(verdict, "read 7.0 s of CPU")
+    sent = _tried(ScriptedClient(ended))
+    assert sent.graded == ended.row("ana") and sent.starts == 1
 
 
 @pytest.mark.unit
