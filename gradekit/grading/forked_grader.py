@@ -82,10 +82,11 @@ class ForkedGrader(Generic[Result]):
         try:
             self.connection.send((budget, str(verdict), args))
             error, value = self._reply()
-        except (EOFError, OSError):
+        except (EOFError, OSError) as error:
+            self._reap()
             ended = over_budget(verdict) or ended_by_timer(time.monotonic() - started, budget)
             if ended is None:
-                raise GradingProcessLost(f"the grading process ended with status {self.exit_status}") from None
+                raise GradingProcessLost(f"the grading process ended (wait status {self.exit_status})") from error
             return ended
         if error is not None:
             raise error
@@ -109,12 +110,16 @@ class ForkedGrader(Generic[Result]):
             self.exit_status = status
         return bool(pid)
 
-    def close(self, remove_kernel_folders: Callable[[str], None]) -> None:
-        """Stop the child (its end of the pipe closes: it ends its zygote and exits), then remove its files."""
-        self.connection.close()
+    def _reap(self) -> None:
+        """Wait for a child whose pipe closed: it is dead or about to be."""
         deadline = time.monotonic() + STOP_SECONDS
         while not self._exited() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+    def close(self, remove_kernel_folders: Callable[[str], None]) -> None:
+        """Stop the child (its end of the pipe closes: it ends its zygote and exits), then remove its files."""
+        self.connection.close()
+        self._reap()
         if not self._exited():
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
@@ -127,7 +132,9 @@ def _child(connection: Connection, task: Callable, start: Callable[[str], None],
     """The forked process: serve calls until the parent closes its end, then exit without the parent's exit handlers."""
     code = 1
     try:
-        for handled in (signal.SIGTERM, signal.SIGINT):  # the parent's handlers would drive the parent's loop
+        # The parent's handlers, and the descriptor through which signals wake its event loop, are the parent's.
+        signal.set_wakeup_fd(-1)
+        for handled in (signal.SIGTERM, signal.SIGINT):
             signal.signal(handled, signal.SIG_DFL)
         run_in_own_loop(_serve, connection, task, start, folder)
         code = 0
