@@ -15,7 +15,7 @@ from distributed import Client
 from distributed.client import FutureCancelledError
 from distributed.comm import CommClosedError
 from distributed.scheduler import KilledWorker
-from precheck_fixtures import NOTEBOOK, answered, call, checked, graded, identify, run_apart
+from precheck_fixtures import NOTEBOOK, answered, call, checked, endless_reply_upload, graded, identify, run_apart
 from services import dask_cluster, kill_a_busy_worker
 
 from gradekit.core.failures import GraderCause
@@ -188,3 +188,31 @@ def test_a_worker_killed_while_grading_costs_the_student_nothing_the_retry_grade
     ben = rows[1]
     assert ben.status is Status.GRADED and ben.attempts > 1
     assert standing["notebooks"][f"{NOTEBOOK}.ipynb"]["left_today"] == QUOTA - 1  # the one check, counted once
+
+
+CHECK_SECONDS = 20.0  # CPU seconds per check, as the service's own processes are tested with
+
+
+@pytest.mark.cluster
+def test_an_upload_whose_reply_never_finishes_decoding_holds_up_no_classmate_on_a_one_worker_cluster(
+    course, manifest, tmp_path
+):
+    """One worker with one thread: Mallory's check never finishes decoding; Ben's, sent after it, is graded in full."""
+    hostile, right = endless_reply_upload(course, manifest), answered(course, manifest)
+    settings = dataclasses.replace(course.precheck, workers=1, check_seconds=CHECK_SECONDS, daily_quota=QUOTA)
+    with dask_cluster(workers=1) as address:
+        on_cluster = dataclasses.replace(course, precheck=dataclasses.replace(settings, scheduler=address))
+
+        async def scenario():
+            async with running_service(
+                on_cluster, tmp_path / "state", "127.0.0.1", 0, DEFAULT_PREFIX, identify
+            ) as running:
+                mallorys = await checked(running.port, "token-of-mallory", hostile)
+                bens = await checked(running.port, "token-of-ben", right)
+                return mallorys, bens
+
+        mallorys, bens = run_apart(scenario())
+    # Before, Mallory's check held the worker's one thread for ever: Ben's waited out its patience, ungraded.
+    assert mallorys["result"]["status"] in {"not graded", "held for a TA"}
+    assert bens["result"]["status"] == "graded"
+    assert bens["result"]["score"] == bens["result"]["max_score"] > 0
