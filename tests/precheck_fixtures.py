@@ -9,6 +9,7 @@ import dataclasses
 import json
 import secrets
 import time
+import types
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
@@ -21,7 +22,7 @@ from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.precheck.audit import AuditLog
 from gradekit.precheck.desk import Desk
 from gradekit.precheck.run import DEFAULT_PREFIX
-from gradekit.proof.subjects import answer_sources, fill_answers
+from gradekit.proof.subjects import answer_sources, fill_answers, mixed_answer_sources
 
 NOTEBOOK = "010_history"
 # The service's sign-in replaced by a table: a request's token names its student.
@@ -126,6 +127,26 @@ def answered(course, manifest, control=None) -> dict:
     """The release notebook of `NOTEBOOK` with the reference's answers (or a negative control's), as JSON."""
     filled = fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", answer_sources(manifest, NOTEBOOK, control))
     return json.loads(nbformat.writes(filled))
+
+
+# An answer that makes the kernel's reply a tuple of tuples sharing their children, 64 levels deep:
+# a decoder that walks every node it reaches would never finish.
+ENDLESS_REPLY = """
+import builtins, io, torch
+_node = ('tuple', [])
+for _ in range(64):
+    _node = ('tuple', [_node, _node])
+_buffer = io.BytesIO()
+torch.save({'tree': {'updates': [], 'body': _node}, 'storages': []}, _buffer)
+builtins.__kit_answer__.__globals__['respond'] = lambda *_: _buffer.getvalue()
+"""
+
+
+def endless_reply_upload(course, manifest) -> dict:
+    """The reference's notebook whose first sealed function answers with `ENDLESS_REPLY`, as JSON."""
+    endless = types.SimpleNamespace(notebook=NOTEBOOK, function="float64_leaf", source=ENDLESS_REPLY)
+    sources = mixed_answer_sources(manifest, NOTEBOOK, (endless,))
+    return json.loads(nbformat.writes(fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", sources)))
 
 
 async def call(port, path, token, body=None):

@@ -33,6 +33,13 @@ ALLOWED = {
     # ProcessPoolExecutor and Dask run a module-level function in each worker process: a worker's
     # graders (loaded nbgrader, scratch course) are kept where that function finds them, one per process.
     ("executors", "_graders"),
+    # Dask runs a module-level function in each worker process: the grading processes that worker forked
+    # (forked_grader.py) are kept where that function finds them, warm from one task to the next.
+    ("executors", "_grading_processes"),
+    # os.fork copies every descriptor of the process: the process's one lock around its forks, and the
+    # children it forked, whose pipes a later child closes, are facts of the process, never of a run.
+    ("forked_grader", "_FORKING"),
+    ("forked_grader", "_children"),
     # functools.cache of a fact about this machine (can it make a box?), never of a run.
     ("worker_box", "unavailable_reason"),
     # The process's one warm parent, started on first use and ended at exit (atexit), like a pool worker's grader.

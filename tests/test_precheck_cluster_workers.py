@@ -15,13 +15,14 @@ from distributed import Client
 from distributed.client import FutureCancelledError
 from distributed.comm import CommClosedError
 from distributed.scheduler import KilledWorker
-from precheck_fixtures import NOTEBOOK, answered, call, checked, graded, identify, run_apart
+from precheck_fixtures import NOTEBOOK, answered, call, checked, endless_reply_upload, graded, identify, run_apart
 from services import dask_cluster, kill_a_busy_worker
 
 from gradekit.core.failures import GraderCause
 from gradekit.core.status import Status
-from gradekit.grading.executors import grade_task
-from gradekit.grading.task_budget import LAST_RESORT_SECONDS, TaskBudget
+from gradekit.grading.cpu_clock import Verdict
+from gradekit.grading.executors import grade_within_budget
+from gradekit.grading.task_budget import LAST_RESORT_SECONDS, OverBudget, TaskBudget
 from gradekit.precheck.cluster_workers import PRECHECK_PRIORITY, ClusterWorkers
 from gradekit.precheck.run import DEFAULT_PREFIX, running_service
 
@@ -74,13 +75,22 @@ def _tried(client, budget=TaskBudget(1.0)):
 
 
 @pytest.mark.unit
-def test_a_check_is_sent_as_the_cohorts_grading_task_ahead_of_cohort_work_with_paths_and_id_only():
+def test_a_check_is_sent_as_the_cohorts_grading_task_ahead_of_cohort_work_with_its_budget_paths_and_id_only():
     client = ScriptedClient(graded(2.0))
-    sent = _tried(client)
+    sent = _tried(client, TaskBudget(3.0))
     assert sent.graded is client.outcome and sent.starts == 1
     ((function, arguments, key, priority),) = client.sent
-    assert function is grade_task and arguments == ("/template", "/incoming/1/autograd", "ana")
+    assert function is grade_within_budget
+    assert arguments == (TaskBudget(3.0), "/template", "/incoming/1/autograd", "ana")
     assert priority == PRECHECK_PRIORITY > 0 and "ana" not in key
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("verdict", [Verdict.OVER_LIMIT, Verdict.SAT_IDLE, Verdict.OVERLOADED])
+def test_a_check_its_budget_ended_on_the_worker_gets_the_row_the_services_own_processes_give(verdict):
+    ended = OverBudget(verdict, "read 7.0 s of CPU")
+    sent = _tried(ScriptedClient(ended))
+    assert sent.graded == ended.row("ana") and sent.starts == 1
 
 
 @pytest.mark.unit
@@ -178,3 +188,31 @@ def test_a_worker_killed_while_grading_costs_the_student_nothing_the_retry_grade
     ben = rows[1]
     assert ben.status is Status.GRADED and ben.attempts > 1
     assert standing["notebooks"][f"{NOTEBOOK}.ipynb"]["left_today"] == QUOTA - 1  # the one check, counted once
+
+
+CHECK_SECONDS = 20.0  # CPU seconds per check, as the service's own processes are tested with
+
+
+@pytest.mark.cluster
+def test_an_upload_whose_reply_never_finishes_decoding_holds_up_no_classmate_on_a_one_worker_cluster(
+    course, manifest, tmp_path
+):
+    """One worker with one thread: Mallory's check never finishes decoding; Ben's, sent after it, is graded in full."""
+    hostile, right = endless_reply_upload(course, manifest), answered(course, manifest)
+    settings = dataclasses.replace(course.precheck, workers=1, check_seconds=CHECK_SECONDS, daily_quota=QUOTA)
+    with dask_cluster(workers=1) as address:
+        on_cluster = dataclasses.replace(course, precheck=dataclasses.replace(settings, scheduler=address))
+
+        async def scenario():
+            async with running_service(
+                on_cluster, tmp_path / "state", "127.0.0.1", 0, DEFAULT_PREFIX, identify
+            ) as running:
+                mallorys = await checked(running.port, "token-of-mallory", hostile)
+                bens = await checked(running.port, "token-of-ben", right)
+                return mallorys, bens
+
+        mallorys, bens = run_apart(scenario())
+    # Before, Mallory's check held the worker's one thread for ever: Ben's waited out its patience, ungraded.
+    assert mallorys["result"]["status"] in {"not graded", "held for a TA"}
+    assert bens["result"]["status"] == "graded"
+    assert bens["result"]["score"] == bens["result"]["max_score"] > 0

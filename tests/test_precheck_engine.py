@@ -10,7 +10,7 @@ import types
 
 import nbformat
 import pytest
-from precheck_fixtures import NOTEBOOK, answered, call, checked, identify, run_apart
+from precheck_fixtures import NOTEBOOK, answered, call, checked, endless_reply_upload, identify, run_apart
 
 from gradekit.authoring.solutions import load_controls
 from gradekit.grading.hidden_lines import CUT_NOTICE
@@ -104,17 +104,6 @@ CHECK_SECONDS = 20.0  # CPU seconds per check; its wall-clock backstop is three 
 # Generous: the hostile check's whole wall-clock backstop, then the honest check graded on a fresh process.
 HONEST_CHECK_WITHIN = 3 * CHECK_SECONDS + 120
 CLOSED_WITHIN = 30  # closing kills a grading process stuck on a check instead of waiting for it
-# An answer that makes the kernel's reply a tuple of tuples sharing their children, 64 levels deep:
-# a decoder that walks every node it reaches would never finish.
-ENDLESS_REPLY = """
-import builtins, io, torch
-_node = ('tuple', [])
-for _ in range(64):
-    _node = ('tuple', [_node, _node])
-_buffer = io.BytesIO()
-torch.save({'tree': {'updates': [], 'body': _node}, 'storages': []}, _buffer)
-builtins.__kit_answer__.__globals__['respond'] = lambda *_: _buffer.getvalue()
-"""
 STUCK = ("mallory", "eve")
 
 
@@ -197,9 +186,7 @@ def test_a_grading_process_that_hangs_is_replaced_and_the_next_students_check_is
 
 @pytest.mark.nbgrader
 def test_an_upload_whose_reply_never_finishes_decoding_holds_up_no_classmate(course, manifest, tmp_path):
-    endless = types.SimpleNamespace(notebook=NOTEBOOK, function="float64_leaf", source=ENDLESS_REPLY)
-    sources = mixed_answer_sources(manifest, NOTEBOOK, (endless,))
-    hostile = json.loads(nbformat.writes(fill_answers(course.release_dir / f"{NOTEBOOK}.ipynb", sources)))
+    hostile = endless_reply_upload(course, manifest)
     theirs, his, his_seconds, _ = _hostile_beside_honest(
         _on_a_budget(course), tmp_path, hostile, answered(course, manifest)
     )

@@ -8,6 +8,12 @@ one still lost after that is a grader-error row, never a score. On this
 machine every submission is graded under a budget (task_budget.py): a worker
 that passes it is killed and replaced, the row is the student's timeout (or the
 grader's failure on a loaded machine, tried again), and the rest are graded.
+
+A cluster's worker grades under the same budget: it hands each task to a warm
+grading process it forked (forked_grader.py), whose watchdog kills only that
+process, so a stuck submission frees the worker's thread when its budget ends
+and the worker grades the next one. The verdict comes back to the coordinator,
+which words the row as this machine's pool does.
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ import dataclasses
 import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading.forked_grader import ForkedGrader, GradingProcessLost
 from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
@@ -53,6 +61,8 @@ if TYPE_CHECKING:
 
     # How a task ended in a pool: its row, the budget that ended its worker, or the pool's breakdown.
     Outcome: TypeAlias = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool
+    # What a cluster's task gives back: its row, or the budget that ended its grading process.
+    Budgeted: TypeAlias = GradedSubmission | OverBudget
 
 Task = tuple[Path, str]  # (submission folder, student id)
 
@@ -101,11 +111,15 @@ def submission_budget(template_root: Path) -> TaskBudget:
 
 
 def forget_template(template_root: str) -> None:
-    """Remove this process's scratch course for a template and end its zygote (a cluster worker, after a run)."""
+    """Remove this process's scratch course for a template and end its zygote (a cluster worker, after a run).
+
+    Its forked grading processes hold the template's copies too: they are ended, the busy ones once they finish.
+    """
     grader = _graders.pop(template_root, None)
     discard_zygote()
     if grader is not None:
         shutil.rmtree(grader.course.root.parent, ignore_errors=True)
+    _grading_processes.retire_all()
 
 
 def grade_task(template_root: str, submission_dir: str, student_id: str) -> GradedSubmission:
@@ -123,6 +137,54 @@ def grade_task(template_root: str, submission_dir: str, student_id: str) -> Grad
         return crashed(student_id, error, WORKER_ID)
 
 
+class _GradingProcesses:
+    """A cluster worker's forked grading processes: one per task in flight, kept warm between tasks."""
+
+    def __init__(self) -> None:
+        self.idle: list[ForkedGrader[GradedSubmission]] = []
+        self.lock = threading.Lock()
+        self.generation = 0  # raised by `retire_all`: a process of an earlier generation is ended when it is back
+
+    def take(self) -> tuple[ForkedGrader[GradedSubmission], int]:
+        with self.lock:
+            generation = self.generation
+            if self.idle:
+                return self.idle.pop(), generation
+        # `grade_task` as this module holds it now: the grading process keeps that one
+        return ForkedGrader(grade_task, _temporary_files_under), generation
+
+    def give_back(self, process: ForkedGrader[GradedSubmission], generation: int) -> None:
+        with self.lock:
+            if process.alive and generation == self.generation:
+                self.idle.append(process)
+                return
+        process.close(_remove_kernel_folders)
+
+    def retire_all(self) -> None:
+        with self.lock:
+            self.generation += 1
+            retired, self.idle = self.idle, []
+        for process in retired:
+            process.close(_remove_kernel_folders)
+
+
+_grading_processes = _GradingProcesses()
+atexit.register(_grading_processes.retire_all)
+
+
+def grade_within_budget(budget: TaskBudget, template_root: str, submission_dir: str, student_id: str) -> Budgeted:
+    """The cluster's unit of work: `grade_task` in a warm grading process forked from this worker, under `budget`.
+
+    Past its budget the process is killed and its verdict comes back instead of a row; a process lost
+    otherwise raises `GradingProcessLost`, a lost worker to the coordinator.
+    """
+    process, generation = _grading_processes.take()
+    try:
+        return process.run(budget, template_root, submission_dir, student_id)
+    finally:
+        _grading_processes.give_back(process, generation)
+
+
 def crashed_task(student_id: str, error: BaseException, attempts: int = 1) -> GradedSubmission:
     """A task that raised or whose worker was lost; a worker's traceback rides along as the error's cause."""
     if worker_lost(error):
@@ -133,8 +195,9 @@ def crashed_task(student_id: str, error: BaseException, attempts: int = 1) -> Gr
 
 
 def worker_lost(error: BaseException) -> bool:
-    """The worker process died (this machine's pool) or left the cluster more often than Dask retries."""
-    return isinstance(error, concurrent.futures.process.BrokenProcessPool) or type(error).__name__ == "KilledWorker"
+    """The worker process died (this machine's pool, a cluster worker's forked process) or left the cluster too often."""
+    lost_here = (concurrent.futures.process.BrokenProcessPool, GradingProcessLost)
+    return isinstance(error, lost_here) or type(error).__name__ == "KilledWorker"
 
 
 class LocalExecutor:
@@ -243,17 +306,20 @@ class DaskExecutor:
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
         """Dask moves the task of a worker that leaves to another; one lost more often than Dask allows is sent again.
 
-        The coordinator never waits for ever: a submission not back within its budget's wall-clock backstop
-        times the rounds the cluster needs for the whole cohort is a grader-error row (the cluster cannot say
-        whether the submission or a loaded worker was slow), and the run goes on without it.
+        Every submission is graded under its budget on the worker (`grade_within_budget`): one that passes
+        it is the student's timeout, or the grader's failure on a loaded worker, sent again as a lost one is.
+        The coordinator never waits for ever either: a submission not back within its budget's wall-clock
+        backstop times the rounds the cluster needs for the whole cohort is a grader-error row (the cluster
+        cannot say whether the submission or a loaded worker was slow), and the run goes on without it.
         """
         tasks = list(tasks)
         run = GradingRun.read(template_root)
         attempts, first_wait = run.attempts, run.first_wait
+        budget = submission_budget(template_root)
         rounds = -(-len(tasks) // self.workers)
-        patience = submission_budget(template_root).wall_seconds * max(rounds, 1) + LAST_RESORT_SECONDS
+        patience = budget.wall_seconds * max(rounds, 1) + LAST_RESORT_SECONDS
         deadline = time.monotonic() + patience
-        futures = {self._submit(template_root, task, 1): (task, 1) for task in tasks}
+        futures = {self._submit(template_root, task, 1, budget): (task, 1) for task in tasks}
         while futures:
             done = self._first_done(list(futures), deadline - time.monotonic())
             if not done:
@@ -261,14 +327,12 @@ class DaskExecutor:
                 return
             for future in done:
                 task, attempt = futures.pop(future)
-                try:
-                    yield future.result()
-                except Exception as error:
-                    if not (worker_lost(error) and attempt < attempts):
-                        yield crashed_task(task[1], error, attempt)
-                        continue
-                    time.sleep(backoff_seconds(attempt + 1, first_wait))
-                    futures[self._submit(template_root, task, attempt + 1)] = (task, attempt + 1)
+                row = _settled(future, task[1], attempt, attempts)
+                if row is not None:
+                    yield row
+                    continue
+                time.sleep(backoff_seconds(attempt + 1, first_wait))
+                futures[self._submit(template_root, task, attempt + 1, budget)] = (task, attempt + 1)
         forget_on_cluster(self.client, template_root)
 
     @staticmethod
@@ -289,12 +353,27 @@ class DaskExecutor:
             stalled = GraderFailure(GraderCause.STALLED, f"the cluster did not return it within {patience:.0f} s")
             yield crashed_task(task[1], stalled, attempt)
 
-    def _submit(self, template_root: Path, task: Task, attempt: int) -> Future:
+    def _submit(self, template_root: Path, task: Task, attempt: int, budget: TaskBudget) -> Future:
         folder, student = task
-        return submit_grading(self.client, template_root, folder, student, f"grade-{student}-try-{attempt}")
+        return submit_grading(self.client, template_root, folder, student, budget, f"grade-{student}-try-{attempt}")
 
     def close(self) -> None:
         self.client.close()
+
+
+def _settled(future: Future, student: str, attempt: int, attempts: int) -> GradedSubmission | None:
+    """The row of a cluster's task that came back, or None when it is to be sent again (its worker was lost)."""
+    try:
+        outcome = future.result()
+    except Exception as error:
+        if worker_lost(error) and attempt < attempts:
+            return None
+        return crashed_task(student, error, attempt)
+    if not isinstance(outcome, OverBudget):
+        return outcome
+    if outcome.students_fault or attempt >= attempts:
+        return outcome.row(student, attempt)
+    return None  # a loaded worker held it back: the grader's failure, tried again
 
 
 # The cluster's side, shared by the cohort's runs and the pre-check's service ------------------------------------
@@ -308,11 +387,14 @@ def cluster_client(scheduler_address: str) -> Client:
 
 
 def submit_grading(
-    client: Client, template_root: Path, folder: Path, student: str, key: str, priority: int = 0
+    client: Client, template_root: Path, folder: Path, student: str, budget: TaskBudget, key: str, priority: int = 0
 ) -> Future:
-    """`grade_task` on the cluster: its workers read the template and the submission at these same paths."""
-    arguments = (str(template_root), str(folder), student)
-    return client.submit(grade_task, *arguments, key=key, pure=False, priority=priority)
+    """`grade_task` on the cluster under `budget`: its workers read the template and the submission at these paths.
+
+    The future's result is the row, or the `OverBudget` verdict that ended the task (`grade_within_budget`).
+    """
+    arguments = (budget, str(template_root), str(folder), student)
+    return client.submit(grade_within_budget, *arguments, key=key, pure=False, priority=priority)
 
 
 def forget_on_cluster(client: Client, template_root: Path) -> None:

@@ -15,20 +15,30 @@ makes its own loop before anything else: the parent's loop is never touched.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
 from multiprocessing.context import ForkContext, ForkProcess
+from typing import TypeVar
 
 from jupyter_core.utils import ensure_event_loop
+
+Result = TypeVar("Result")
+
+
+def run_in_own_loop(function: Callable[..., Result], *args: object) -> Result:
+    """`function(*args)` in an empty context, under a new event loop: the first thing a forked worker does."""
+    return contextvars.Context().run(_with_own_loop, function, *args)
+
+
+def _with_own_loop(function: Callable[..., Result], *args: object) -> Result:
+    ensure_event_loop()  # in an empty context: a new loop, made asyncio's current one too
+    return function(*args)
 
 
 class _WorkerProcess(ForkProcess):
     """A forked process whose target runs in a fresh context, under a new event loop."""
 
     def run(self) -> None:
-        contextvars.Context().run(self._run_with_own_loop)
-
-    def _run_with_own_loop(self) -> None:
-        ensure_event_loop()  # in an empty context: a new loop, made asyncio's current one too
-        super().run()
+        run_in_own_loop(super().run)
 
 
 class _WorkerContext(ForkContext):

@@ -3,16 +3,20 @@
 Each check the desk lets through is one task of the cohort's kind
 (`submit_grading`: `grade_task` on the template's and the upload's paths,
 which the workers see at the same place), sent ahead of any cohort work on
-the cluster. Only paths and the student's id travel: nothing of the service's
-environment, so never its hub credentials.
+the cluster. Only paths, the check's budget and the student's id travel:
+nothing of the service's environment, so never its hub credentials.
+
+The worker grades the check under its budget, as the service's own processes
+do: a check that passes it is the student's timeout (or the grader's failure
+when a loaded worker held it back), and the worker is free for the next one.
 
 A worker lost while grading (it died, or the connection to it or to the
 scheduler closed) is the grader's failure: Dask moves the task to another
 worker by itself, and a task lost more often than the scheduler allows comes
 back as lost, to be sent again (tries.py). The scheduler's record of the task
-says how many workers started it. The cluster cannot say whose fault a slow
-check is, so one not back within the check's wall-clock budget is cancelled
-and ends as the grader's failure, as an overdue submission of a cohort does.
+says how many workers started it. A check still not back past its budget's
+wall-clock backstop (the cluster cannot say why) is cancelled and ends as the
+grader's failure, as an overdue submission of a cohort does.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.executors import cluster_client, crashed_task, forget_on_cluster, submit_grading, worker_lost
 from gradekit.grading.submission_grader import GradedSubmission
-from gradekit.grading.task_budget import LAST_RESORT_SECONDS, TaskBudget
+from gradekit.grading.task_budget import LAST_RESORT_SECONDS, OverBudget, TaskBudget
 from gradekit.precheck.tries import Try
 
 log = logging.getLogger(__name__)
@@ -58,6 +62,7 @@ class ClusterWorkers:
 
     def __init__(self, client, workers: int, budget: TaskBudget, words: str):
         self.client = client
+        self.budget = budget
         self.patience = budget.wall_seconds + LAST_RESORT_SECONDS
         self.words = words
         # The sending is the client's; these threads only wait for results, one per check in flight (warm-up included).
@@ -71,12 +76,12 @@ class ClusterWorkers:
 
     async def graded_once(self, template_root: str, student: str, notebook: str, folder: Path) -> Try:
         key = f"precheck-{notebook}-{secrets.token_hex(8)}"  # the dashboard shows keys: no student's name in them
-        task = submit_grading(self.client, Path(template_root), folder, student, key, PRECHECK_PRIORITY)
+        task = submit_grading(self.client, Path(template_root), folder, student, self.budget, key, PRECHECK_PRIORITY)
         return await asyncio.get_running_loop().run_in_executor(self._waiting, self._outcome, task, student)
 
     def _outcome(self, task, student: str) -> Try:
         try:
-            graded: GradedSubmission = task.result(timeout=self.patience)
+            graded: GradedSubmission | OverBudget = task.result(timeout=self.patience)
         except TimeoutError:
             task.cancel()
             stalled = GraderFailure(GraderCause.STALLED, f"the cluster did not return it within {self.patience:.0f} s")
@@ -86,6 +91,9 @@ class ClusterWorkers:
                 return Try(crashed_task(student, error))
             log.warning("a cluster worker grading %s was lost: %s", task.key, error)
             return Try(None, starts_of(self.client, task.key))
+        if isinstance(graded, OverBudget):
+            log.warning("%s's check (%s) passed its budget: %s", student, task.key, graded.description)
+            graded = graded.row(student)
         return Try(graded, starts_of(self.client, task.key))
 
     def close(self, template_root: Path) -> None:
