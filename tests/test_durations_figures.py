@@ -76,3 +76,11 @@ def test_the_plugin_times_each_test_under_its_tier_and_writes_the_figure_at_the_
     text = figure.read_text()
     assert "2 tests in" in text and "| nbgrader | 1 |" in text and "| unit | 1 |" in text
     assert "`tests/test_x.py::test_one`" in text and "`tests/test_y.py::test_two`" in text
+
+
+def test_the_figure_names_pytest_as_the_command_that_wrote_it_where_the_docs_expect_it():
+    from test_figures import HEADER
+
+    first = render(_times(), TIERS, 2, 0.0, Path("docs/pages/figures/test-durations.md")).splitlines()[0]
+    match = HEADER.match(first)
+    assert match and match.group(2) == "docs/pages/figures/test-durations.md"
