@@ -20,7 +20,7 @@ from gradekit.authoring.release import clone_workspace
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import NoteKind
 from gradekit.core.status import Status
-from gradekit.grading import cohort, safe_execute, sealed_exchange, submission_grader, warm_kernels
+from gradekit.grading import row_store, safe_execute, sealed_exchange, submission_grader, warm_kernels
 from gradekit.grading.cohort import grade_cohort
 from gradekit.grading.executors import LocalExecutor, grade_task
 from gradekit.grading.gradebook_records import read_record
@@ -221,7 +221,7 @@ def _busy(*args, **kwargs):
 
 
 def test_a_busy_gradebook_is_waited_out(one_student, monkeypatch, tmp_path):
-    monkeypatch.setattr(cohort, "write_record", _failing(cohort.write_record, _busy, tmp_path / "busy-once"))
+    monkeypatch.setattr(row_store, "put_record", _failing(row_store.put_record, _busy, tmp_path / "busy-once"))
     row = _grade(one_student)
     assert (tmp_path / "busy-once").exists() and _full_marks(row)
 
@@ -231,7 +231,7 @@ def test_a_gradebook_that_stays_busy_is_a_grader_error_and_nothing_is_stored(one
     before = read_record(one_student, STUDENT)
     graded_copy = one_student.autograded_dir / STUDENT / one_student.assignment_id / f"{NOTEBOOK}.ipynb"
     stamp = graded_copy.stat().st_mtime_ns
-    monkeypatch.setattr(cohort, "write_record", _busy)
+    monkeypatch.setattr(row_store, "put_record", _busy)
     row = _grade(one_student)
     assert row.status is Status.GRADER_ERROR and row.cause is GraderCause.GRADEBOOK_BUSY
     assert read_record(one_student, STUDENT) == before and graded_copy.stat().st_mtime_ns == stamp

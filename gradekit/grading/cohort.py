@@ -3,9 +3,10 @@
 Workers grade in private directories; the coordinator alone writes to the
 course: the graded files under autograded/ and the grades in the gradebook.
 Rows come out ordered by student id, whatever order the workers finish in.
-A gradebook that stays busy (another process holds its lock) is the grader's
-failure: storing is tried again with backoff, and a row still not stored is a
-grader error whose student keeps what the gradebook held.
+The course gradebook stays open for the run (row_store.py), and each row is
+stored in one transaction. A gradebook that stays busy (another process holds
+its lock) is the grader's failure: storing is tried again with backoff, and a
+row still not stored is a grader error whose student keeps what the gradebook held.
 """
 
 from __future__ import annotations
@@ -18,24 +19,21 @@ from pathlib import Path
 from typing import Collection, Iterable, Iterator, Mapping, Protocol
 
 from nbgrader.api import MissingEntry
-from sqlalchemy.exc import OperationalError
 
 from gradekit.authoring.release import build_release, copy_source, new_workspace
 from gradekit.core.course import Course
 from gradekit.core.extensions import read_extensions
-from gradekit.core.failures import GraderCause, GraderFailure
+from gradekit.core.failures import GraderFailure
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.grading_stamp import GradingStamp, stamp_now
 from gradekit.core.outcome import Outcome
 from gradekit.grading.deadlines import record_deadlines
-from gradekit.grading.gradebook import open_gradebook, read_grades
-from gradekit.grading.gradebook_records import write_record
-from gradekit.grading.grader_failures import backoff_seconds
+from gradekit.grading.gradebook import open_gradebook
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import LOG_NAME, crashed, record_internal_errors
 from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.progress import Progress
-from gradekit.grading.refresh import reapply_late_penalties
+from gradekit.grading.row_store import RowStore
 from gradekit.grading.submission_grader import GradedSubmission
 
 log = logging.getLogger(__name__)
@@ -123,17 +121,18 @@ def grade_cohort(
     outcomes: dict[str, GradedSubmission] = {}
     grades: dict[str, SubmissionGrades] = {}
     phases: dict[str, PhaseTimes] = {}
-    for graded in executor.grade_all(template.root, largest_first(tasks)):
-        storing, worked = time.monotonic(), graded.phases
-        if graded.ok:
-            try:
-                # Read back now, while the workers grade the rest, rather than all at the end.
-                grades[graded.student_id] = _store_and_read_back(course, graded)
-            except GraderFailure as failure:
-                graded = crashed(graded.student_id, failure, graded.worker, course.grader_attempts)
-        phases[graded.student_id] = worked.with_phase(Phase.GRADEBOOK, time.monotonic() - storing)
-        outcomes[graded.student_id] = graded
-        progress.update(graded)
+    with RowStore(course) as store:
+        for graded in executor.grade_all(template.root, largest_first(tasks)):
+            storing, worked = time.monotonic(), graded.phases
+            if graded.ok:
+                try:
+                    # Read back now, while the workers grade the rest, rather than all at the end.
+                    grades[graded.student_id] = store.store_and_read_back(graded)
+                except GraderFailure as failure:
+                    graded = crashed(graded.student_id, failure, graded.worker, course.grader_attempts)
+            phases[graded.student_id] = worked.with_phase(Phase.GRADEBOOK, time.monotonic() - storing)
+            outcomes[graded.student_id] = graded
+            progress.update(graded)
     outcomes = record_internal_errors(outcomes, error_log or course.root / "class-report" / LOG_NAME)
     rows = tuple(_row(outcomes[student], grades.get(student), stamp) for _, student in tasks)
     return CohortResult(rows, time.monotonic() - started, phases)
@@ -168,39 +167,6 @@ def _fresh(folder: Path) -> Path:
     if folder.exists():
         shutil.rmtree(folder)
     return folder
-
-
-def _store_and_read_back(course: Course, graded: GradedSubmission) -> SubmissionGrades:
-    """Store the row's grades and files and read the grades back, waiting out a busy gradebook a few times."""
-    for attempt in range(1, course.grader_attempts + 1):
-        try:
-            _store(course, graded)
-            # A worker grades against its own copy of the gradebook (a fresh one for PostgreSQL), which may lack
-            # the written-answer scores a TA entered: its late penalty left them out.
-            reapply_late_penalties(course, [graded.student_id])
-            return read_grades(course, graded.student_id)
-        except OperationalError as error:
-            if "locked" not in str(error) and "busy" not in str(error):
-                raise
-            log.warning("%s: the gradebook is busy (try %d of %d)", graded.student_id, attempt, course.grader_attempts)
-            if attempt == course.grader_attempts:
-                raise GraderFailure(GraderCause.GRADEBOOK_BUSY, str(error.orig)) from error
-            time.sleep(backoff_seconds(attempt + 1, course.retry_backoff_seconds))
-    raise AssertionError("unreachable: the last try returns or raises")
-
-
-def _store(course: Course, graded: GradedSubmission) -> None:
-    """The record first: when the gradebook cannot take it, the graded files of the last grade stay too."""
-    if graded.record is None:  # a row with grades always carries its record (submission_grader.py)
-        raise ValueError(f"{graded.student_id}: a {graded.status} row came back without its gradebook record")
-    write_record(course, graded.record)
-    destination = course.autograded_dir / graded.student_id / course.assignment_id
-    if destination.exists():
-        shutil.rmtree(destination)
-    for relative, content in graded.files:
-        path = destination / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
 
 
 def _row(graded: GradedSubmission, grades: SubmissionGrades | None, stamp: GradingStamp) -> Outcome:

@@ -118,6 +118,7 @@ def forget_template(template_root: str) -> None:
     grader = _graders.pop(template_root, None)
     discard_zygote()
     if grader is not None:
+        grader.unsynced.remove()
         shutil.rmtree(grader.course.root.parent, ignore_errors=True)
     _grading_processes.retire_all()
 

@@ -23,41 +23,46 @@ def open_gradebook(course: Course) -> Gradebook:
 def read_grades(course: Course, student_id: str) -> SubmissionGrades:
     """The autograded test cells of one submission, with the misconceptions their output names."""
     with open_gradebook(course) as gradebook:
-        try:
-            submission = gradebook.find_submission(course.assignment_id, student_id)
-        except MissingEntry:
-            return SubmissionGrades(student_id, (), missing=True)
-        cells, unsubmitted, written = [], [], []
-        for notebook in sorted(submission.notebooks, key=lambda n: n.name):
-            graded = _graded_copy(course, student_id, notebook.name)
-            if not graded.exists():
-                unsubmitted.append(notebook.name)
-            diagnosed = diagnoses_by_cell(graded) if graded.exists() else {}
-            said = failure_messages(graded) if graded.exists() else {}
-            for grade in sorted(notebook.grades, key=lambda g: g.name):
-                if grade.cell.cell_type != "code":
-                    if grade.max_score:  # a 0-point mark scheme is nobody's work
-                        written.append(_written(notebook.name, grade))
-                    continue  # manually graded answers are not part of autograding
-                cells.append(
-                    CellGrade(
-                        notebook=notebook.name,
-                        cell=grade.name,
-                        score=float(grade.score),
-                        max_score=float(grade.max_score),
-                        diagnosed=diagnosed.get(grade.name, ()),
-                        said=said.get(grade.name, "") if grade.score < grade.max_score else "",
-                    )
+        return grades_in(gradebook, course, student_id)
+
+
+def grades_in(gradebook: Gradebook, course: Course, student_id: str) -> SubmissionGrades:
+    """`read_grades` from a gradebook already open."""
+    try:
+        submission = gradebook.find_submission(course.assignment_id, student_id)
+    except MissingEntry:
+        return SubmissionGrades(student_id, (), missing=True)
+    cells, unsubmitted, written = [], [], []
+    for notebook in sorted(submission.notebooks, key=lambda n: n.name):
+        graded = _graded_copy(course, student_id, notebook.name)
+        if not graded.exists():
+            unsubmitted.append(notebook.name)
+        diagnosed = diagnoses_by_cell(graded) if graded.exists() else {}
+        said = failure_messages(graded) if graded.exists() else {}
+        for grade in sorted(notebook.grades, key=lambda g: g.name):
+            if grade.cell.cell_type != "code":
+                if grade.max_score:  # a 0-point mark scheme is nobody's work
+                    written.append(_written(notebook.name, grade))
+                continue  # manually graded answers are not part of autograding
+            cells.append(
+                CellGrade(
+                    notebook=notebook.name,
+                    cell=grade.name,
+                    score=float(grade.score),
+                    max_score=float(grade.max_score),
+                    diagnosed=diagnosed.get(grade.name, ()),
+                    said=said.get(grade.name, "") if grade.score < grade.max_score else "",
                 )
-        return SubmissionGrades(
-            student_id,
-            tuple(cells),
-            unsubmitted=tuple(unsubmitted),
-            written=tuple(written),
-            seconds_late=float(submission.total_seconds_late),
-            late_penalty=float(sum(n.late_submission_penalty or 0 for n in submission.notebooks)),
-            past_cutoff=late_policy(course).past_cutoff(float(submission.total_seconds_late)),
-        )
+            )
+    return SubmissionGrades(
+        student_id,
+        tuple(cells),
+        unsubmitted=tuple(unsubmitted),
+        written=tuple(written),
+        seconds_late=float(submission.total_seconds_late),
+        late_penalty=float(sum(n.late_submission_penalty or 0 for n in submission.notebooks)),
+        past_cutoff=late_policy(course).past_cutoff(float(submission.total_seconds_late)),
+    )
 
 
 def late_policy(course: Course) -> LatePolicy:

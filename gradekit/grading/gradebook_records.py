@@ -11,8 +11,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import pwd
+from collections.abc import Mapping
 
-from nbgrader.api import Comment, Grade, Gradebook, SubmittedNotebook
+from nbgrader import utils
+from nbgrader.api import BaseCell, Comment, Grade, Gradebook, MissingEntry, SubmittedNotebook
 
 from gradekit.core.course import Course
 from gradekit.grading.gradebook import open_gradebook
@@ -88,28 +90,68 @@ def _notebook_record(notebook: SubmittedNotebook) -> NotebookRecord:
 def write_record(course: Course, record: SubmissionRecord) -> None:
     """Store a submission's grades in the course gradebook, replacing what it held for that student."""
     with open_gradebook(course) as gradebook:
-        student = gradebook.update_or_create_student(record.student_id)
-        if student.first_name is None and student.last_name is None:  # names someone set are kept
-            first, last = account_names(record.student_id)
-            gradebook.update_or_create_student(record.student_id, first_name=first, last_name=last)
-        submission = gradebook.update_or_create_submission(
-            course.assignment_id, record.student_id, timestamp=record.timestamp
-        )
-        for notebook in record.notebooks:
-            _write_notebook(gradebook, course.assignment_id, record.student_id, notebook)
+        put_record(gradebook, course.assignment_id, record)
         gradebook.db.commit()
-        del submission
 
 
-def _write_notebook(gradebook: Gradebook, assignment: str, student: str, record: NotebookRecord) -> None:
-    notebook = gradebook.find_submission_notebook(record.name, assignment, student)
+def put_record(gradebook: Gradebook, assignment: str, record: SubmissionRecord) -> None:
+    """`write_record` inside an open gradebook's transaction, left for the caller to commit.
+
+    nbgrader commits when it adds a student or a submission the gradebook lacks
+    (it builds the submission's empty grades and comments from the assignment's cells).
+    """
+    _put_student(gradebook, record.student_id)
+    try:
+        submission = gradebook.find_submission(assignment, record.student_id)
+        submission.timestamp = utils.parse_utc(record.timestamp)
+    except MissingEntry:
+        submission = gradebook.add_submission(assignment, record.student_id, timestamp=record.timestamp)
+    held = {notebook.name: notebook for notebook in submission.notebooks}
+    rows = _rows_by_cell(gradebook, [notebook.id for notebook in held.values()])
+    for notebook in record.notebooks:
+        if notebook.name not in held:
+            raise MissingEntry(f"No such submitted notebook: {assignment}/{notebook.name} for {record.student_id}")
+        _put_notebook(held[notebook.name], notebook, rows)
+
+
+def _put_student(gradebook: Gradebook, student_id: str) -> None:
+    """The student, added with their account's names when new; names someone set are kept."""
+    try:
+        student = gradebook.find_student(student_id)
+    except MissingEntry:
+        first, last = account_names(student_id)
+        gradebook.add_student(student_id, first_name=first, last_name=last)
+        return
+    if student.first_name is None and student.last_name is None:
+        student.first_name, student.last_name = account_names(student_id)
+
+
+CellRows = Mapping[tuple[type, str, str], Grade | Comment]  # (kind, notebook id, cell name) -> its row
+
+
+def _rows_by_cell(gradebook: Gradebook, notebook_ids: list[str]) -> CellRows:
+    """Every grade and comment of the submitted notebooks, in two queries rather than two per cell."""
+    rows: dict[tuple[type, str, str], Grade | Comment] = {}
+    for kind in (Grade, Comment):
+        found = (
+            gradebook.db.query(kind, BaseCell.name)
+            .join(BaseCell, BaseCell.id == kind.cell_id)
+            .filter(kind.notebook_id.in_(notebook_ids))
+        )
+        rows.update({(kind, row.notebook_id, name): row for row, name in found})
+    return rows
+
+
+def _put_notebook(notebook: SubmittedNotebook, record: NotebookRecord, rows: CellRows) -> None:
     notebook.flagged = record.flagged
     notebook.late_submission_penalty = record.late_submission_penalty
     entry: GradeRecord | CommentRecord
-    for entry in record.grades:
-        _copy_values(entry, gradebook.find_grade(entry.cell, record.name, assignment, student))
-    for entry in record.comments:
-        _copy_values(entry, gradebook.find_comment(entry.cell, record.name, assignment, student))
+    for kind, entries in ((Grade, record.grades), (Comment, record.comments)):
+        for entry in entries:
+            key = (kind, notebook.id, entry.cell)
+            if key not in rows:
+                raise MissingEntry(f"No such {kind.__name__.lower()}: {record.name}/{entry.cell}")
+            _copy_values(entry, rows[key])
 
 
 MANUAL_FIELDS = ("manual_score", "manual_comment", "extra_credit")  # what a TA enters in formgrader

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from nbgrader.api import SubmittedAssignment
+from nbgrader.api import Gradebook, SubmittedAssignment
 
 from gradekit.core.course import Course
 from gradekit.core.outcome import Outcome
@@ -25,15 +25,20 @@ def reapply_late_penalties(course: Course, students: Collection[str] | None = No
 
     Returns how many penalties changed.
     """
-    policy = late_policy(course)
     with open_gradebook(course) as gradebook:
-        if students is None:
-            submissions = list(gradebook.find_assignment(course.assignment_id).submissions)
-        else:
-            submissions = [gradebook.find_submission(course.assignment_id, student) for student in students]
-        changed = sum(_reprice(policy, submission) for submission in submissions)
+        changed = reprice_in(gradebook, course, students)
         gradebook.db.commit()
     return changed
+
+
+def reprice_in(gradebook: Gradebook, course: Course, students: Collection[str] | None = None) -> int:
+    """`reapply_late_penalties` inside an open gradebook's transaction, left for the caller to commit."""
+    policy = late_policy(course)
+    if students is None:
+        submissions = list(gradebook.find_assignment(course.assignment_id).submissions)
+    else:
+        submissions = [gradebook.find_submission(course.assignment_id, student) for student in students]
+    return sum(_reprice(policy, submission) for submission in submissions)
 
 
 def _reprice(policy: LatePolicy, submission: SubmittedAssignment) -> int:

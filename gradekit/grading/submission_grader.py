@@ -39,6 +39,7 @@ from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.run_sink import RunSink
+from gradekit.grading.scratch_gradebook import UnsyncedGradebook
 from gradekit.grading.sealed_checks import HELPER_MODULES
 from gradekit.grading.timed_steps import timed_gradebook_steps
 from gradekit.grading.warm_kernels import discard_zygote
@@ -144,6 +145,7 @@ class ScratchGrader:
             template_root / "gradebook.db", template_root
         )
         self.sink = RunSink()  # what the Execute step hands back from each run
+        self.unsynced = UnsyncedGradebook(self.course.root.resolve() / "gradebook.db").install()
         execute = self._execute_settings(template_root) if warm_kernels else None
         self.api = nbgrader_api(self.course, warm_kernels, self.run.cell_timeout, execute)
         self.warm_kernels = warm_kernels
