@@ -1,6 +1,8 @@
 """A grading worker that dies or raises takes down only the submission that caused it."""
 
 import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,47 @@ def test_a_worker_past_its_budget_is_replaced_its_row_is_the_students_timeout_an
         assert "ran past its time budget" in outcomes[name].message
     assert "more CPU time" in outcomes["spins"].message
     assert "sat past the wall-clock backstop" in outcomes["blocks"].message
+
+
+def test_a_cluster_worker_hands_out_a_live_warm_grading_process_never_one_that_died_idle():
+    from gradekit.grading.executors import _GradingProcesses
+
+    processes = _GradingProcesses()
+    first, generation = processes.take()
+    processes.give_back(first, generation)
+    os.kill(first.pid, signal.SIGKILL)  # died while idle: the out-of-memory killer, say
+    deadline = time.monotonic() + 10
+    while first.alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second, generation = processes.take()
+    try:
+        assert second is not first and second.alive
+        assert not first.folder.exists()  # the dead one was closed, its files removed
+    finally:
+        processes.give_back(second, generation)
+        processes.retire_all()
+
+
+@pytest.mark.parametrize("ending", ["consumer stops", "error"])
+def test_a_cluster_run_that_ends_early_still_has_its_workers_forget_its_template(monkeypatch, ending):
+    """A regrade on the same cluster must never find the previous run's checks kept warm on its workers."""
+    from gradekit.grading import executors
+
+    forgotten = []
+    monkeypatch.setattr(executors, "forget_on_cluster", lambda client, template: forgotten.append(template))
+
+    def graded(self, template_root, tasks):
+        yield "the first row"
+        raise RuntimeError("the coordinator's own failure")
+
+    monkeypatch.setattr(executors.DaskExecutor, "_graded", graded)
+    executor = object.__new__(executors.DaskExecutor)  # no cluster: only the run's ending is under test
+    executor.client = None
+    rows = executor.grade_all(Path("template"), [])
+    assert next(rows) == "the first row"
+    if ending == "consumer stops":
+        rows.close()
+    else:
+        with pytest.raises(RuntimeError):
+            next(rows)
+    assert forgotten == [Path("template")]

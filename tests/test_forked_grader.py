@@ -92,3 +92,38 @@ def test_a_daemonic_process_which_multiprocessing_will_not_let_have_children_for
     answered, ended = results.get(timeout=60)
     daemon.join(10)
     assert answered and isinstance(ended, OverBudget) and ended.verdict is Verdict.OVER_LIMIT
+
+
+def test_a_fork_that_fails_is_the_graders_to_retry_and_leaves_no_folder(monkeypatch):
+    made = []
+    real_mkdtemp = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda **kw: made.append(real_mkdtemp(**kw)) or made[-1])
+
+    def no_more_processes():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_more_processes)
+    with pytest.raises(GradingProcessLost, match="no grading process could be forked"):
+        ForkedGrader(answer_or_misbehave, lambda folder: None)
+    assert made and not any(os.path.exists(folder) for folder in made)
+
+
+def test_a_child_whose_parent_went_away_removes_its_own_folder_holding_the_scratch_course(grader):
+    assert grader.run(TaskBudget(5.0), "answer")[0] == grader.pid
+    (grader.folder / "scratch-course").mkdir()
+    grader.connection.close()  # as a killed worker's end closes: the child is not asked to stop, it finds out
+    deadline = time.monotonic() + 20
+    while grader.alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not grader.alive and not grader.folder.exists()
+
+
+def test_a_pipe_is_made_under_the_fork_lock_so_no_sibling_forked_meanwhile_holds_its_ends(monkeypatch):
+    from gradekit.grading import forked_grader
+
+    held = []
+    real_pipe = multiprocessing.Pipe
+    monkeypatch.setattr(multiprocessing, "Pipe", lambda: held.append(forked_grader._FORKING.locked()) or real_pipe())
+    process = ForkedGrader(answer_or_misbehave, lambda folder: None)
+    process.close(_no_kernel_folders)
+    assert held == [True]

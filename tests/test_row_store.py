@@ -146,6 +146,38 @@ def test_a_busy_gradebook_is_tried_again(course, tmp_path, monkeypatch):
     assert len(tries) == 2
 
 
+def _failing_once(error):
+    """`put_record` that raises `error` the first time, then stores; with the tries it was called for."""
+    tries, put_record = [], row_store.put_record
+
+    def put(*args, **kwargs):
+        tries.append(args)
+        if len(tries) == 1:
+            raise error
+        return put_record(*args, **kwargs)
+
+    return put, tries
+
+
+def test_a_server_connection_dropped_between_rows_is_tried_again_on_a_new_one(course, tmp_path, monkeypatch):
+    scratch = late_course(course, tmp_path / "course")
+    dropped = OperationalError("SELECT", {}, Exception("server closed the connection"), connection_invalidated=True)
+    put, tries = _failing_once(dropped)
+    monkeypatch.setattr(row_store, "put_record", put)
+    with RowStore(scratch) as store:
+        assert store.store_and_read_back(worker_row()).late_penalty == 4.5
+    assert len(tries) == 2
+
+
+def test_another_operational_error_is_not_tried_again(course, tmp_path, monkeypatch):
+    scratch = late_course(course, tmp_path / "course")
+    put, tries = _failing_once(OperationalError("UPDATE", {}, Exception("disk I/O error")))
+    monkeypatch.setattr(row_store, "put_record", put)
+    with RowStore(scratch) as store, pytest.raises(OperationalError, match="disk I/O error"):
+        store.store_and_read_back(worker_row())
+    assert len(tries) == 1
+
+
 def test_a_gradebook_that_stays_busy_is_the_graders_failure_and_nothing_is_stored(course, tmp_path, monkeypatch):
     scratch = late_course(course, tmp_path / "course")
     before = read_record(scratch, STUDENT)

@@ -22,6 +22,7 @@ import atexit
 import concurrent.futures
 import concurrent.futures.process
 import dataclasses
+import logging
 import os
 import shutil
 import tempfile
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
     Budgeted: TypeAlias = GradedSubmission | OverBudget
 
 Task = tuple[Path, str]  # (submission folder, student id)
+
+log = logging.getLogger(__name__)
 
 _graders: dict[str, ScratchGrader] = {}
 
@@ -147,12 +150,17 @@ class _GradingProcesses:
         self.generation = 0  # raised by `retire_all`: a process of an earlier generation is ended when it is back
 
     def take(self) -> tuple[ForkedGrader[GradedSubmission], int]:
+        """A warm idle process that is still alive, or a new one: one that died idle costs no student a try."""
+        dead = []
         with self.lock:
             generation = self.generation
-            if self.idle:
-                return self.idle.pop(), generation
+            while self.idle and not self.idle[-1].alive:
+                dead.append(self.idle.pop())
+            warm = self.idle.pop() if self.idle else None
+        for process in dead:
+            process.close(_remove_kernel_folders)
         # `grade_task` as this module holds it now: the grading process keeps that one
-        return ForkedGrader(grade_task, _temporary_files_under), generation
+        return warm or ForkedGrader(grade_task, _temporary_files_under), generation
 
     def give_back(self, process: ForkedGrader[GradedSubmission], generation: int) -> None:
         with self.lock:
@@ -312,8 +320,17 @@ class DaskExecutor:
         The coordinator never waits for ever either: a submission not back within its budget's wall-clock
         backstop times the rounds the cluster needs for the whole cohort is a grader-error row (the cluster
         cannot say whether the submission or a loaded worker was slow), and the run goes on without it.
+        However the run ends, its workers forget its template: the next run's checks are never this one's.
         """
-        tasks = list(tasks)
+        try:
+            yield from self._graded(template_root, list(tasks))
+        finally:
+            try:
+                forget_on_cluster(self.client, template_root)
+            except Exception as error:  # an unreachable cluster must not hide how the run itself ended
+                log.warning("the cluster's workers could not forget the run's template: %s", error)
+
+    def _graded(self, template_root: Path, tasks: list[Task]) -> Iterator[GradedSubmission]:
         run = GradingRun.read(template_root)
         attempts, first_wait = run.attempts, run.first_wait
         budget = submission_budget(template_root)
@@ -334,7 +351,6 @@ class DaskExecutor:
                     continue
                 time.sleep(backoff_seconds(attempt + 1, first_wait))
                 futures[self._submit(template_root, task, attempt + 1, budget)] = (task, attempt + 1)
-        forget_on_cluster(self.client, template_root)
 
     @staticmethod
     def _first_done(futures: list, seconds: float) -> set:

@@ -56,9 +56,15 @@ class ForkedGrader(Generic[Result]):
         self.calls = 0
         self.exit_status: int | None = None
         self.connection: Connection
-        ours, theirs = multiprocessing.Pipe()
-        with _FORKING:
-            pid = os.fork()
+        with _FORKING:  # the pipe too: a sibling forked in between would hold both its ends
+            ours, theirs = multiprocessing.Pipe()
+            try:
+                pid = os.fork()
+            except OSError as error:  # no process to be had (the machine's or the group's task limit)
+                for end in (ours, theirs):
+                    end.close()
+                shutil.rmtree(self.folder, ignore_errors=True)
+                raise GradingProcessLost(f"no grading process could be forked: {error}") from error
             if pid == 0:
                 for sibling in (ours, *(child.connection for child in _children)):
                     sibling.close()
@@ -143,15 +149,22 @@ def _child(connection: Connection, task: Callable, start: Callable[[str], None],
 
 
 def _serve(connection: Connection, task: Callable, start: Callable[[str], None], folder: str) -> None:
+    """Calls until the parent's end closes; then, the parent being perhaps dead, the child removes its own files."""
     start(folder)
-    while True:
-        try:
-            budget, verdict, args = connection.recv()
-        except EOFError:
-            discard_zygote()
-            return
-        try:
-            reply: tuple[Exception | None, object] = (None, within_budget(budget, verdict, task, *args))
-        except Exception as error:
-            reply = (error, None)
-        connection.send(reply)
+    try:
+        while True:
+            try:
+                budget, verdict, args = connection.recv()
+            except EOFError:
+                return
+            try:
+                reply: tuple[Exception | None, object] = (None, within_budget(budget, verdict, task, *args))
+            except Exception as error:
+                reply = (error, None)
+            try:
+                connection.send(reply)
+            except OSError:  # the parent is gone: nobody waits for this reply
+                return
+    finally:
+        discard_zygote()
+        shutil.rmtree(folder, ignore_errors=True)  # its scratch course holds the hidden tests

@@ -6,8 +6,9 @@ scores) and committed together, once; then its graded files are written and
 its grades read back. One engine serves the whole run and is closed at its
 end, so nbgrader's table checks run once, not three times a row. Between rows
 the store holds no transaction, so formgrader and other writers can take the
-gradebook's lock; a busy gradebook is rolled back and tried again with backoff,
-and a row still not stored is the grader's failure (`GRADEBOOK_BUSY`).
+gradebook's lock; a busy gradebook (or a server connection dropped between rows)
+is rolled back and tried again with backoff, and a row still not stored is the
+grader's failure (`GRADEBOOK_BUSY`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,15 @@ from gradekit.grading.refresh import reprice_in
 from gradekit.grading.submission_grader import GradedSubmission
 
 log = logging.getLogger(__name__)
+
+
+def _worth_another_try(error: OperationalError) -> bool:
+    """A locked SQLite file, or a server connection the store held for the run and the server dropped.
+
+    The engine lives for the whole run: a PostgreSQL server restarted or closing idle sessions between
+    rows leaves it a dead connection, which SQLAlchemy replaces on the next try.
+    """
+    return "locked" in str(error) or "busy" in str(error) or bool(error.connection_invalidated)
 
 
 class RowStore:
@@ -55,7 +65,7 @@ class RowStore:
                 return self._store_once(graded)
             except OperationalError as error:
                 self.gradebook.db.rollback()
-                if "locked" not in str(error) and "busy" not in str(error):
+                if not _worth_another_try(error):
                     raise
                 log.warning("%s: the gradebook is busy (try %d of %d)", graded.student_id, attempt, attempts)
                 if attempt == attempts:
