@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from gradekit.commands.figures import markdown_table, seconds_text
+
 SLOWEST = 30
 
 
@@ -65,40 +67,33 @@ def render(times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load
     wall, cpu = sum(t.wall for t in times), sum(t.cpu for t in times)
     longest = max(times, key=lambda t: t.wall)
     floor = max(cpu / cores, longest.wall)
+    tier_rows = [_tier_row(tier, [t for t in times if t.tier == tier]) for tier in tiers]
+    slowest_rows = [[f"{t.wall:.1f} s", f"{t.cpu:.1f} s", t.tier, f"`{t.nodeid}`"] for t in _slowest(times)]
     lines = [
         f"<!-- written by: python -m pytest --durations-figures {path.as_posix()} -->",
         "",
-        f"{len(times):,} tests in {_minutes(wall)} wall and {_minutes(cpu)} of CPU; {cores} cores, "
+        f"{len(times):,} tests in {seconds_text(wall)} wall and {seconds_text(cpu)} of CPU; {cores} cores, "
         f"load {mean_load:.1f} on average at the tests' ends.",
         "",
-        "| tier | tests | wall | CPU | CPU / wall |",
-        "| --- | --- | --- | --- | --- |",
-        *(_tier_row(tier, [t for t in times if t.tier == tier]) for tier in tiers),
-        _tier_row("**all**", times),
+        markdown_table(["tier", "tests", "wall", "CPU", "CPU / wall"], [*tier_rows, _tier_row("**all**", times)]),
         "",
         f"However the tests were split among {cores} cores, the run could not take less than the larger of "
-        f"its CPU time over the cores ({_minutes(cpu / cores)}) and its longest test ({longest.wall:.0f} s): "
-        f"**{_minutes(floor)}**. CPU time counts the processes a test waited for, not a server that "
+        f"its CPU time over the cores ({seconds_text(cpu / cores)}) and its longest test ({longest.wall:.0f} s): "
+        f"**{seconds_text(floor)}**. CPU time counts the processes a test waited for, not a server that "
         "outlives its starter (PostgreSQL's, the browser's).",
         "",
         f"The {SLOWEST} slowest tests (a session fixture counts in the first test that asks for it):",
         "",
-        "| wall | CPU | tier | test |",
-        "| --- | --- | --- | --- |",
-        *(f"| {t.wall:.1f} s | {t.cpu:.1f} s | {t.tier} | `{t.nodeid}` |" for t in _slowest(times)),
+        markdown_table(["wall", "CPU", "tier", "test"], slowest_rows),
     ]
     return "\n".join(lines) + "\n"
 
 
-def _tier_row(tier: str, times: list[TimedTest]) -> str:
+def _tier_row(tier: str, times: list[TimedTest]) -> list[str]:
     wall, cpu = sum(t.wall for t in times), sum(t.cpu for t in times)
     ratio = f"{cpu / wall:.2f}" if wall else "-"
-    return f"| {tier} | {len(times):,} | {_minutes(wall)} | {_minutes(cpu)} | {ratio} |"
+    return [tier, f"{len(times):,}", seconds_text(wall), seconds_text(cpu), ratio]
 
 
 def _slowest(times: list[TimedTest]) -> list[TimedTest]:
     return sorted(times, key=lambda t: t.wall, reverse=True)[:SLOWEST]
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"

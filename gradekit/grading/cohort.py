@@ -5,9 +5,9 @@ course: the graded files under autograded/ and the grades in the gradebook.
 Rows come out ordered by student id, whatever order the workers finish in.
 The course gradebook stays open for the run (row_store.py), and each row is
 stored in one transaction (nbgrader commits a new student and submission on
-its own). A gradebook that stays busy (another process holds
-its lock) is the grader's failure: storing is tried again with backoff, and a
-row still not stored is a grader error whose student keeps what the gradebook held.
+its own). A gradebook that stays busy (another process holds its lock) is the
+grader's failure: storing is tried again with backoff, and a row still not
+stored is a grader error whose student keeps what the gradebook held.
 """
 
 from __future__ import annotations
