@@ -42,6 +42,9 @@ ALLOWED = {
     ("forked_grader", "_children"),
     # functools.cache of a fact about this machine (can it make a box?), never of a run.
     ("worker_box", "unavailable_reason"),
+    # functools.cache of a course module's compiled code, keyed by its path, size and change time:
+    # a fact of the file, never of a run.
+    ("sealed_checks", "_helper_code"),
     # The process's one warm parent, started on first use and ended at exit (atexit), like a pool worker's grader.
     ("warm_kernels", "_zygote"),
     # Set by the pool's initializer, which can only call a module-level function, once per worker process.

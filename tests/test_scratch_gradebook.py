@@ -1,9 +1,13 @@
-"""The worker's scratch gradebook skips the disk's confirmation; every other SQLite file keeps it."""
+"""The worker's scratch gradebook skips the disk's confirmation and keeps one engine; every other SQLite file is as before."""
 
+import shutil
+
+import nbgrader.api
 import pytest
+from nbgrader.api import Gradebook
 from sqlalchemy import create_engine, text
 
-from gradekit.grading.scratch_gradebook import UnsyncedGradebook
+from gradekit.grading.scratch_gradebook import UnsyncedGradebook, close_connections, share_engine, stop_sharing
 
 pytestmark = pytest.mark.unit
 
@@ -41,3 +45,44 @@ def test_a_database_in_memory_is_left_alone(tmp_path):
         assert durability(":memory:")[0] == FULL
     finally:
         hook.remove()
+
+
+@pytest.fixture
+def shared(tmp_path):
+    """The URL of a gradebook whose engine this process shares, and of one it does not."""
+    url, other = f"sqlite:///{tmp_path / 'scratch.db'}", f"sqlite:///{tmp_path / 'course.db'}"
+    share_engine(url)
+    yield url, other
+    stop_sharing(url)
+
+
+def test_every_gradebook_of_the_shared_file_gets_one_engine_and_other_files_their_own(shared):
+    url, other = shared
+    with Gradebook(url) as first, Gradebook(url) as second:
+        assert first.engine is second.engine
+    with Gradebook(url) as again, Gradebook(other) as course, Gradebook(other) as course_again:
+        assert again.engine is first.engine
+        assert course.engine is not course_again.engine and course.engine is not first.engine
+
+
+def test_a_rewritten_file_is_read_as_it_is_now_once_connections_are_closed(shared, tmp_path):
+    url, _ = shared
+    with Gradebook(url) as gradebook:
+        gradebook.add_student("ada")
+    shutil.copy(tmp_path / "scratch.db", tmp_path / "pristine.db")
+    unclosed = Gradebook(url)  # a step that failed before closing: its connection goes back to the pool, open
+    unclosed.add_student("bob")
+    unclosed.db.remove()
+    close_connections(url)
+    (tmp_path / "scratch.db").unlink()
+    shutil.copy(tmp_path / "pristine.db", tmp_path / "scratch.db")
+    with Gradebook(url) as gradebook:
+        assert [student.id for student in gradebook.students] == ["ada"]
+
+
+def test_once_no_longer_shared_each_gradebook_builds_its_engine_again(tmp_path):
+    url = f"sqlite:///{tmp_path / 'scratch.db'}"
+    share_engine(url)
+    assert nbgrader.api.create_engine(url) is nbgrader.api.create_engine(url)
+    stop_sharing(url)
+    assert nbgrader.api.create_engine(url) is not nbgrader.api.create_engine(url)

@@ -75,6 +75,21 @@ def test_a_course_module_is_imported_from_its_file_beside_the_notebooks(tmp_path
     assert [o.text for o in sealed.run_test(test)] == ["42\n"]
 
 
+def test_each_notebook_gets_a_fresh_course_module_and_an_edited_file_is_read_again(tmp_path):
+    helper = tmp_path / "course_helpers.py"
+    helper.write_text("ANSWER = 42\nSEEN = []\n")
+    test = cells.test_cell(
+        "test_helper",
+        1,
+        "import course_helpers\ncourse_helpers.SEEN.append(1)\nprint(course_helpers.ANSWER, len(course_helpers.SEEN))",
+    )
+    first, second = (sealed_of(test, helpers={"course_helpers": helper}) for _ in range(2))
+    assert [o.text for o in first.run_test(test)] == ["42 1\n"]
+    assert [o.text for o in second.run_test(test)] == ["42 1\n"]  # nothing one notebook did reaches the next
+    helper.write_text("ANSWER = 7\nSEEN = []\n")
+    assert [o.text for o in sealed_of(test, helpers={"course_helpers": helper}).run_test(test)] == ["7 1\n"]
+
+
 def test_a_read_only_cell_runs_here_too_and_says_why_it_failed():
     fine, broken = cells.setup_cell("setup_ok", "y = 2"), cells.setup_cell("setup_broken", "1 / 0")
     sealed = sealed_of(fine, broken)

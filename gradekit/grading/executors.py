@@ -39,6 +39,7 @@ from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import crashed
 from gradekit.grading.phase_clock import Phase
+from gradekit.grading.scratch_gradebook import stop_sharing
 from gradekit.grading.submission_grader import WORKER_ID, GradedSubmission, ScratchGrader
 from gradekit.grading.task_budget import (
     LAST_RESORT_SECONDS,
@@ -122,6 +123,7 @@ def forget_template(template_root: str) -> None:
     discard_zygote()
     if grader is not None:
         grader.unsynced.remove()
+        stop_sharing(grader.course.db_url)
         shutil.rmtree(grader.course.root.parent, ignore_errors=True)
     _grading_processes.retire_all()
 

@@ -11,10 +11,22 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import pwd
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from nbgrader import utils
-from nbgrader.api import BaseCell, Comment, Grade, Gradebook, MissingEntry, SubmittedNotebook
+from nbgrader.api import (
+    Assignment,
+    BaseCell,
+    Comment,
+    Grade,
+    Gradebook,
+    MissingEntry,
+    Notebook,
+    SubmittedAssignment,
+    SubmittedNotebook,
+)
+from sqlalchemy import Row, Select, select
 
 from gradekit.core.course import Course
 from gradekit.grading.gradebook import open_gradebook
@@ -53,11 +65,67 @@ class SubmissionRecord:
 
 
 def read_record(course: Course, student_id: str) -> SubmissionRecord:
-    """The gradebook's entries for one student's submission of the course's assignment."""
+    """The gradebook's entries for one student's submission of the course's assignment.
+
+    Read as plain columns, three queries in all: loading nbgrader's objects would
+    also compute every score and total they define, notebook by notebook and cell by cell.
+    """
     with open_gradebook(course) as gradebook:
-        submission = gradebook.find_submission(course.assignment_id, student_id)
-        notebooks = tuple(_notebook_record(n) for n in sorted(submission.notebooks, key=lambda n: n.name))
-        return SubmissionRecord(student_id, submission.timestamp, notebooks)
+        db = gradebook.db
+        found = db.execute(
+            select(SubmittedAssignment.id, SubmittedAssignment.timestamp)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .where(Assignment.name == course.assignment_id, SubmittedAssignment.student_id == student_id)
+        ).one_or_none()
+        if found is None:
+            raise MissingEntry(f"No such submission: {course.assignment_id} for {student_id}")
+        notebooks = db.execute(
+            select(
+                SubmittedNotebook.id,
+                Notebook.name,
+                SubmittedNotebook.flagged,
+                SubmittedNotebook.late_submission_penalty,
+            )
+            .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+            .where(SubmittedNotebook.assignment_id == found.id)
+        ).all()
+        ids = [notebook.id for notebook in notebooks]
+        grades = _by_notebook(
+            db.execute(
+                _cell_rows(
+                    Grade, ids, Grade.auto_score, Grade.manual_score, Grade.extra_credit, Grade.needs_manual_grade
+                )
+            )
+        )
+        comments = _by_notebook(db.execute(_cell_rows(Comment, ids, Comment.auto_comment, Comment.manual_comment)))
+        records = tuple(
+            NotebookRecord(
+                n.name,
+                bool(n.flagged),
+                n.late_submission_penalty,
+                tuple(GradeRecord(g[0], g[1], g[2], g[3], bool(g[4])) for g in grades.get(n.id, ())),
+                tuple(CommentRecord(*c) for c in comments.get(n.id, ())),
+            )
+            for n in sorted(notebooks, key=lambda n: n.name)
+        )
+        return SubmissionRecord(student_id, found.timestamp, records)
+
+
+def _cell_rows(table: type[Grade] | type[Comment], notebook_ids: list[str], *columns: Any) -> Select:
+    """(submitted notebook, cell name, *columns) of each grade or comment of the given notebooks."""
+    return (
+        select(table.notebook_id, BaseCell.name, *columns)
+        .join(BaseCell, BaseCell.id == table.cell_id)
+        .where(table.notebook_id.in_(notebook_ids))
+    )
+
+
+def _by_notebook(rows: Iterable[Row]) -> dict[str, list[tuple]]:
+    """Each notebook's rows, without the notebook, in order of the cell's name."""
+    grouped: dict[str, list[tuple]] = {}
+    for row in sorted(rows, key=lambda row: (row[0], row[1])):
+        grouped.setdefault(row[0], []).append(tuple(row[1:]))
+    return grouped
 
 
 def account_names(student_id: str) -> tuple[str, str]:
@@ -74,17 +142,6 @@ def account_names(student_id: str) -> tuple[str, str]:
         return "", student_id
     first, _, last = full.rpartition(" ")
     return (first, last) if first else ("", last)
-
-
-def _notebook_record(notebook: SubmittedNotebook) -> NotebookRecord:
-    grades = tuple(
-        GradeRecord(g.name, g.auto_score, g.manual_score, g.extra_credit, bool(g.needs_manual_grade))
-        for g in sorted(notebook.grades, key=lambda g: g.name)
-    )
-    comments = tuple(
-        CommentRecord(c.name, c.auto_comment, c.manual_comment) for c in sorted(notebook.comments, key=lambda c: c.name)
-    )
-    return NotebookRecord(notebook.name, bool(notebook.flagged), notebook.late_submission_penalty, grades, comments)
 
 
 def write_record(course: Course, record: SubmissionRecord) -> None:

@@ -8,6 +8,12 @@ afresh from the template before every try and read once into a plain record,
 so a lost write costs at most that try. Its connections skip the wait
 (`synchronous=OFF`) and keep the rollback journal in memory; the course's own
 gradebook is left as it is. What is written, and so every grade, is the same.
+
+nbgrader also opens the gradebook afresh about ten times a submission, and each
+open builds a new SQLAlchemy engine whose statement cache starts empty, so every
+query is compiled again. The worker keeps one engine for the scratch gradebook
+instead (`SharedEngine`): nbgrader's `Gradebook` still opens and closes it as
+before, and its connections are closed before each try rewrites the file.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+import nbgrader.api
+from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 
 UNSYNCED = ("PRAGMA synchronous=OFF", "PRAGMA journal_mode=MEMORY")
@@ -43,6 +50,52 @@ class UnsyncedGradebook:
     def remove(self) -> None:
         if event.contains(Engine, "connect", self):
             event.remove(Engine, "connect", self)
+
+
+class SharedEngine:
+    """nbgrader's engine factory, handing the one engine of each shared gradebook URL to every `Gradebook` of the process.
+
+    nbgrader builds each gradebook's engine with the `create_engine` its api module
+    imported, so that name is where the worker's factory goes; every other URL
+    gets a new engine from SQLAlchemy, as before. Installed once per process and
+    shared by its scratch graders (a cluster worker may keep several).
+    """
+
+    def __init__(self) -> None:
+        self.engines: dict[str, Engine | None] = {}  # shared URL -> its engine, once nbgrader asked for it
+
+    def __call__(self, url: Any, *args: Any, **kwargs: Any) -> Engine:
+        key = str(url)
+        if key not in self.engines:
+            return create_engine(url, *args, **kwargs)
+        engine = self.engines[key]
+        if engine is None:
+            engine = self.engines[key] = create_engine(url, *args, **kwargs)
+        return engine
+
+    @classmethod
+    def installed(cls) -> SharedEngine:
+        factory = nbgrader.api.create_engine
+        if not isinstance(factory, SharedEngine):
+            factory = nbgrader.api.create_engine = cls()
+        return factory
+
+
+def share_engine(url: str) -> None:
+    """From now on every `Gradebook` of `url` in this process uses one engine."""
+    SharedEngine.installed().engines.setdefault(url, None)
+
+
+def close_connections(url: str) -> None:
+    """Close the shared engine's idle connections: the next ones open the file as it is now (rewritten, say)."""
+    engine = SharedEngine.installed().engines.get(url)
+    if engine is not None:
+        engine.dispose()
+
+
+def stop_sharing(url: str) -> None:
+    close_connections(url)
+    SharedEngine.installed().engines.pop(url, None)
 
 
 def _main_file(connection: sqlite3.Connection) -> Path | None:

@@ -33,7 +33,7 @@ import io
 import linecache
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 from nbformat import NotebookNode
@@ -174,7 +174,9 @@ class SealedNotebook:
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load the course module {path}")
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        # A fresh module for every notebook, from code compiled once per version of the file.
+        stat = path.stat()
+        exec(_helper_code(str(path), stat.st_size, stat.st_mtime_ns), module.__dict__)
         if hasattr(module, "run_in_student_process"):
             setattr(module, "run_in_student_process", functools.partial(self._run_in_kernel, module))
         if hasattr(module, "allow_changes_in_student_process"):
@@ -236,3 +238,9 @@ def _error_output(error: BaseException) -> NotebookNode:
     except Exception:
         traceback = [f"{ename}: {evalue}"]
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=traceback)
+
+
+@functools.cache
+def _helper_code(path: str, _size: int, _changed_ns: int) -> CodeType:
+    """The compiled code of a course module; its size and change time are in the key so an edited file is compiled again."""
+    return compile(Path(path).read_bytes(), path, "exec")

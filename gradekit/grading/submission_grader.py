@@ -39,7 +39,7 @@ from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.run_sink import RunSink
-from gradekit.grading.scratch_gradebook import UnsyncedGradebook
+from gradekit.grading.scratch_gradebook import UnsyncedGradebook, close_connections, share_engine
 from gradekit.grading.sealed_checks import HELPER_MODULES
 from gradekit.grading.timed_steps import timed_gradebook_steps
 from gradekit.grading.warm_kernels import discard_zygote
@@ -146,6 +146,7 @@ class ScratchGrader:
         )
         self.sink = RunSink()  # what the Execute step hands back from each run
         self.unsynced = UnsyncedGradebook(self.course.root.resolve() / "gradebook.db").install()
+        share_engine(self.course.db_url)
         execute = self._execute_settings(template_root) if warm_kernels else None
         self.api = nbgrader_api(self.course, warm_kernels, self.run.cell_timeout, execute)
         self.warm_kernels = warm_kernels
@@ -268,6 +269,7 @@ class ScratchGrader:
 
     def _reset_course(self) -> None:
         """The scratch course's source and gradebook exactly as the template held them."""
+        close_connections(self.course.db_url)  # none may stay open on the file about to be replaced
         for name in ("source", "gradebook.db", "gradebook.db-journal", "gradebook.db-wal"):
             path = self.course.root / name
             if path.is_dir():
