@@ -42,8 +42,7 @@ ALLOWED = {
     ("forked_grader", "_children"),
     # functools.cache of a fact about this machine (can it make a box?), never of a run.
     ("worker_box", "unavailable_reason"),
-    # functools.cache of a course module's compiled code, keyed by its path, size and change time:
-    # a fact of the file, never of a run.
+    # functools.cache of a course module's compiled code, keyed by its content: a fact of the file, never of a run.
     ("sealed_checks", "_helper_code"),
     # The process's one warm parent, started on first use and ended at exit (atexit), like a pool worker's grader.
     ("warm_kernels", "_zygote"),

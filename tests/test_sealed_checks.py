@@ -1,5 +1,7 @@
 """The grading side of a sealed notebook: which cells run where, and what a test cell run here shows."""
 
+import os
+
 import pytest
 from nbformat.v4 import new_notebook
 
@@ -78,16 +80,24 @@ def test_a_course_module_is_imported_from_its_file_beside_the_notebooks(tmp_path
 def test_each_notebook_gets_a_fresh_course_module_and_an_edited_file_is_read_again(tmp_path):
     helper = tmp_path / "course_helpers.py"
     helper.write_text("ANSWER = 42\nSEEN = []\n")
-    test = cells.test_cell(
-        "test_helper",
-        1,
-        "import course_helpers\ncourse_helpers.SEEN.append(1)\nprint(course_helpers.ANSWER, len(course_helpers.SEEN))",
+    shown = (
+        "import course_helpers\ncourse_helpers.SEEN.append(1)\nprint(course_helpers.ANSWER, len(course_helpers.SEEN))"
     )
+    test = cells.test_cell("test_helper", 1, shown)
     first, second = (sealed_of(test, helpers={"course_helpers": helper}) for _ in range(2))
     assert [o.text for o in first.run_test(test)] == ["42 1\n"]
     assert [o.text for o in second.run_test(test)] == ["42 1\n"]  # nothing one notebook did reaches the next
-    helper.write_text("ANSWER = 7\nSEEN = []\n")
-    assert [o.text for o in sealed_of(test, helpers={"course_helpers": helper}).run_test(test)] == ["7 1\n"]
+    stamp = helper.stat()
+    helper.write_text("ANSWER = 43\nSEEN = []\n")  # the same size, and the same change time as before
+    os.utime(helper, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert [o.text for o in sealed_of(test, helpers={"course_helpers": helper}).run_test(test)] == ["43 1\n"]
+
+
+def test_a_course_module_is_compiled_as_an_import_would_compile_it(tmp_path):
+    helper = tmp_path / "course_helpers.py"
+    helper.write_text("def f(x: int) -> int:\n    return x\nHINTS = f.__annotations__\n")
+    test = cells.test_cell("test_helper", 1, "import course_helpers\nprint(course_helpers.HINTS['x'] is int)")
+    assert [o.text for o in sealed_of(test, helpers={"course_helpers": helper}).run_test(test)] == ["True\n"]
 
 
 def test_a_read_only_cell_runs_here_too_and_says_why_it_failed():

@@ -3,9 +3,8 @@
 A cell's time limit is judged on CPU time, which a busy machine cannot
 inflate: a cell that spins past the limit used more CPU seconds than the limit
 allows, however many other processes shared the machine with it. CPU time is
-summed over every process of the kernel, children reaped by them included:
-the processes of its cgroup where it has one (none can leave it), else its
-session and process group and their descendants, found by a walk over /proc.
+summed over every process of the kernel (its session and process group, and
+their descendants), children reaped by them included.
 
 CPU time alone never ends a cell that sleeps or blocks, so the wall clock
 stays as a backstop at `BACKSTOP_FACTOR` times the limit. When it fires, the
@@ -21,7 +20,7 @@ import dataclasses
 import enum
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -31,7 +30,7 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # A constant rather than a setting: it is a property of how the limit is
 # judged, the same for every course, and it travels with the code to every worker.
 BACKSTOP_FACTOR = 3
-# How often a running cell's clock is read; one reading may scan /proc once (milliseconds),
+# How often a running cell's clock is read; one reading scans /proc once (milliseconds),
 # and only cells that run longer than this are read at all.
 POLL_SECONDS = 0.25
 PROC = Path("/proc")
@@ -65,23 +64,8 @@ def kernel_usage(leader: int) -> Usage:
         joined = {pid for pid, (parent, *_) in processes.items() if parent in members} - members
         members |= joined
         grown = bool(joined)
-    return _usage_of({pid: processes[pid] for pid in members if pid in processes})
-
-
-def group_usage(members: Callable[[], Iterable[int]]) -> Callable[[int], Usage]:
-    """`kernel_usage` for a kernel whose cgroup lists its processes: only those are read, not the machine's every one."""
-
-    def usage(leader: int) -> Usage:
-        found = {pid: _stat_fields(PROC / str(pid) / "stat") for pid in {leader, *members()}}
-        return _usage_of({pid: fields for pid, fields in found.items() if fields is not None})
-
-    return usage
-
-
-def _usage_of(processes: dict[int, tuple[int, int, int, int]]) -> Usage:
-    """The total CPU and run-queue wait of `processes` (pid -> its /proc stat fields)."""
-    ticks = sum(fields[3] for fields in processes.values())
-    waits = [_waiting(pid) for pid in processes]
+    ticks = sum(processes[pid][3] for pid in members if pid in processes)
+    waits = [_waiting(pid) for pid in members if pid in processes]
     known = [wait for wait in waits if wait is not None]
     return Usage(ticks / CLOCK_TICKS, sum(known) if known else None)
 

@@ -46,7 +46,7 @@ from traitlets import Dict, Instance, Set, Unicode
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import FindingKind, Note, NoteKind
-from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict, group_usage, kernel_usage
+from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
 from gradekit.grading.hidden_lines import cut_hidden_lines, hidden_test_lines
 from gradekit.grading.kernel_cgroups import KernelGroup, TreeEvents
 from gradekit.grading.kernel_folders import KernelFolder
@@ -282,9 +282,7 @@ class SafeExecute(WarmExecute):
 
     def _new_clock(self, limit: int | None) -> CellClock | None:
         pid = getattr(self.km.provisioner, "pid", None)
-        group = getattr(self.km.provisioner, "cgroup", None)
-        usage = group_usage(group.processes) if group is not None else kernel_usage
-        return CellClock(pid, limit, usage) if limit and pid else None
+        return CellClock(pid, limit) if limit and pid else None
 
     def _judge(self, clock: CellClock) -> Verdict:
         """The clock's verdict; an overloaded machine is the grader's failure, raised here."""

@@ -175,8 +175,7 @@ class SealedNotebook:
             raise ImportError(f"cannot load the course module {path}")
         module = importlib.util.module_from_spec(spec)
         # A fresh module for every notebook, from code compiled once per version of the file.
-        stat = path.stat()
-        exec(_helper_code(str(path), stat.st_size, stat.st_mtime_ns), module.__dict__)
+        exec(_helper_code(path.read_bytes(), str(path)), module.__dict__)
         if hasattr(module, "run_in_student_process"):
             setattr(module, "run_in_student_process", functools.partial(self._run_in_kernel, module))
         if hasattr(module, "allow_changes_in_student_process"):
@@ -241,6 +240,6 @@ def _error_output(error: BaseException) -> NotebookNode:
 
 
 @functools.cache
-def _helper_code(path: str, _size: int, _changed_ns: int) -> CodeType:
-    """The compiled code of a course module; its size and change time are in the key so an edited file is compiled again."""
-    return compile(Path(path).read_bytes(), path, "exec")
+def _helper_code(source: bytes, path: str) -> CodeType:
+    """A course module's code, compiled once per content; as an import compiles it, without this file's own `__future__` flags."""
+    return compile(source, path, "exec", dont_inherit=True)
