@@ -1,9 +1,20 @@
 """A submission's gradebook entries as plain values, and the names formgrader shows for its student."""
 
-import pytest
+import datetime
 
+import pytest
+from nbgrader.api import MissingEntry
+
+from gradekit.authoring.release import copy_source
 from gradekit.core.course import load_course
 from gradekit.grading.gradebook import open_gradebook
+from gradekit.grading.gradebook_records import (
+    CommentRecord,
+    GradeRecord,
+    NotebookRecord,
+    SubmissionRecord,
+    read_record,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -32,3 +43,60 @@ def test_formgrader_gets_a_name_for_each_student_and_keeps_one_someone_set(tmp_p
     with open_gradebook(course) as gradebook:
         names = {s.id: (s.first_name, s.last_name) for s in gradebook.students}
     assert names == {"ada": ("Ada King", "Lovelace"), "no-account": ("", "no-account"), "named": ("Grace", "Hopper")}
+
+
+def test_the_record_holds_what_nbgraders_own_objects_hold(tmp_path):
+    """Two notebooks, grades and comments set by hand, one flagged and penalised; read back by columns."""
+    course = copy_source(load_course(), tmp_path / "course", ())
+    assignment = course.assignment_id
+    with open_gradebook(course) as gradebook:
+        gradebook.add_assignment(assignment, duedate=datetime.datetime(2026, 12, 18, 23, 0))
+        for notebook in ("b_second", "a_first"):
+            gradebook.add_notebook(notebook, assignment)
+            gradebook.add_grade_cell("written", notebook, assignment, max_score=3, cell_type="markdown")
+            gradebook.add_solution_cell("written", notebook, assignment)
+            for cell in ("test_z", "test_a"):
+                gradebook.add_grade_cell(cell, notebook, assignment, max_score=2, cell_type="code")
+        gradebook.add_student("ada")
+        gradebook.add_submission(assignment, "ada", timestamp=datetime.datetime(2026, 12, 19, 8, 30))
+        gradebook.find_grade("test_z", "b_second", assignment, "ada").auto_score = 1.5
+        gradebook.find_grade("written", "a_first", assignment, "ada").manual_score = 2.5
+        gradebook.find_grade("written", "a_first", assignment, "ada").extra_credit = 0.5
+        gradebook.find_comment("written", "a_first", assignment, "ada").manual_comment = "clear"
+        flagged = gradebook.find_submission_notebook("b_second", assignment, "ada")
+        flagged.flagged, flagged.late_submission_penalty = True, 1.0
+        gradebook.db.commit()
+        submission = gradebook.find_submission(assignment, "ada")
+        expected = SubmissionRecord(
+            student_id="ada",
+            timestamp=submission.timestamp,
+            notebooks=tuple(
+                NotebookRecord(
+                    name=n.name,
+                    flagged=bool(n.flagged),
+                    late_submission_penalty=n.late_submission_penalty,
+                    grades=tuple(
+                        GradeRecord(g.name, g.auto_score, g.manual_score, g.extra_credit, bool(g.needs_manual_grade))
+                        for g in sorted(n.grades, key=lambda g: g.name)
+                    ),
+                    comments=tuple(
+                        CommentRecord(c.name, c.auto_comment, c.manual_comment)
+                        for c in sorted(n.comments, key=lambda c: c.name)
+                    ),
+                )
+                for n in sorted(submission.notebooks, key=lambda n: n.name)
+            ),
+        )
+    record = read_record(course, "ada")
+    assert record == expected
+    assert [n.name for n in record.notebooks] == ["a_first", "b_second"]
+    assert [g.cell for g in record.notebooks[0].grades] == ["test_a", "test_z", "written"]
+    assert record.notebooks[1].flagged and record.notebooks[1].late_submission_penalty == 1.0
+
+
+def test_a_student_without_a_submission_is_a_missing_entry(tmp_path):
+    course = copy_source(load_course(), tmp_path / "course", ())
+    with open_gradebook(course) as gradebook:
+        gradebook.add_assignment(course.assignment_id)
+    with pytest.raises(MissingEntry):
+        read_record(course, "nobody")

@@ -90,29 +90,24 @@ def read_record(course: Course, student_id: str) -> SubmissionRecord:
             .where(SubmittedNotebook.assignment_id == found.id)
         ).all()
         ids = [notebook.id for notebook in notebooks]
-        grades = _by_notebook(
-            db.execute(
-                _cell_rows(
-                    Grade, ids, Grade.auto_score, Grade.manual_score, Grade.extra_credit, Grade.needs_manual_grade
-                )
-            )
-        )
+        grade_columns = (Grade.auto_score, Grade.manual_score, Grade.extra_credit, Grade.needs_manual_grade)
+        grades = _by_notebook(db.execute(_cell_rows(Grade, ids, *grade_columns)))
         comments = _by_notebook(db.execute(_cell_rows(Comment, ids, Comment.auto_comment, Comment.manual_comment)))
         records = tuple(
             NotebookRecord(
-                n.name,
-                bool(n.flagged),
-                n.late_submission_penalty,
-                tuple(GradeRecord(g[0], g[1], g[2], g[3], bool(g[4])) for g in grades.get(n.id, ())),
-                tuple(CommentRecord(*c) for c in comments.get(n.id, ())),
+                name=n.name,
+                flagged=bool(n.flagged),
+                late_submission_penalty=n.late_submission_penalty,
+                grades=tuple(_grade_record(row) for row in grades.get(n.id, ())),
+                comments=tuple(_comment_record(row) for row in comments.get(n.id, ())),
             )
             for n in sorted(notebooks, key=lambda n: n.name)
         )
-        return SubmissionRecord(student_id, found.timestamp, records)
+        return SubmissionRecord(student_id=student_id, timestamp=found.timestamp, notebooks=records)
 
 
 def _cell_rows(table: type[Grade] | type[Comment], notebook_ids: list[str], *columns: Any) -> Select:
-    """(submitted notebook, cell name, *columns) of each grade or comment of the given notebooks."""
+    """(notebook_id, name, *columns) of each grade or comment of the given submitted notebooks; `name` is the cell's."""
     return (
         select(table.notebook_id, BaseCell.name, *columns)
         .join(BaseCell, BaseCell.id == table.cell_id)
@@ -120,12 +115,26 @@ def _cell_rows(table: type[Grade] | type[Comment], notebook_ids: list[str], *col
     )
 
 
-def _by_notebook(rows: Iterable[Row]) -> dict[str, list[tuple]]:
-    """Each notebook's rows, without the notebook, in order of the cell's name."""
-    grouped: dict[str, list[tuple]] = {}
-    for row in sorted(rows, key=lambda row: (row[0], row[1])):
-        grouped.setdefault(row[0], []).append(tuple(row[1:]))
+def _by_notebook(rows: Iterable[Row]) -> dict[str, list[Row]]:
+    """Each submitted notebook's rows, in order of the cell's name."""
+    grouped: dict[str, list[Row]] = {}
+    for row in sorted(rows, key=lambda row: (row.notebook_id, row.name)):
+        grouped.setdefault(row.notebook_id, []).append(row)
     return grouped
+
+
+def _grade_record(row: Row) -> GradeRecord:
+    return GradeRecord(
+        cell=row.name,
+        auto_score=row.auto_score,
+        manual_score=row.manual_score,
+        extra_credit=row.extra_credit,
+        needs_manual_grade=bool(row.needs_manual_grade),
+    )
+
+
+def _comment_record(row: Row) -> CommentRecord:
+    return CommentRecord(cell=row.name, auto_comment=row.auto_comment, manual_comment=row.manual_comment)
 
 
 def account_names(student_id: str) -> tuple[str, str]:
