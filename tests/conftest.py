@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from gradekit.core import log
+from gradekit.core.cores import default_jobs
 from gradekit.core.course import load_course
 from gradekit.core.manifest import load_manifest
-from gradekit.grading.executors import default_jobs
 from gradekit.proof.rules import run_proof
 
 

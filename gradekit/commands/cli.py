@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 from gradekit.core import log
+from gradekit.core.cores import default_jobs
 from gradekit.core.course import Course, load_course
 from gradekit.core.manifest import Manifest, load_manifest
 from gradekit.core.status import run_exit_code
-from gradekit.grading.executors import default_jobs
 
 
 def _course_and_manifest() -> tuple[Course, Manifest]:

@@ -25,9 +25,10 @@ from gradekit.commands.demo_cohort import DemoStudent, demo_cohort
 from gradekit.commands.demo_folder import complete_course_folder, state_due_date, write_roster
 from gradekit.commands.digits import NOTEBOOK, train_on_digits
 from gradekit.commands.ta_pipeline import grade_and_report
+from gradekit.core.cores import default_jobs
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
-from gradekit.grading.executors import LocalExecutor, default_jobs
+from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook import open_gradebook
 from gradekit.grading.intake import TIMESTAMP, TIMESTAMP_FORMAT, stamp
 from gradekit.proof.subjects import Subject, fill_answers, mixed_answer_sources, proof_subjects, write_submission

@@ -73,11 +73,6 @@ log = logging.getLogger(__name__)
 _graders: dict[str, ScratchGrader] = {}
 
 
-def default_jobs() -> int:
-    """One worker per core this process may use."""
-    return max(1, len(os.sched_getaffinity(0)))
-
-
 def _grader_for(template_root: str) -> ScratchGrader:
     """This process's grader for a template, built on first use and kept."""
     if template_root not in _graders:
