@@ -90,12 +90,13 @@ sync: $(VENV)/installed.stamp
 
 # jsonschema imports rfc3987-syntax when it is there, which builds a grammar with lark on every
 # start of every process that reads a notebook (about 0.9 s of CPU); it only checks the "iri" format,
-# which nothing of the kit validates, so the lock leaves both out.
-UNLOCKED = --exclude rfc3987-syntax --exclude lark
+# which nothing of the kit validates, so the lock leaves both out and this environment drops them.
+UNLOCKED = rfc3987-syntax lark
 
 lock: $(VENV)/installed.stamp
 	$(BIN)/python -m pip install --quiet -r requirements.in
-	{ sed -n '1,2p' requirements.lock; $(BIN)/python -m pip freeze --exclude pip --exclude setuptools --exclude wheel $(UNLOCKED) | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'; } > requirements.lock.new
+	$(BIN)/python -m pip uninstall --quiet --yes $(UNLOCKED)
+	{ sed -n '1,2p' requirements.lock; $(BIN)/python -m pip freeze --exclude pip --exclude setuptools --exclude wheel | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'; } > requirements.lock.new
 	mv requirements.lock.new requirements.lock
 
 # The pre-check's JupyterLab button, a prebuilt extension: its bundle is committed (students'
