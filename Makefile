@@ -15,6 +15,7 @@ unexport PYTHONPATH
 $(VENV)/installed.stamp: requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --no-deps --no-compile -r requirements.lock
+	$(BIN)/python -m pip uninstall --quiet --yes $(UNLOCKED) 2>/dev/null || true
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null || true
 	touch $@
 

@@ -18,15 +18,27 @@ def test_the_lock_pins_neither_the_grammar_nor_its_parser():
     assert not pinned & set(LEFT_OUT)
 
 
+def _rule(makefile: str, target: str) -> list[str]:
+    return makefile.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0].splitlines()
+
+
 def test_make_lock_drops_them_before_it_writes_the_next_lock():
     makefile = (REPO_ROOT / "Makefile").read_text()
     (unlocked,) = re.findall(r"^UNLOCKED = (.*)$", makefile, re.MULTILINE)
     assert unlocked.split() == list(LEFT_OUT)
-    rule = makefile.split("\nlock:", 1)[1].split("\n\n", 1)[0].splitlines()
+    rule = _rule(makefile, "lock")
     (installs,) = [n for n, line in enumerate(rule) if "pip install" in line]
     (drops,) = [n for n, line in enumerate(rule) if "pip uninstall" in line and "$(UNLOCKED)" in line]
     (freezes,) = [n for n, line in enumerate(rule) if "pip freeze" in line]
     assert installs < drops < freezes
+
+
+def test_an_environment_built_before_them_drops_them_when_it_installs_the_lock():
+    """pip installs the lock without removing anything, so the environment's own rule drops them after it."""
+    rule = _rule((REPO_ROOT / "Makefile").read_text(), "$(VENV)/installed.stamp")
+    (installs,) = [n for n, line in enumerate(rule) if "pip install" in line and "requirements.lock" in line]
+    (drops,) = [n for n, line in enumerate(rule) if "pip uninstall" in line and "$(UNLOCKED)" in line]
+    assert installs < drops
 
 
 def test_this_environment_has_neither_so_reading_a_notebook_builds_no_grammar():
