@@ -39,11 +39,12 @@ demo: box-package $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 # come first, so a machine without them stops before anything is built. Every run ends by
 # printing its tiers' wall and CPU time (tests/durations_figures.py), pass or fail; only a figure
 # this run wrote is printed. The file is left in place while the tests run: the docs site the
-# tests build includes the committed one (DURATIONS=docs/pages/figures/test-durations.md).
+# tests build includes the committed one (DURATIONS=docs/pages/figures/test-durations.md). The
+# path is joined to its option: pytest would take an existing file given alone as what to test.
 DURATIONS := test-artifacts/durations.md
 test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp tests/accessibility/node_modules/.stamp
 	mkdir -p test-artifacts && touch test-artifacts/.suite-started
-	$(BIN)/python -m pytest --durations-figures $(DURATIONS); status=$$?; \
+	$(BIN)/python -m pytest --durations-figures=$(DURATIONS); status=$$?; \
 		if [ $(DURATIONS) -nt test-artifacts/.suite-started ]; then cat $(DURATIONS); fi; exit $$status
 
 system-packages:
