@@ -4,6 +4,7 @@ import logging
 import sys
 from pathlib import Path
 
+import parallel_groups
 import pytest
 
 from gradekit.core import log
@@ -89,11 +90,16 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     figure = config.getoption("--durations-figures")
     if figure:
-        from durations_figures import DurationsFigure
+        from durations_figures import DurationsFigure, PhaseClock
 
-        config.pluginmanager.register(DurationsFigure(Path(figure), TIERS), "durations-figures")
+        # Tests run where the clock is (a worker under pytest-xdist); the figure is written where reports arrive.
+        config.pluginmanager.register(PhaseClock(), "durations-phase-clock")
+        if not hasattr(config, "workerinput"):
+            workers = getattr(config.option, "numprocesses", None) or 0
+            config.pluginmanager.register(DurationsFigure(Path(figure), TIERS, workers), "durations-figures")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Every test carries exactly one tier (pytest.ini describes them), so no test escapes `make check`'s choice."""
     wrong = []
@@ -105,9 +111,33 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(
             "each test needs exactly one tier marker of " + ", ".join(TIERS) + ":\n" + "\n".join(wrong)
         )
-    # Playwright's synchronous driver holds a running event loop on the main thread for the rest of the
-    # session once started, where asyncio.run() then refuses to start: the tests that drive it run last.
-    items.sort(key=lambda item: "playwright" in getattr(item, "fixturenames", ()))
+    _group_for_workers(items)
+
+
+def _group_for_workers(items):
+    """Each test's worker group, heaviest groups first (parallel_groups.py), and Playwright's tests last in theirs.
+
+    Playwright's synchronous driver holds a running event loop on the main thread while its module
+    runs, where asyncio.run() refuses to start: a module's other tests run before it starts.
+    """
+    groups = parallel_groups.group_of_modules((item.nodeid, getattr(item, "fixturenames", ())) for item in items)
+    tiers = ((item.nodeid, _tier(item)) for item in items)
+    weights = parallel_groups.group_weights(tiers, groups, parallel_groups.measured_seconds())
+    order: dict[str, int] = {}
+    for item in items:
+        group = groups[parallel_groups.module_of(item.nodeid)]
+        order.setdefault(group, len(order))
+        item.add_marker(pytest.mark.xdist_group(group))
+
+    def place(item):
+        group = groups[parallel_groups.module_of(item.nodeid)]
+        return -weights[group], order[group], "playwright" in getattr(item, "fixturenames", ())
+
+    items.sort(key=place)
+
+
+def _tier(item) -> str:
+    return next(mark.name for mark in item.iter_markers() if mark.name in TIERS)
 
 
 class ProcessWatch:

@@ -2,13 +2,20 @@
 
 pytest's `--durations` prints wall time only, which follows the machine's load. CPU time (the
 test process and every process it waited for) says what the work costs, and with both the
-figure states the least wall time a split of the suite among a machine's cores could reach.
+figure states the least wall time a split of the suite among a machine's cores could reach,
+beside the time the run took from start to end.
 `python -m pytest --durations-figures PATH` writes it (tests/conftest.py registers the option).
+
+Run on several workers (pytest-xdist), a test runs in a worker's process while the figure is
+written by the controller: `PhaseClock`, where the test runs, stamps each phase's CPU seconds on
+its report, and `DurationsFigure`, where the reports arrive, adds them up. Run in one process,
+both are the same process.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import resource
 import time
@@ -19,6 +26,7 @@ import pytest
 from gradekit.commands.figures import markdown_table, seconds_text
 
 SLOWEST = 30
+CPU_STAMP = "cpu-seconds"  # the user property each phase's CPU seconds travel in
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,38 +39,96 @@ class TimedTest:
     cpu: float
 
 
+@dataclasses.dataclass(frozen=True)
+class SuiteRun:
+    """How the suite ran: on how many workers (0: in pytest's own process), and its seconds from start to end."""
+
+    workers: int
+    elapsed: float
+
+
 def cpu_seconds() -> float:
     """User and system seconds of this process and of the processes it has waited for."""
     own, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
 
 
-class DurationsFigure:
-    """A pytest plugin that times every test and writes the figure when the session ends."""
-
-    def __init__(self, path: Path, tiers: tuple[str, ...]):
-        self.path, self.tiers = path, tiers
-        self.times: list[TimedTest] = []
-        self.loads: list[float] = []
+class PhaseClock:
+    """A pytest plugin, where tests run: each phase's CPU seconds go on its report, as a user property."""
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(self, item, nextitem):
-        wall, cpu = time.monotonic(), cpu_seconds()
-        try:
-            return (yield)
-        finally:
-            tier = next((mark.name for mark in item.iter_markers() if mark.name in self.tiers), "none")
-            self.times.append(TimedTest(item.nodeid, tier, time.monotonic() - wall, cpu_seconds() - cpu))
-            self.loads.append(os.getloadavg()[0])
+    def pytest_runtest_setup(self, item):
+        return (yield from _stamped(item))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        return (yield from _stamped(item))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        return (yield from _stamped(item))
+
+
+def _stamped(item):
+    """Around one phase: its CPU seconds appended to the item's user properties, which its report copies."""
+    start = cpu_seconds()
+    try:
+        return (yield)
+    finally:
+        item.user_properties.append((CPU_STAMP, cpu_seconds() - start))
+
+
+class DurationsFigure:
+    """A pytest plugin, where reports arrive: times every test from its reports and writes the figure at the end."""
+
+    def __init__(self, path: Path, tiers: tuple[str, ...], workers: int = 0):
+        self.path, self.tiers, self.workers = path, tiers, workers
+        self.times: list[TimedTest] = []
+        self.loads: list[float] = []
+        self.walls: dict[str, float] = {}
+        self.started = time.monotonic()
+
+    def pytest_runtest_logreport(self, report):
+        self.walls[report.nodeid] = self.walls.get(report.nodeid, 0.0) + report.duration
+        if report.when != "teardown":
+            return
+        cpu = sum(value for name, value in report.user_properties if name == CPU_STAMP)
+        tier = next((name for name in self.tiers if name in report.keywords), "none")
+        self.times.append(TimedTest(reported_id(report.nodeid), tier, self.walls.pop(report.nodeid), cpu))
+        self.loads.append(os.getloadavg()[0])
 
     def pytest_sessionfinish(self, session):
         if self.times:
             mean_load = sum(self.loads) / len(self.loads)
+            run = SuiteRun(self.workers, time.monotonic() - self.started)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(render(self.times, self.tiers, os.cpu_count() or 1, mean_load, self.path))
+            self.path.write_text(render(self.times, self.tiers, os.cpu_count() or 1, mean_load, self.path, run))
+            write_module_seconds(self.times, module_seconds_path(self.path))
 
 
-def render(times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load: float, path: Path) -> str:
+def module_seconds_path(figure: Path) -> Path:
+    """Where a figure's seconds per test module go: beside it, as JSON (the next run's groups are weighed by them)."""
+    return figure.with_suffix(".json")
+
+
+def write_module_seconds(times: list[TimedTest], path: Path) -> None:
+    seconds: dict[str, float] = {}
+    for timed in times:
+        module = timed.nodeid.split("::", 1)[0]
+        seconds[module] = seconds.get(module, 0.0) + timed.wall
+    rounded = {module: round(value, 1) for module, value in sorted(seconds.items())}
+    path.write_text(json.dumps({"wall seconds by test module": rounded}, indent=1) + "\n")
+
+
+def reported_id(nodeid: str) -> str:
+    """A test's id without the group a worker's scheduling appended to it (`path::test@group`)."""
+    head, at, group = nodeid.rpartition("@")
+    return head if at and "]" not in group and "::" not in group else nodeid
+
+
+def render(
+    times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load: float, path: Path, run: SuiteRun
+) -> str:
     """The figure's Markdown: totals, one row per tier, the least wall time on `cores`, the slowest tests."""
     wall, cpu = sum(t.wall for t in times), sum(t.cpu for t in times)
     longest = max(times, key=lambda t: t.wall)
@@ -72,8 +138,8 @@ def render(times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load
     lines = [
         f"<!-- written by: python -m pytest --durations-figures {path.as_posix()} -->",
         "",
-        f"{len(times):,} tests in {seconds_text(wall)} wall and {seconds_text(cpu)} of CPU; {cores} cores, "
-        f"load {mean_load:.1f} on average at the tests' ends.",
+        f"{len(times):,} tests in {seconds_text(wall)} of test wall time and {seconds_text(cpu)} of CPU; "
+        f"{cores} cores, load {mean_load:.1f} on average at the tests' ends. {_elapsed_text(run)}",
         "",
         markdown_table(["tier", "tests", "wall", "CPU", "CPU / wall"], [*tier_rows, _tier_row("**all**", times)]),
         "",
@@ -87,6 +153,11 @@ def render(times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load
         markdown_table(["wall", "CPU", "tier", "test"], slowest_rows),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _elapsed_text(run: SuiteRun) -> str:
+    where = f"on {run.workers} workers side by side" if run.workers else "in one process"
+    return f"The run took **{seconds_text(run.elapsed)}** from start to end, {where}."
 
 
 def _tier_row(tier: str, times: list[TimedTest]) -> list[str]:

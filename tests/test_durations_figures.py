@@ -1,13 +1,25 @@
 """The suite's timing figure: tiers summed, the least wall time on the cores, the slowest tests first."""
 
+import json
 from pathlib import Path
 
 import pytest
-from durations_figures import SLOWEST, DurationsFigure, TimedTest, cpu_seconds, render
+from durations_figures import (
+    CPU_STAMP,
+    SLOWEST,
+    DurationsFigure,
+    PhaseClock,
+    SuiteRun,
+    TimedTest,
+    cpu_seconds,
+    render,
+    reported_id,
+)
 
 pytestmark = pytest.mark.unit
 
 TIERS = ("unit", "nbgrader")
+ALONE = SuiteRun(0, 330.0)
 
 
 def _times():
@@ -19,7 +31,7 @@ def _times():
 
 
 def test_each_tier_sums_its_own_tests_and_the_total_sums_them_all():
-    figure = render(_times(), TIERS, 2, 1.5, Path("figure.md"))
+    figure = render(_times(), TIERS, 2, 1.5, Path("figure.md"), ALONE)
     assert "| unit | 1 | 2 s | 2 s | 0.75 |" in figure
     assert "| nbgrader | 2 | 5.0 min | 8.7 min | 1.73 |" in figure
     assert "| **all** | 3 | 5.0 min | 8.7 min | 1.73 |" in figure
@@ -27,16 +39,16 @@ def test_each_tier_sums_its_own_tests_and_the_total_sums_them_all():
 
 
 def test_the_least_wall_time_is_half_the_cpu_on_two_cores_unless_one_test_is_longer():
-    assert "**4.3 min**" in render(_times(), TIERS, 2, 0.0, Path("f.md"))  # 521.5 CPU s over 2 cores
-    assert "**3.3 min**" in render(_times(), TIERS, 4, 0.0, Path("f.md"))  # the 200 s test
+    assert "**4.3 min**" in render(_times(), TIERS, 2, 0.0, Path("f.md"), ALONE)  # 521.5 CPU s over 2 cores
+    assert "**3.3 min**" in render(_times(), TIERS, 4, 0.0, Path("f.md"), ALONE)  # the 200 s test
     assert "| 200.0 s | 500.0 s | nbgrader | `tests/test_b.py::test_grades` |" in render(
-        _times(), TIERS, 2, 0.0, Path("f")
+        _times(), TIERS, 2, 0.0, Path("f"), ALONE
     )
 
 
 def test_the_slowest_tests_come_first_and_stop_at_the_limit():
     many = [TimedTest(f"t::{n}", "unit", float(n), 0.0) for n in range(SLOWEST + 5)]
-    figure = render(many, TIERS, 2, 0.0, Path("f.md"))
+    figure = render(many, TIERS, 2, 0.0, Path("f.md"), ALONE)
     rows = [line for line in figure.splitlines() if line.startswith("| ") and "`t::" in line]
     assert len(rows) == SLOWEST
     assert rows[0].endswith(f"`t::{SLOWEST + 4}` |") and rows[-1].endswith("`t::5` |")
@@ -49,38 +61,74 @@ def test_cpu_seconds_count_work_done_in_this_process():
 
 
 class _Item:
-    """What the plugin reads of a test: its id and its marks."""
+    """What the phase clock reads of a test: its user properties."""
 
-    def __init__(self, nodeid, tier):
-        self.nodeid, self.mark = nodeid, pytest.mark.__getattr__(tier).mark
-
-    def iter_markers(self):
-        return iter([self.mark])
+    def __init__(self):
+        self.user_properties = []
 
 
-def _run(plugin, item):
-    """The protocol hook as pytest drives a wrapper: up to its yield, then the test's outcome sent in."""
-    step = plugin.pytest_runtest_protocol(item, None)
-    next(step)
-    with pytest.raises(StopIteration):
-        step.send(True)
+class _Report:
+    """What the figure reads of a phase's report, as pytest (or pytest-xdist, from a worker) hands it over."""
+
+    def __init__(self, nodeid, tier, when, duration, cpu_stamps=()):
+        self.nodeid, self.when, self.duration = nodeid, when, duration
+        self.keywords = {tier: 1, nodeid.split("::")[-1]: 1}
+        self.user_properties = [(CPU_STAMP, cpu) for cpu in cpu_stamps] + [("other", 9.0)]
 
 
-def test_the_plugin_times_each_test_under_its_tier_and_writes_the_figure_at_the_end(tmp_path):
+def _phases(plugin, nodeid, tier, walls, cpus):
+    for when, wall, stamps in zip(("setup", "call", "teardown"), walls, (cpus[:1], cpus[:2], cpus)):
+        plugin.pytest_runtest_logreport(_Report(nodeid, tier, when, wall, stamps))
+
+
+def test_the_phase_clock_stamps_each_phases_cpu_on_the_item_even_when_the_phase_fails():
+    clock, item = PhaseClock(), _Item()
+    for phase in (clock.pytest_runtest_setup(item), clock.pytest_runtest_call(item)):
+        next(phase)
+        with pytest.raises(StopIteration):
+            phase.send(None)
+    teardown = clock.pytest_runtest_teardown(item, None)
+    next(teardown)
+    with pytest.raises(RuntimeError):
+        teardown.throw(RuntimeError("teardown failed"))
+    assert [name for name, _ in item.user_properties] == [CPU_STAMP] * 3
+    assert all(seconds >= 0 for _, seconds in item.user_properties)
+
+
+def test_the_figure_adds_each_tests_phases_under_its_tier_and_writes_at_the_end(tmp_path):
     figure = tmp_path / "figures" / "durations.md"
-    plugin = DurationsFigure(figure, TIERS)
-    _run(plugin, _Item("tests/test_x.py::test_one", "nbgrader"))
-    _run(plugin, _Item("tests/test_y.py::test_two", "unit"))
+    plugin = DurationsFigure(figure, TIERS, workers=2)
+    _phases(plugin, "tests/test_x.py::test_one@proof", "nbgrader", (100.0, 20.0, 3.0), (80.0, 30.0, 4.0))
+    _phases(plugin, "tests/test_y.py::test_two", "unit", (0.0, 1.0, 0.0), (0.0, 0.5, 0.0))
+    assert [(t.nodeid, t.tier, t.wall, t.cpu) for t in plugin.times] == [
+        ("tests/test_x.py::test_one", "nbgrader", 123.0, 114.0),
+        ("tests/test_y.py::test_two", "unit", 1.0, 0.5),
+    ]
     assert not figure.exists()
     plugin.pytest_sessionfinish(None)
     text = figure.read_text()
-    assert "2 tests in" in text and "| nbgrader | 1 |" in text and "| unit | 1 |" in text
-    assert "`tests/test_x.py::test_one`" in text and "`tests/test_y.py::test_two`" in text
+    assert "2 tests in" in text and "| nbgrader | 1 | 2.0 min | 114 s |" in text and "| unit | 1 |" in text
+    assert "on 2 workers side by side" in text and "`tests/test_x.py::test_one`" in text
+    modules = json.loads((tmp_path / "figures" / "durations.json").read_text())["wall seconds by test module"]
+    assert modules == {"tests/test_x.py": 123.0, "tests/test_y.py": 1.0}
+
+
+def test_a_tests_id_loses_only_the_group_its_worker_appended():
+    assert reported_id("tests/test_a.py::test_b@proof") == "tests/test_a.py::test_b"
+    assert reported_id("tests/test_a.py::test_b[x@y]") == "tests/test_a.py::test_b[x@y]"
+    assert reported_id("tests/test_a.py::test_b[x@y]@hub") == "tests/test_a.py::test_b[x@y]"
+    assert reported_id("tests/test_a.py::test_b") == "tests/test_a.py::test_b"
+
+
+def test_the_run_says_how_long_it_took_and_on_how_many_workers():
+    assert "took **5.5 min** from start to end, in one process" in render(_times(), TIERS, 2, 0.0, Path("f"), ALONE)
+    parallel = render(_times(), TIERS, 2, 0.0, Path("f"), SuiteRun(2, 90.0))
+    assert "took **90 s** from start to end, on 2 workers side by side" in parallel
 
 
 def test_the_figure_names_pytest_as_the_command_that_wrote_it_where_the_docs_expect_it():
     from test_figures import HEADER
 
-    first = render(_times(), TIERS, 2, 0.0, Path("docs/pages/figures/test-durations.md")).splitlines()[0]
+    first = render(_times(), TIERS, 2, 0.0, Path("docs/pages/figures/test-durations.md"), ALONE).splitlines()[0]
     match = HEADER.match(first)
     assert match and match.group(2) == "docs/pages/figures/test-durations.md"

@@ -56,9 +56,10 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright():
-    """Playwright for the session: its synchronous driver runs once per process, so every browser comes from it."""
+    """Playwright for one module: while its synchronous driver runs, the process's main thread holds its event
+    loop (asyncio.run() refuses to start), so it stops when the module ends and the worker's next module may."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -69,9 +70,9 @@ def playwright():
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright, tmp_path_factory):
-    """One headless Chromium for the session, with a fresh profile."""
+    """One headless Chromium for the module, with a fresh profile."""
     profile = tmp_path_factory.mktemp("chromium-profile")
     context = playwright.chromium.launch_persistent_context(
         str(profile),

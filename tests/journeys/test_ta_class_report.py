@@ -16,7 +16,7 @@ def test_ta_opens_the_class_report_from_a_file(page, tmp_path):
     report = write_class_report(tmp_path / "class-report", MANIFEST, ROWS, CATALOG)
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
-    # The session's browser refuses every address but the lab server's; this page's own file may load.
+    # The module's browser refuses every address but the lab server's; this page's own file may load.
     page.route(report.as_uri(), lambda route: route.continue_())
     page.goto(report.as_uri())
     headline = page.locator("#headline")
