@@ -42,12 +42,12 @@ demo: box-package $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 # tests build includes the committed one (DURATIONS=docs/pages/figures/test-durations.md). The
 # path is joined to its option: pytest would take an existing file given alone as what to test.
 # The tests run on a worker per core (pytest-xdist), each taking a whole group of them at a time
-# (tests/parallel_groups.py), in the order the groups were collected: heaviest first.
+# (a module, or modules that share a costly fixture: tests/parallel_groups.py), heaviest first.
 DURATIONS := test-artifacts/durations.md
 TEST_WORKERS ?= logical
 test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp tests/accessibility/node_modules/.stamp
 	mkdir -p test-artifacts && touch test-artifacts/.suite-started
-	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --dist=loadgroup --no-loadscope-reorder \
+	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --dist=loadscope --no-loadscope-reorder \
 		--durations-figures=$(DURATIONS); status=$$?; \
 		if [ $(DURATIONS) -nt test-artifacts/.suite-started ]; then cat $(DURATIONS); fi; exit $$status
 

@@ -99,7 +99,6 @@ def pytest_configure(config):
             config.pluginmanager.register(DurationsFigure(Path(figure), TIERS, workers), "durations-figures")
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Every test carries exactly one tier (pytest.ini describes them), so no test escapes `make check`'s choice."""
     wrong = []
@@ -115,25 +114,31 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _group_for_workers(items):
-    """Each test's worker group, heaviest groups first (parallel_groups.py), and Playwright's tests last in theirs.
+    """The suite's order for its workers: group by group, heaviest first (parallel_groups.py), Playwright's tests
+    last in theirs. A module asking for a shared session fixture outside its group is refused.
 
     Playwright's synchronous driver holds a running event loop on the main thread while its module
     runs, where asyncio.run() refuses to start: a module's other tests run before it starts.
     """
-    groups = parallel_groups.group_of_modules((item.nodeid, getattr(item, "fixturenames", ())) for item in items)
+    wrong = parallel_groups.unlisted_sharers((item.nodeid, getattr(item, "fixturenames", ())) for item in items)
+    if wrong:
+        raise pytest.UsageError("a costly session fixture is built once per group:\n  " + "\n  ".join(wrong))
     tiers = ((item.nodeid, _tier(item)) for item in items)
-    weights = parallel_groups.group_weights(tiers, groups, parallel_groups.measured_seconds())
+    weights = parallel_groups.group_weights(tiers, parallel_groups.measured_seconds())
     order: dict[str, int] = {}
     for item in items:
-        group = groups[parallel_groups.module_of(item.nodeid)]
-        order.setdefault(group, len(order))
-        item.add_marker(pytest.mark.xdist_group(group))
+        order.setdefault(parallel_groups.group_of(item.nodeid), len(order))
 
     def place(item):
-        group = groups[parallel_groups.module_of(item.nodeid)]
+        group = parallel_groups.group_of(item.nodeid)
         return -weights[group], order[group], "playwright" in getattr(item, "fixturenames", ())
 
     items.sort(key=place)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Workers take whole groups of tests (parallel_groups.py)."""
+    return parallel_groups.group_scheduling(config, log)
 
 
 def _tier(item) -> str:
