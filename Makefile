@@ -43,13 +43,18 @@ demo: box-package $(VENV)/installed.stamp $(VENV)/jupyter.stamp
 # path is joined to its option: pytest would take an existing file given alone as what to test.
 # The tests run on a worker per core (pytest-xdist), each taking a whole group of them at a time
 # (a module, or modules that share a costly fixture: tests/parallel_groups.py), heaviest first.
+# Then the tests marked `alone` run by themselves (pytest.ini): their verdicts need a quiet
+# machine's CPU, or they load the machine on purpose. Both passes run whatever the first's result.
 DURATIONS := test-artifacts/durations.md
 TEST_WORKERS ?= logical
 test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp tests/accessibility/node_modules/.stamp
 	mkdir -p test-artifacts && touch test-artifacts/.suite-started
-	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --dist=loadscope --no-loadscope-reorder \
-		--durations-figures=$(DURATIONS); status=$$?; \
-		if [ $(DURATIONS) -nt test-artifacts/.suite-started ]; then cat $(DURATIONS); fi; exit $$status
+	$(BIN)/python -m pytest -m "not alone" --numprocesses=$(TEST_WORKERS) --dist=loadscope --no-loadscope-reorder \
+		--durations-figures=$(DURATIONS); parallel=$$?; \
+	after=$$([ $(DURATIONS:.md=.json) -nt test-artifacts/.suite-started ] && echo --durations-after); \
+	$(BIN)/python -m pytest -m alone --durations-figures=$(DURATIONS) $$after; alone=$$?; \
+		if [ $(DURATIONS) -nt test-artifacts/.suite-started ]; then cat $(DURATIONS); fi; \
+		[ $$parallel -eq 0 ] && [ $$alone -eq 0 ]
 
 system-packages:
 	.ci/system-packages

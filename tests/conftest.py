@@ -85,18 +85,25 @@ def pytest_addoption(parser):
         metavar="PATH",
         help="write each tier's wall and CPU time and the slowest tests to PATH (Markdown, durations_figures.py)",
     )
+    parser.addoption(
+        "--durations-after",
+        action="store_true",
+        help="this is the run's second pass: the figure at --durations-figures adds this pass to what the first recorded",
+    )
 
 
 def pytest_configure(config):
     figure = config.getoption("--durations-figures")
     if figure:
-        from durations_figures import DurationsFigure, PhaseClock
+        from durations_figures import DurationsFigure, PhaseClock, Recorded, record_path
 
         # Tests run where the clock is (a worker under pytest-xdist); the figure is written where reports arrive.
         config.pluginmanager.register(PhaseClock(), "durations-phase-clock")
         if not hasattr(config, "workerinput"):
             workers = getattr(config.option, "numprocesses", None) or 0
-            config.pluginmanager.register(DurationsFigure(Path(figure), TIERS, workers), "durations-figures")
+            earlier = Recorded.read(record_path(Path(figure))) if config.getoption("--durations-after") else None
+            plugin = DurationsFigure(Path(figure), TIERS, workers, earlier)
+            config.pluginmanager.register(plugin, "durations-figures")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -9,7 +9,9 @@ beside the time the run took from start to end.
 Run on several workers (pytest-xdist), a test runs in a worker's process while the figure is
 written by the controller: `PhaseClock`, where the test runs, stamps each phase's CPU seconds on
 its report, and `DurationsFigure`, where the reports arrive, adds them up. Run in one process,
-both are the same process.
+both are the same process. `make test` runs the suite in two passes (the tests marked `alone`
+after the others, by themselves): the second, given `--durations-after`, reads what the first
+recorded beside the figure and writes one figure for both.
 """
 
 from __future__ import annotations
@@ -41,10 +43,23 @@ class TimedTest:
 
 @dataclasses.dataclass(frozen=True)
 class SuiteRun:
-    """How the suite ran: on how many workers (0: in pytest's own process), and its seconds from start to end."""
+    """One pass of the suite: on how many workers (0: in pytest's own process), its seconds from start to
+    end, and the seconds the machine's cores were busy meanwhile (whoever's work: servers included)."""
 
     workers: int
     elapsed: float
+    busy: float = 0.0
+
+
+def machine_busy_seconds() -> float:
+    """Seconds all the machine's cores have spent on work since it started (Linux's /proc/stat); 0 elsewhere."""
+    try:
+        ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0.0
+    idle, iowait = ticks[3], ticks[4] if len(ticks) > 4 else 0
+    guest = sum(ticks[8:10])  # already counted in user and nice
+    return (sum(ticks) - idle - iowait - guest) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds() -> float:
@@ -78,15 +93,48 @@ def _stamped(item):
         item.user_properties.append((CPU_STAMP, cpu_seconds() - start))
 
 
+@dataclasses.dataclass
+class Recorded:
+    """What a figure holds before it is written: every test, the load at each test's end, each pass of the run."""
+
+    times: list[TimedTest] = dataclasses.field(default_factory=list)
+    loads: list[float] = dataclasses.field(default_factory=list)
+    passes: list[SuiteRun] = dataclasses.field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "wall seconds by test module": module_seconds(self.times),
+            "tests": [dataclasses.astuple(t) for t in self.times],
+            "loads": [round(load, 2) for load in self.loads],
+            "passes": [dataclasses.astuple(run) for run in self.passes],
+        }
+
+    @classmethod
+    def read(cls, path: Path) -> Recorded:
+        """The earlier pass's record; a clear error when there is none, rather than a figure of half the suite."""
+        try:
+            data = json.loads(path.read_text())
+            return cls(
+                [TimedTest(*test) for test in data["tests"]],
+                list(data["loads"]),
+                [SuiteRun(*run) for run in data["passes"]],
+            )
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise pytest.UsageError(f"--durations-after: no earlier pass recorded in {path}: {error}") from error
+
+
 class DurationsFigure:
     """A pytest plugin, where reports arrive: times every test from its reports and writes the figure at the end."""
 
-    def __init__(self, path: Path, tiers: tuple[str, ...], workers: int = 0):
+    def __init__(self, path: Path, tiers: tuple[str, ...], workers: int = 0, earlier: Recorded | None = None):
         self.path, self.tiers, self.workers = path, tiers, workers
-        self.times: list[TimedTest] = []
-        self.loads: list[float] = []
+        self.recorded = earlier or Recorded()
         self.walls: dict[str, float] = {}
-        self.started = time.monotonic()
+        self.started, self.busy_at_start = time.monotonic(), machine_busy_seconds()
+
+    @property
+    def times(self) -> list[TimedTest]:
+        return self.recorded.times
 
     def pytest_runtest_logreport(self, report):
         self.walls[report.nodeid] = self.walls.get(report.nodeid, 0.0) + report.duration
@@ -95,29 +143,31 @@ class DurationsFigure:
         cpu = sum(value for name, value in report.user_properties if name == CPU_STAMP)
         tier = next((name for name in self.tiers if name in report.keywords), "none")
         self.times.append(TimedTest(reported_id(report.nodeid), tier, self.walls.pop(report.nodeid), cpu))
-        self.loads.append(os.getloadavg()[0])
+        self.recorded.loads.append(os.getloadavg()[0])
 
     def pytest_sessionfinish(self, session):
+        elapsed, busy = time.monotonic() - self.started, machine_busy_seconds() - self.busy_at_start
+        self.recorded.passes.append(SuiteRun(self.workers, elapsed, busy))
         if self.times:
-            mean_load = sum(self.loads) / len(self.loads)
-            run = SuiteRun(self.workers, time.monotonic() - self.started)
+            recorded = self.recorded
+            mean_load = sum(recorded.loads) / len(recorded.loads)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(render(self.times, self.tiers, os.cpu_count() or 1, mean_load, self.path, run))
-            write_module_seconds(self.times, module_seconds_path(self.path))
+            figure = render(self.times, self.tiers, os.cpu_count() or 1, mean_load, self.path, recorded.passes)
+            self.path.write_text(figure)
+            record_path(self.path).write_text(json.dumps(recorded.to_json(), indent=1) + "\n")
 
 
-def module_seconds_path(figure: Path) -> Path:
-    """Where a figure's seconds per test module go: beside it, as JSON (the next run's groups are weighed by them)."""
+def record_path(figure: Path) -> Path:
+    """Where a figure's record goes: beside it, as JSON (a later pass adds to it; the next run's groups are weighed by it)."""
     return figure.with_suffix(".json")
 
 
-def write_module_seconds(times: list[TimedTest], path: Path) -> None:
+def module_seconds(times: list[TimedTest]) -> dict[str, float]:
     seconds: dict[str, float] = {}
     for timed in times:
         module = timed.nodeid.split("::", 1)[0]
         seconds[module] = seconds.get(module, 0.0) + timed.wall
-    rounded = {module: round(value, 1) for module, value in sorted(seconds.items())}
-    path.write_text(json.dumps({"wall seconds by test module": rounded}, indent=1) + "\n")
+    return {module: round(value, 1) for module, value in sorted(seconds.items())}
 
 
 def reported_id(nodeid: str) -> str:
@@ -127,7 +177,7 @@ def reported_id(nodeid: str) -> str:
 
 
 def render(
-    times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load: float, path: Path, run: SuiteRun
+    times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load: float, path: Path, passes: list[SuiteRun]
 ) -> str:
     """The figure's Markdown: totals, one row per tier, the least wall time on `cores`, the slowest tests."""
     wall, cpu = sum(t.wall for t in times), sum(t.cpu for t in times)
@@ -139,7 +189,7 @@ def render(
         f"<!-- written by: python -m pytest --durations-figures {path.as_posix()} -->",
         "",
         f"{len(times):,} tests in {seconds_text(wall)} of test wall time and {seconds_text(cpu)} of CPU; "
-        f"{cores} cores, load {mean_load:.1f} on average at the tests' ends. {_elapsed_text(run)}",
+        f"{cores} cores, load {mean_load:.1f} on average at the tests' ends. {_elapsed_text(passes, cores)}",
         "",
         markdown_table(["tier", "tests", "wall", "CPU", "CPU / wall"], [*tier_rows, _tier_row("**all**", times)]),
         "",
@@ -155,9 +205,23 @@ def render(
     return "\n".join(lines) + "\n"
 
 
-def _elapsed_text(run: SuiteRun) -> str:
-    where = f"on {run.workers} workers side by side" if run.workers else "in one process"
-    return f"The run took **{seconds_text(run.elapsed)}** from start to end, {where}."
+def _elapsed_text(passes: list[SuiteRun], cores: int) -> str:
+    elapsed, busy = sum(run.elapsed for run in passes), sum(run.busy for run in passes)
+    if len(passes) == 1:
+        took = f"The run took **{seconds_text(elapsed)}** from start to end, {_where(passes[0])}"
+    else:
+        parts = [f"{seconds_text(run.elapsed)} {_where(run)}" for run in passes]
+        took = f"The run took **{seconds_text(elapsed)}** from start to end: " + ", then ".join(parts)
+    if not busy:
+        return took + "."
+    return (
+        f"{took}; the machine's cores were busy for {seconds_text(busy)} of the {seconds_text(elapsed * cores)} "
+        f"they had ({busy / (elapsed * cores):.0%}, servers and all)."
+    )
+
+
+def _where(run: SuiteRun) -> str:
+    return f"on {run.workers} workers side by side" if run.workers else "in one process"
 
 
 def _tier_row(tier: str, times: list[TimedTest]) -> list[str]:

@@ -9,9 +9,12 @@ from durations_figures import (
     SLOWEST,
     DurationsFigure,
     PhaseClock,
+    Recorded,
     SuiteRun,
     TimedTest,
     cpu_seconds,
+    machine_busy_seconds,
+    record_path,
     render,
     reported_id,
 )
@@ -19,7 +22,7 @@ from durations_figures import (
 pytestmark = pytest.mark.unit
 
 TIERS = ("unit", "nbgrader")
-ALONE = SuiteRun(0, 330.0)
+ALONE = [SuiteRun(0, 330.0)]
 
 
 def _times():
@@ -109,8 +112,30 @@ def test_the_figure_adds_each_tests_phases_under_its_tier_and_writes_at_the_end(
     text = figure.read_text()
     assert "2 tests in" in text and "| nbgrader | 1 | 2.0 min | 114 s |" in text and "| unit | 1 |" in text
     assert "on 2 workers side by side" in text and "`tests/test_x.py::test_one`" in text
-    modules = json.loads((tmp_path / "figures" / "durations.json").read_text())["wall seconds by test module"]
+    modules = json.loads(record_path(figure).read_text())["wall seconds by test module"]
     assert modules == {"tests/test_x.py": 123.0, "tests/test_y.py": 1.0}
+
+
+def test_a_second_pass_adds_its_tests_to_what_the_first_recorded_and_says_both_passes(tmp_path):
+    figure = tmp_path / "durations.md"
+    first = DurationsFigure(figure, TIERS, workers=2)
+    _phases(first, "tests/test_x.py::test_one", "nbgrader", (10.0, 20.0, 3.0), (5.0, 6.0, 7.0))
+    first.pytest_sessionfinish(None)
+    second = DurationsFigure(figure, TIERS, workers=0, earlier=Recorded.read(record_path(figure)))
+    _phases(second, "tests/test_z.py::test_alone", "nbgrader", (1.0, 50.0, 1.0), (0.0, 40.0, 0.0))
+    second.pytest_sessionfinish(None)
+    text = figure.read_text()
+    assert "2 tests in" in text and "| nbgrader | 2 | 85 s | 58 s |" in text
+    assert "on 2 workers side by side, then " in text and " in one process." in text
+    assert [t.nodeid for t in Recorded.read(record_path(figure)).times] == [
+        "tests/test_x.py::test_one",
+        "tests/test_z.py::test_alone",
+    ]
+
+
+def test_a_second_pass_without_a_first_ones_record_is_refused(tmp_path):
+    with pytest.raises(pytest.UsageError, match="no earlier pass recorded"):
+        Recorded.read(tmp_path / "durations.json")
 
 
 def test_a_tests_id_loses_only_the_group_its_worker_appended():
@@ -120,10 +145,19 @@ def test_a_tests_id_loses_only_the_group_its_worker_appended():
     assert reported_id("tests/test_a.py::test_b") == "tests/test_a.py::test_b"
 
 
+def test_the_machines_busy_seconds_grow_with_work_done():
+    before = machine_busy_seconds()
+    sum(n * n for n in range(3_000_000))
+    assert machine_busy_seconds() > before > 0
+
+
 def test_the_run_says_how_long_it_took_and_on_how_many_workers():
     assert "took **5.5 min** from start to end, in one process" in render(_times(), TIERS, 2, 0.0, Path("f"), ALONE)
-    parallel = render(_times(), TIERS, 2, 0.0, Path("f"), SuiteRun(2, 90.0))
-    assert "took **90 s** from start to end, on 2 workers side by side" in parallel
+    parallel = render(_times(), TIERS, 2, 0.0, Path("f"), [SuiteRun(2, 90.0)])
+    assert "took **90 s** from start to end, on 2 workers side by side." in parallel
+    busy = render(_times(), TIERS, 2, 0.0, Path("f"), [SuiteRun(2, 600.0, 900.0), SuiteRun(0, 60.0, 40.0)])
+    assert "took **11.0 min** from start to end: 10.0 min on 2 workers side by side, then 60 s in one process;" in busy
+    assert "busy for 15.7 min of the 22.0 min they had (71%, servers and all)." in busy
 
 
 def test_the_figure_names_pytest_as_the_command_that_wrote_it_where_the_docs_expect_it():

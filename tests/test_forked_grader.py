@@ -46,6 +46,7 @@ def test_a_grading_process_stays_warm_between_tasks_and_keeps_its_files_in_its_f
     assert grader.pid != os.getpid() and grader.alive
 
 
+@pytest.mark.alone  # reaching its CPU limit before the backstop needs a free core
 def test_a_task_that_spins_past_its_budget_ends_only_its_process_and_says_so(grader):
     started = time.monotonic()
     ended = grader.run(TaskBudget(1.0), "spin")
@@ -84,6 +85,7 @@ def _fork_from_a_daemon(results):
         process.close(_no_kernel_folders)
 
 
+@pytest.mark.alone  # its task spins to its CPU limit: it needs a free core
 def test_a_daemonic_process_which_multiprocessing_will_not_let_have_children_forks_one():
     context = multiprocessing.get_context("fork")
     results = context.Queue()

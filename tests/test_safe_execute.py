@@ -28,6 +28,7 @@ def test_after_the_grader_killed_the_kernel_every_later_call_gets_the_same_reaso
         step.refuse_if_killed()
 
 
+@pytest.mark.alone  # it loads every core on purpose
 @pytest.mark.notebook
 def test_a_kernel_starved_past_the_backstop_is_the_graders_failure(tmp_path):
     """Spinning, but given too little CPU to reach its limit before the backstop: retried, never scored."""

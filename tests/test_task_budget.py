@@ -37,6 +37,7 @@ def test_a_task_within_its_budget_returns_and_leaves_no_verdict(tmp_path):
     assert over_budget(tmp_path / "verdict.json") is None
 
 
+@pytest.mark.alone  # reaching 1 s of CPU before the backstop needs a free core
 @pytest.mark.nbgrader
 def test_a_task_that_spins_past_its_budget_ends_its_worker_as_the_students_timeout(tmp_path):
     with pytest.raises(concurrent.futures.process.BrokenProcessPool):

@@ -101,6 +101,7 @@ def _assert_outcome(narrow, rows, case: Case) -> None:
     assert scores == {cell: 0 if cell in expected.zero_cells else full for cell, full in full_marks(narrow).items()}
 
 
+@pytest.mark.alone  # graded on a quiet machine (above)
 @pytest.mark.nbgrader
 def test_a_cell_that_spins_past_the_limit_is_the_students_timeout(graded_spinner):
     narrow, rows = graded_spinner
@@ -108,6 +109,7 @@ def test_a_cell_that_spins_past_the_limit_is_the_students_timeout(graded_spinner
     assert [note.kind for note in rows[SPINS.name].notes] == [NoteKind.INTERRUPTED]
 
 
+@pytest.mark.alone  # it loads every core on purpose
 @pytest.mark.nbgrader
 def test_a_cell_within_its_cpu_limit_is_graded_in_full_on_a_loaded_machine(graded_under_load):
     narrow, rows = graded_under_load

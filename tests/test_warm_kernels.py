@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from gradekit.grading.warm_kernels import Zygote, without_secrets
+from gradekit.grading.warm_kernels import Zygote, discard_zygote, without_secrets, zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 pytestmark = pytest.mark.notebook
@@ -23,3 +23,19 @@ def test_the_kernels_parent_never_holds_the_graders_secrets(monkeypatch, tmp_pat
     assert b"sw0rdfish" not in block and b"KIT_EXCHANGE_ROOT" not in block
     assert b"hidden-tests" not in block
     assert b"PATH=" in block
+
+
+def test_a_forked_process_that_ends_its_zygote_leaves_its_parents_running_with_its_folder():
+    """A forked grading process ends with discard_zygote: the parent's own zygote must outlive it."""
+    parent = zygote()
+    child = os.fork()
+    if child == 0:
+        try:
+            discard_zygote()
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    try:
+        assert zygote() is parent and parent.process.poll() is None and parent.kernels_root.is_dir()
+    finally:
+        discard_zygote()

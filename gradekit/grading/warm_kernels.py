@@ -208,6 +208,19 @@ def zygote(allow_unconfined: bool = False) -> Zygote:
     return _zygote
 
 
+def _forget_in_child() -> None:
+    """A forked process starts its own zygote: its parent's (its process, pipes and folder) stays the parent's.
+
+    Without this, a forked grading process that ends with `discard_zygote` would kill its parent's
+    zygote and remove the folder where the parent's next kernel is made.
+    """
+    global _zygote
+    _zygote = None
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def discard_zygote() -> None:
     """End this process's zygote (if any), so that the next kernel is forked from a fresh one."""
     global _zygote
