@@ -15,9 +15,12 @@ def open_cohort(formgrader, assignment_id: str, student: str) -> None:
 
 
 def type_and_save(page, field, text: str, api: str):
-    """Type `text` into a formgrader field and leave it; returns the server's answer to the save it triggers."""
-    field.click()
-    page.keyboard.type(text)
+    """Put `text` into a formgrader field and leave it; returns the server's answer to the save it triggers.
+
+    The text goes in whole (Playwright's fill): typed key by key, a first key could land on a loaded
+    machine before formgrader's page had finished focusing the field, and be lost.
+    """
+    field.fill(text)
     with page.expect_response(lambda r: f"/formgrader/api/{api}/" in r.url and r.request.method == "PUT") as saved:
         page.keyboard.press("Tab")
     return saved.value

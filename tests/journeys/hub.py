@@ -186,6 +186,8 @@ def created_course(log_dir: Path, postgres_host: str | None = None) -> Iterator[
     gradebook = (
         [f"--gradebook-database={GRADEBOOK_DATABASE}", f"--postgres-host={postgres_host}"] if postgres_host else []
     )
+    # A run stopped before its clean-up leaves the accounts, their homes gone with its scratch folder.
+    remove_accounts((*TEAM, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
     try:
         setup = subprocess.run(
             [
@@ -214,16 +216,37 @@ def created_course(log_dir: Path, postgres_host: str | None = None) -> Iterator[
 
 
 def remove_accounts(usernames, groups) -> None:
-    """End what each test account still runs (by process id), delete the account and its home, then the groups."""
+    """End what each test account still runs, delete the account and its home, then the groups.
+
+    userdel refuses an account that still runs a process, and a killed process runs until it is
+    reaped: each account's processes are killed until none is left, and an account that stays is an error.
+    """
     for name in usernames:
         with contextlib.suppress(KeyError):
-            uid = pwd.getpwnam(name).pw_uid
-            for pid in processes_of(uid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+            _end_processes(pwd.getpwnam(name).pw_uid)
             subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
     for group in groups:
         subprocess.run(["groupdel", group], capture_output=True, check=False)
+    left = [name for name in usernames if _account_exists(name)]
+    if left:
+        raise HubError(f"the test accounts {', '.join(left)} could not be removed")
+
+
+def _end_processes(uid: int, patience: float = 10.0) -> None:
+    deadline = time.monotonic() + patience
+    while (pids := processes_of(uid)) and time.monotonic() < deadline:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.1)
+
+
+def _account_exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 def processes_of(uid: int) -> list[int]:
