@@ -143,6 +143,7 @@ def _group_for_workers(items):
     items.sort(key=place)
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: without xdist, pytest need not know it
 def pytest_xdist_make_scheduler(config, log):
     """Workers take whole groups of tests (parallel_groups.py)."""
     return parallel_groups.group_scheduling(config, log)

@@ -142,7 +142,7 @@ class DurationsFigure:
             return
         cpu = sum(value for name, value in report.user_properties if name == CPU_STAMP)
         tier = next((name for name in self.tiers if name in report.keywords), "none")
-        self.times.append(TimedTest(reported_id(report.nodeid), tier, self.walls.pop(report.nodeid), cpu))
+        self.times.append(TimedTest(report.nodeid, tier, self.walls.pop(report.nodeid), cpu))
         self.recorded.loads.append(os.getloadavg()[0])
 
     def pytest_sessionfinish(self, session):
@@ -170,12 +170,6 @@ def module_seconds(times: list[TimedTest]) -> dict[str, float]:
     return {module: round(value, 1) for module, value in sorted(seconds.items())}
 
 
-def reported_id(nodeid: str) -> str:
-    """A test's id without the group a worker's scheduling appended to it (`path::test@group`)."""
-    head, at, group = nodeid.rpartition("@")
-    return head if at and "]" not in group and "::" not in group else nodeid
-
-
 def render(
     times: list[TimedTest], tiers: tuple[str, ...], cores: int, mean_load: float, path: Path, passes: list[SuiteRun]
 ) -> str:
@@ -194,9 +188,10 @@ def render(
         markdown_table(["tier", "tests", "wall", "CPU", "CPU / wall"], [*tier_rows, _tier_row("**all**", times)]),
         "",
         f"However the tests were split among {cores} cores, the run could not take less than the larger of "
-        f"its CPU time over the cores ({seconds_text(cpu / cores)}) and its longest test ({longest.wall:.0f} s): "
-        f"**{seconds_text(floor)}**. CPU time counts the processes a test waited for, not a server that "
-        "outlives its starter (PostgreSQL's, the browser's).",
+        f"the tests' CPU time over the cores ({seconds_text(cpu / cores)}) and its longest test "
+        f"({longest.wall:.0f} s): **{seconds_text(floor)}**. That is a floor and an optimistic one: the tests' "
+        "CPU counts the processes a test waited for, not a server that outlives its starter (PostgreSQL's, "
+        "the browser's) nor a process killed rather than waited for; the machine's busy time counts both.",
         "",
         f"The {SLOWEST} slowest tests (a session fixture counts in the first test that asks for it):",
         "",

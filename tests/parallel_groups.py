@@ -113,4 +113,5 @@ def group_scheduling(config, log):
             elif self._pending_of(self.assigned_work[node]) <= 1:
                 self._assign_work_unit(node)
 
+    config.option.loadscopereorder = False  # the collection's order is heaviest first: xdist's would count tests
     return GroupScheduling(config, log)

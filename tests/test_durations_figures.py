@@ -16,7 +16,6 @@ from durations_figures import (
     machine_busy_seconds,
     record_path,
     render,
-    reported_id,
 )
 
 pytestmark = pytest.mark.unit
@@ -101,7 +100,7 @@ def test_the_phase_clock_stamps_each_phases_cpu_on_the_item_even_when_the_phase_
 def test_the_figure_adds_each_tests_phases_under_its_tier_and_writes_at_the_end(tmp_path):
     figure = tmp_path / "figures" / "durations.md"
     plugin = DurationsFigure(figure, TIERS, workers=2)
-    _phases(plugin, "tests/test_x.py::test_one@proof", "nbgrader", (100.0, 20.0, 3.0), (80.0, 30.0, 4.0))
+    _phases(plugin, "tests/test_x.py::test_one", "nbgrader", (100.0, 20.0, 3.0), (80.0, 30.0, 4.0))
     _phases(plugin, "tests/test_y.py::test_two", "unit", (0.0, 1.0, 0.0), (0.0, 0.5, 0.0))
     assert [(t.nodeid, t.tier, t.wall, t.cpu) for t in plugin.times] == [
         ("tests/test_x.py::test_one", "nbgrader", 123.0, 114.0),
@@ -136,13 +135,6 @@ def test_a_second_pass_adds_its_tests_to_what_the_first_recorded_and_says_both_p
 def test_a_second_pass_without_a_first_ones_record_is_refused(tmp_path):
     with pytest.raises(pytest.UsageError, match="no earlier pass recorded"):
         Recorded.read(tmp_path / "durations.json")
-
-
-def test_a_tests_id_loses_only_the_group_its_worker_appended():
-    assert reported_id("tests/test_a.py::test_b@proof") == "tests/test_a.py::test_b"
-    assert reported_id("tests/test_a.py::test_b[x@y]") == "tests/test_a.py::test_b[x@y]"
-    assert reported_id("tests/test_a.py::test_b[x@y]@hub") == "tests/test_a.py::test_b[x@y]"
-    assert reported_id("tests/test_a.py::test_b") == "tests/test_a.py::test_b"
 
 
 def test_the_machines_busy_seconds_grow_with_work_done():

@@ -164,6 +164,7 @@ def _grading_processes_left(state_dir) -> list[int]:
     return [int(p.name) for folder in folders for p in folder.iterdir() if os.path.exists(f"/proc/{p.name}")]
 
 
+@pytest.mark.alone  # its hang must reach the CPU limit before the backstop: it needs a free core
 @pytest.mark.nbgrader
 def test_a_grading_process_that_hangs_is_replaced_and_the_next_students_check_is_graded(
     course, manifest, tmp_path, monkeypatch

@@ -115,6 +115,7 @@ def test_the_figure_names_its_command_then_the_runs_the_faults_and_the_verdict(t
 # ---- one short soak -----------------------------------------------------------------------------
 
 
+@pytest.mark.alone  # it loads every core on purpose
 @pytest.mark.nbgrader
 def test_a_short_soak_grades_twice_injects_its_faults_and_leaves_no_process_behind(course, manifest):
     # Paced by time alone: a cohort this small may be graded before any share of it could be waited for.

@@ -32,6 +32,7 @@ def test_a_forked_process_that_ends_its_zygote_leaves_its_parents_running_with_i
     if child == 0:
         try:
             discard_zygote()
+            parent.close()  # as the exit handler it inherited would, were it to exit normally
         finally:
             os._exit(0)
     os.waitpid(child, 0)

@@ -71,6 +71,7 @@ class Zygote:
         started = time.monotonic()
         self.lock = threading.Lock()
         self.kernels_root, self.boxed = kernels_root, boxed
+        self.owner = os.getpid()  # a forked process inherits this object (and its exit handler): not its to close
         self.errors = tempfile.TemporaryFile()  # what a boxed zygote says on its standard error
         program = [sys.executable, "-c", ZYGOTE_SOURCE]
         if not boxed:
@@ -145,6 +146,8 @@ class Zygote:
         return json.loads(line)
 
     def close(self) -> None:
+        if os.getpid() != self.owner:
+            return
         if self.process.poll() is None:
             assert self.process.stdin is not None  # opened as a pipe in __init__
             self.process.stdin.close()

@@ -177,6 +177,8 @@ def created_course(log_dir: Path, postgres_host: str | None = None) -> Iterator[
 
     With `postgres_host` (a server's socket folder) the team shares a PostgreSQL gradebook there.
     """
+    # A run stopped before its clean-up leaves the accounts, their homes gone with its scratch folder.
+    remove_accounts((*TEAM, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
     scratch = Path(tempfile.mkdtemp(prefix="kit-hub-"))
     os.chmod(scratch, 0o755)  # homes and the site live below it
     roster = scratch / "roster.csv"
@@ -186,8 +188,6 @@ def created_course(log_dir: Path, postgres_host: str | None = None) -> Iterator[
     gradebook = (
         [f"--gradebook-database={GRADEBOOK_DATABASE}", f"--postgres-host={postgres_host}"] if postgres_host else []
     )
-    # A run stopped before its clean-up leaves the accounts, their homes gone with its scratch folder.
-    remove_accounts((*TEAM, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
     try:
         setup = subprocess.run(
             [
@@ -211,8 +211,10 @@ def created_course(log_dir: Path, postgres_host: str | None = None) -> Iterator[
         subprocess.run(["chpasswd"], input="".join(f"{n}:{p}\n" for n, p in passwords.items()), text=True, check=True)
         yield HubCourse(json.loads((scratch / "site" / "hub.json").read_text()), passwords)
     finally:
-        remove_accounts((*TEAM, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
-        subprocess.run(["rm", "-rf", "--one-file-system", str(scratch)], check=False)
+        try:
+            remove_accounts((*TEAM, *STUDENTS, PRECHECK_ACCOUNT), (TEAM_GROUP, STUDENT_GROUP))
+        finally:  # the folder holds the hidden tests and the gradebook: it goes even if an account stays
+            subprocess.run(["rm", "-rf", "--one-file-system", str(scratch)], check=False)
 
 
 def remove_accounts(usernames, groups) -> None:
