@@ -183,7 +183,13 @@ def create_accounts(plan: CoursePlan) -> None:
         if not _exists(pwd.getpwnam, member.username):
             _run("useradd", "--create-home", "--base-dir", str(plan.homes), "--shell", "/bin/bash", member.username)
         _run("usermod", "--append", "--groups", plan.group_of(member), member.username)
-        os.chmod(pwd.getpwnam(member.username).pw_dir, 0o700)  # a home is private: answers live there
+        home = pwd.getpwnam(member.username).pw_dir
+        if not os.path.isdir(home):  # an account kept from before, whose home was moved or removed
+            raise SystemExit(
+                f"{member.username} has an account but its home {home} is missing: make it, owned by "
+                f"{member.username}, or remove the account (userdel {member.username}), and run again"
+            )
+        os.chmod(home, 0o700)  # a home is private: answers live there
 
 
 def _exists(lookup, name: str) -> bool:

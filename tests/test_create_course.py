@@ -183,3 +183,21 @@ def test_a_folder_is_made_with_its_owner_and_mode(tmp_path):
     folder = tmp_path / "outbound"
     create_course.own_folder(folder, os.getuid(), os.getgid(), 0o2775, {os.getuid()})
     assert stat.S_IMODE(folder.stat().st_mode) == 0o2775
+
+
+def test_an_account_kept_from_before_without_its_home_is_named_with_what_to_do(tmp_path, monkeypatch):
+    """Re-run for a roster whose account exists but whose home has gone: a plain refusal, not a traceback."""
+    members = (create_course.Member("lovelace", "instructor"), create_course.Member("s1", "student"))
+    plan = create_course.CoursePlan("c1", members, tmp_path / "site", tmp_path / "home", "c1-team", "c1-students")
+    ran = []
+    monkeypatch.setattr(create_course, "_run", lambda *command: ran.append(command))
+    monkeypatch.setattr(create_course, "_exists", lambda lookup, name: True)
+    gone = tmp_path / "old-homes" / "lovelace"
+
+    class Account:
+        pw_dir = str(gone)
+
+    monkeypatch.setattr(create_course.pwd, "getpwnam", lambda name: Account)
+    with pytest.raises(SystemExit, match=f"lovelace has an account but its home {gone} is missing: make it"):
+        create_course.create_accounts(plan)
+    assert not any(command[0] == "useradd" for command in ran)  # the account is the course lead's to mend
