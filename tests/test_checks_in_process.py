@@ -65,6 +65,17 @@ def test_a_passing_cell_and_a_diagnosis_naming_its_misconception():
     assert "f must return 1" in failed.failure
 
 
+def test_a_run_told_where_to_stop_runs_no_cell_after_the_first_outcome_it_accepts():
+    script = parse_script(SCRIPT)
+    whole = run_checks(script, {"answer_f": "def f():\n    return 2"})
+    stopped = run_checks(script, {"answer_f": "def f():\n    return 2"}, stop_after=lambda o: o.cell == "test_stderr")
+    assert [o.cell for o in stopped] == ["test_named", "test_stderr"]
+    assert stopped == whole[:2]
+    assert run_checks(script, {"answer_f": "def f():\n    return 1"}, stop_after=lambda o: False) == run_checks(
+        script, {"answer_f": "def f():\n    return 1"}
+    )
+
+
 def test_stderr_and_printed_warnings_fail_a_test_cell_but_recorded_warnings_do_not():
     outcomes = _outcomes("def f():\n    return 1")
     assert not outcomes["test_stderr"].passed and "noise" in outcomes["test_stderr"].failure

@@ -98,6 +98,7 @@ def test_a_cluster_run_stops_waiting_for_a_submission_past_its_budget_and_report
 
     GradingRun(CourseKit(), cell_timeout=1, protected_roots=()).write(tmp_path)  # a budget of seconds
     monkeypatch.setattr(executors, "grade_within_budget", stuck_on_one)
+    monkeypatch.setattr(executors, "LAST_RESORT_SECONDS", 2)  # the wait's margin past the backstop, shortened
     students = ("amy", "stuck", "ben")
     with LocalCluster(n_workers=3, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         executor = DaskExecutor(cluster.scheduler_address)

@@ -30,3 +30,8 @@ def test_every_exercise_function_has_mutants_and_the_lesson_operators_fire(adequ
             assert {(entry.name, f) for f in exercise.functions} <= mutated
     operators = {r.mutant.operator for r in adequacy.results}
     assert {"precision", "requires-grad", "grad-mode-dropped", "in-place", "identity", "finite-infinity"} <= operators
+
+
+def test_a_mutants_run_stops_at_the_first_cell_that_kills_it(adequacy):
+    killed = [r for r in adequacy.results if r.killed_by]
+    assert killed and all(len(r.killed_by) == 1 for r in killed)

@@ -108,10 +108,13 @@ def run_checks(
     answers: dict[str, str],
     label: str = "notebook",
     on_call: CallWatcher | None = None,
+    stop_after: Callable[[TestOutcome], bool] | None = None,
 ) -> tuple[TestOutcome, ...]:
     """Run the script with `answers` (answer cell -> its text); one outcome per test cell, in order.
 
     `on_call`, when given, sees each call a cell makes to the student's side before it runs.
+    `stop_after`, when given, ends the run at the first test outcome it accepts: the outcomes
+    stop there (a mutant a cell has killed needs none of the cells after it).
     """
     outcomes = []
     answer_files = {f"<{label}:{cell.grade_id}>" for cell in script if cell.role is Role.ANSWER}
@@ -138,6 +141,8 @@ def run_checks(
             if cell.role is Role.TEST:
                 stderr += "".join(_warning_text(w) for w in shown[seen:])
                 outcomes.append(_outcome(cell, error, stderr))
+                if stop_after is not None and stop_after(outcomes[-1]):
+                    break
     return tuple(outcomes)
 
 

@@ -1,9 +1,11 @@
 """Grade each mutant on the in-process engine: killed when a test cell the reference passes fails.
 
 A mutant runs as its notebook's answer cell, in place of the reference
-function, exactly like a negative control in `gradekit check`. A mutant that
-runs past the time limit counts as killed (real grading would stop it at the
-cell timeout and score the cell zero).
+function, exactly like a negative control in `gradekit check`, up to the first
+test cell that kills it: the cells after it cannot change the verdict, and
+they would cost most of the run (the compile notebook's checks compile).
+A mutant that runs past the time limit counts as killed (real grading would
+stop it at the cell timeout and score the cell zero).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import dataclasses
 import signal
 from typing import Callable, Protocol, Sequence, TypeVar
 
-from gradekit.authoring.checks_in_process import load_support_modules, run_checks
+from gradekit.authoring.checks_in_process import TestOutcome, load_support_modules, run_checks
 from gradekit.authoring.solutions import NegativeControl
 from gradekit.core.course import Course
 from gradekit.core.manifest import SCRIPTS_DIR, Manifest
@@ -42,7 +44,7 @@ class MutantOutOfTime(BaseException):
 @dataclasses.dataclass(frozen=True)
 class MutantResult:
     mutant: Mutant
-    killed_by: tuple[str, ...]  # the test cells that failed; empty when the mutant survived
+    killed_by: tuple[str, ...]  # the test cell that killed it (the run stops there); empty when it survived
     timed_out: bool = False
 
     @property
@@ -90,12 +92,16 @@ def _reference_passes(manifest: Manifest, notebook: str, script) -> frozenset[st
 def _grade(manifest: Manifest, script, passing: frozenset[str], mutant: Mutant, time_limit: float) -> MutantResult:
     stand_in = NegativeControl(mutant.id, mutant.notebook, mutant.function, "", (), mutant.source)
     answers = answer_sources(manifest, mutant.notebook, stand_in)
+
+    def kills(outcome: TestOutcome) -> bool:
+        return outcome.cell in passing and not outcome.passed
+
     try:
         with alarm(time_limit):
-            outcomes = run_checks(script, answers, f"mutant/{mutant.id}")
+            outcomes = run_checks(script, answers, f"mutant/{mutant.id}", stop_after=kills)
     except MutantOutOfTime:
         return MutantResult(mutant, (), timed_out=True)
-    return MutantResult(mutant, tuple(o.cell for o in outcomes if o.cell in passing and not o.passed))
+    return MutantResult(mutant, tuple(o.cell for o in outcomes if kills(o)))
 
 
 @contextlib.contextmanager

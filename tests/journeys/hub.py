@@ -297,6 +297,7 @@ def running_hub(course: HubCourse, log_dir: Path, timeout: float = 90) -> Iterat
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_interrupts_delivered,
         )
     hub = Hub(int(ports["KIT_HUB_PORT"]), process, log_path)
     try:
@@ -304,6 +305,51 @@ def running_hub(course: HubCourse, log_dir: Path, timeout: float = 90) -> Iterat
         yield hub
     finally:
         _stop(process)
+        strays = _end_strays(ports)
+    if strays:  # raised only when the journey itself passed: its own failure says more
+        raise HubError(f"the hub left processes running after it stopped (ended now): {strays}")
+
+
+def _interrupts_delivered() -> None:
+    """In the hub's process, before it starts: SIGINT and SIGQUIT back to their defaults.
+
+    A service manager starts the hub so; a background job of a script or a pytest-xdist worker has
+    them ignored, and every process the hub starts inherits that. The hub stops a service with
+    SIGINT and waits 30 s before SIGTERM: the idle culler, which stops at SIGINT only by default,
+    then outlived the hub, and so did the proxy the hub stops after its services.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
+def _end_strays(ports: dict[str, str], patience: float = 5.0) -> list[str]:
+    """What this hub started (its proxy, its services, its users' servers and kernels) and left running
+    `patience` seconds after it stopped: killed, and each one's command line returned."""
+    deadline = time.monotonic() + patience
+    while (strays := _started_by(ports)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in strays:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return list(strays.values())
+
+
+def _started_by(ports: dict[str, str]) -> dict[int, str]:
+    """The processes the hub on `ports` started, by process id: its proxy, and all that were given its API's address."""
+    proxy = ["--api-port", ports["KIT_PROXY_API_PORT"]]
+    hub_api = f":{ports['KIT_HUB_API_PORT']}/".encode()
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            arguments = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            environment = (entry / "environ").read_bytes().split(b"\0")
+            is_proxy = any(arguments[i : i + 2] == proxy for i in range(len(arguments)))
+            is_the_hubs = any(v.startswith(b"JUPYTERHUB_API_URL=") and hub_api in v for v in environment)
+            if is_proxy or is_the_hubs:
+                found[int(entry.name)] = " ".join(arguments)[:120]
+    return found
 
 
 def _wait_until_answering(hub: Hub, timeout: float) -> None:
