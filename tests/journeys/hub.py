@@ -46,6 +46,17 @@ HUB_CONFIG = REPO_ROOT / "deploy" / "jupyterhub_config.py"
 CREATE_COURSE = REPO_ROOT / "deploy" / "create_course.py"
 
 
+# The hub runs through this: SIGINT and SIGQUIT back to their defaults, then the hub in its place.
+# A service manager starts the hub so; a background job of a script, or a worker of a test run
+# started by one, has them ignored, and every process the hub starts inherits that. The hub stops
+# a service with SIGINT and waits 30 s before SIGTERM: the idle culler, which stops at SIGINT only
+# by default, then outlived the hub, and so did the proxy the hub stops after its services.
+INTERRUPTS_DELIVERED = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
 class HubError(RuntimeError):
     """The hub did not answer in time or exited early; the message carries its log tail."""
 
@@ -290,14 +301,20 @@ def running_hub(course: HubCourse, log_dir: Path, timeout: float = 90) -> Iterat
     log_path = log_dir / "jupyterhub.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(HUB_CONFIG)],
+            [
+                sys.executable,
+                "-c",
+                INTERRUPTS_DELIVERED,
+                str(Path(sys.executable).parent / "jupyterhub"),
+                "-f",
+                str(HUB_CONFIG),
+            ],
             cwd=course.settings["state_dir"],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_interrupts_delivered,
         )
     hub = Hub(int(ports["KIT_HUB_PORT"]), process, log_path)
     try:
@@ -308,18 +325,6 @@ def running_hub(course: HubCourse, log_dir: Path, timeout: float = 90) -> Iterat
         strays = _end_strays(ports)
     if strays:  # raised only when the journey itself passed: its own failure says more
         raise HubError(f"the hub left processes running after it stopped (ended now): {strays}")
-
-
-def _interrupts_delivered() -> None:
-    """In the hub's process, before it starts: SIGINT and SIGQUIT back to their defaults.
-
-    A service manager starts the hub so; a background job of a script or a pytest-xdist worker has
-    them ignored, and every process the hub starts inherits that. The hub stops a service with
-    SIGINT and waits 30 s before SIGTERM: the idle culler, which stops at SIGINT only by default,
-    then outlived the hub, and so did the proxy the hub stops after its services.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def _end_strays(ports: dict[str, str], patience: float = 5.0) -> list[str]:
