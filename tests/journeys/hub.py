@@ -255,11 +255,7 @@ def _end_processes(uid: int, patience: float = 10.0) -> None:
 
 
 def _account_exists(name: str) -> bool:
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        return False
-    return True
+    return _uid_of(name) is not None
 
 
 def processes_of(uid: int) -> list[int]:
@@ -321,9 +317,13 @@ def running_hub(course: HubCourse, log_dir: Path, timeout: float = 90) -> Iterat
         _wait_until_answering(hub, timeout)
         yield hub
     finally:
-        _stop(process)
-        strays = _end_strays(ports)
-    if strays:  # raised only when the journey itself passed: its own failure says more
+        try:
+            _stop(process)
+        finally:
+            strays = _end_strays(ports)
+    # Reached when the body returned, which a fixture's teardown always does: a journey that failed
+    # is told of what its hub left as well.
+    if strays:
         raise HubError(f"the hub left processes running after it stopped (ended now): {strays}")
 
 
@@ -340,9 +340,12 @@ def _end_strays(ports: dict[str, str], patience: float = 5.0) -> list[str]:
 
 
 def _started_by(ports: dict[str, str]) -> dict[int, str]:
-    """The processes the hub on `ports` started, by process id: its proxy, and all that were given its API's address."""
+    """The processes the hub on `ports` started, by process id: its proxy, all that were given its API's
+    address (the culler runs as nobody), and whatever the journey's own accounts run (the pre-check's
+    kernels start without the hub's variables)."""
     proxy = ["--api-port", ports["KIT_PROXY_API_PORT"]]
-    hub_api = f":{ports['KIT_HUB_API_PORT']}/".encode()
+    hub_api = f"JUPYTERHUB_API_URL=http://{LOOPBACK}:{ports['KIT_HUB_API_PORT']}/".encode()
+    accounts = {_uid_of(name) for name in (*TEAM, *STUDENTS, PRECHECK_ACCOUNT)} - {None}
     found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -351,10 +354,17 @@ def _started_by(ports: dict[str, str]) -> dict[int, str]:
             arguments = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
             environment = (entry / "environ").read_bytes().split(b"\0")
             is_proxy = any(arguments[i : i + 2] == proxy for i in range(len(arguments)))
-            is_the_hubs = any(v.startswith(b"JUPYTERHUB_API_URL=") and hub_api in v for v in environment)
-            if is_proxy or is_the_hubs:
+            is_the_hubs = any(variable.startswith(hub_api) for variable in environment)
+            if is_proxy or is_the_hubs or entry.stat().st_uid in accounts:
                 found[int(entry.name)] = " ".join(arguments)[:120]
     return found
+
+
+def _uid_of(name: str) -> int | None:
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        return None
 
 
 def _wait_until_answering(hub: Hub, timeout: float) -> None:
