@@ -77,7 +77,7 @@ def test_the_operating_systems_timer_ends_a_worker_whose_watchdog_cannot_run(tmp
     from gradekit.grading import task_budget
 
     monkeypatch.setattr(task_budget, "_watch", lambda *_: None)  # as if the task never let the thread run
-    monkeypatch.setattr(task_budget, "LAST_RESORT_SECONDS", 2)  # the timer's margin, shortened: nothing else runs
+    monkeypatch.setattr(task_budget, "LAST_RESORT_SECONDS", 2)  # the timer's margin past the backstop, shortened
     budget = TaskBudget(1.0)
     started = time.monotonic()
     with pytest.raises(concurrent.futures.process.BrokenProcessPool):
