@@ -1,8 +1,5 @@
 """One submission's outcome and the scratch grader's plain helpers."""
 
-import concurrent.futures
-import tempfile
-
 import pytest
 
 from gradekit.core.failures import GraderCause, GraderFailure
@@ -42,8 +39,7 @@ def test_the_phases_of_a_graded_submission_are_all_there_and_add_up_to_its_wall_
     from cohort_fixtures import cohort_course
 
     from gradekit.grading.cohort import build_template
-    from gradekit.grading.executors import _remove_kernel_folders, _temporary_files_under, grade_task
-    from gradekit.grading.forked_workers import worker_context
+    from gradekit.grading.executors import LocalExecutor
     from gradekit.grading.grading_run import GradingRun
     from gradekit.grading.phase_clock import Phase
 
@@ -52,17 +48,9 @@ def test_the_phases_of_a_graded_submission_are_all_there_and_add_up_to_its_wall_
     template = build_template(scratch, tmp_path / "template", (notebook,))
     GradingRun.of(scratch).write(template.root)
     folder = scratch.submitted_dir / "reference" / scratch.assignment_id
-    # Started as the local executor starts its workers: a pool worker ends without running exit
-    # handlers, so its scratch course and kernel folders go under the run's folder, removed here.
-    run_root = tempfile.mkdtemp(prefix="run-", dir=tmp_path)
-    pool = concurrent.futures.ProcessPoolExecutor(
-        1, mp_context=worker_context(), initializer=_temporary_files_under, initargs=(run_root,)
-    )
-    try:
-        with pool as worker:
-            graded = worker.submit(grade_task, str(template.root), str(folder), "reference").result()
-    finally:
-        _remove_kernel_folders(run_root)
+    # In a pool worker of the local executor, which removes what its workers leave (they end without
+    # running exit handlers): a bare pool left a scratch course and a kernels folder in /tmp.
+    (graded,) = LocalExecutor(1).grade_all(template.root, [(folder, "reference")])
     assert graded.status is Status.GRADED
     engine = set(Phase) - {Phase.FEEDBACK}  # feedback is the cohort's, made after grading
     assert set(graded.phases) == engine
