@@ -1,7 +1,10 @@
+import contextlib
+import sys
+
 import pytest
 import torch
 
-from gradekit.authoring.checks_in_process import load_support_modules, run_checks
+from gradekit.authoring.checks_in_process import NOTEBOOK_MODULE, load_support_modules, run_checks
 from gradekit.core.notebook_script import parse_script
 
 pytestmark = pytest.mark.unit
@@ -74,6 +77,25 @@ def test_a_run_told_where_to_stop_runs_no_cell_after_the_first_outcome_it_accept
     assert run_checks(script, {"answer_f": "def f():\n    return 1"}, stop_after=lambda o: False) == run_checks(
         script, {"answer_f": "def f():\n    return 1"}
     )
+
+
+def test_the_context_the_cells_run_in_is_left_before_the_run_puts_its_state_back_even_when_it_raises():
+    class OutOfTime(BaseException):
+        """As the mutation runner's alarm raises it, when the limit falls as the last cell ends."""
+
+    dtype, inside = torch.get_default_dtype(), []
+
+    @contextlib.contextmanager
+    def out_of_time_as_the_cells_end():
+        yield
+        inside.append(torch.get_default_dtype())
+        raise OutOfTime()
+
+    wide = "__import__('torch').set_default_dtype(__import__('torch').float64)"
+    with pytest.raises(OutOfTime):
+        run_checks(parse_script(SCRIPT), {"answer_f": wide}, cells_within=out_of_time_as_the_cells_end)
+    assert inside == [torch.float64]  # every cell ran within it, the answer's setting still in force
+    assert torch.get_default_dtype() == dtype and NOTEBOOK_MODULE not in sys.modules  # then all was put back
 
 
 def test_stderr_and_printed_warnings_fail_a_test_cell_but_recorded_warnings_do_not():

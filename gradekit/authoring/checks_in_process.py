@@ -109,12 +109,15 @@ def run_checks(
     label: str = "notebook",
     on_call: CallWatcher | None = None,
     stop_after: Callable[[TestOutcome], bool] | None = None,
+    cells_within: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext,
 ) -> tuple[TestOutcome, ...]:
     """Run the script with `answers` (answer cell -> its text); one outcome per test cell, in order.
 
     `on_call`, when given, sees each call a cell makes to the student's side before it runs.
     `stop_after`, when given, ends the run at the first test outcome it accepts: the outcomes
     stop there (a mutant a cell has killed needs none of the cells after it).
+    `cells_within` makes the context the cells run in (a time limit's alarm): it is left before
+    the run puts back the state it changed, so nothing it raises can cut that short.
     """
     outcomes = []
     answer_files = {f"<{label}:{cell.grade_id}>" for cell in script if cell.role is Role.ANSWER}
@@ -131,18 +134,19 @@ def run_checks(
         warnings.catch_warnings(record=True) as shown,
     ):
         _kernel_warning_filters()
-        for cell in script:
-            if cell.role.is_markdown:
-                continue
-            running[0] = cell.grade_id
-            source = answers[cell.grade_id] if cell.role is Role.ANSWER else cell.body
-            seen = len(shown)
-            error, stderr = _run_cell(source, namespace, f"<{label}:{cell.grade_id}>")
-            if cell.role is Role.TEST:
-                stderr += "".join(_warning_text(w) for w in shown[seen:])
-                outcomes.append(_outcome(cell, error, stderr))
-                if stop_after is not None and stop_after(outcomes[-1]):
-                    break
+        with cells_within():
+            for cell in script:
+                if cell.role.is_markdown:
+                    continue
+                running[0] = cell.grade_id
+                source = answers[cell.grade_id] if cell.role is Role.ANSWER else cell.body
+                seen = len(shown)
+                error, stderr = _run_cell(source, namespace, f"<{label}:{cell.grade_id}>")
+                if cell.role is Role.TEST:
+                    stderr += "".join(_warning_text(w) for w in shown[seen:])
+                    outcomes.append(_outcome(cell, error, stderr))
+                    if stop_after is not None and stop_after(outcomes[-1]):
+                        break
     return tuple(outcomes)
 
 

@@ -96,9 +96,10 @@ def _grade(manifest: Manifest, script, passing: frozenset[str], mutant: Mutant, 
     def kills(outcome: TestOutcome) -> bool:
         return outcome.cell in passing and not outcome.passed
 
-    try:
-        with alarm(time_limit):
-            outcomes = run_checks(script, answers, f"mutant/{mutant.id}", stop_after=kills)
+    try:  # the alarm covers the cells only: the run's clean-up always finishes
+        outcomes = run_checks(
+            script, answers, f"mutant/{mutant.id}", stop_after=kills, cells_within=lambda: alarm(time_limit)
+        )
     except MutantOutOfTime:
         return MutantResult(mutant, (), timed_out=True)
     return MutantResult(mutant, tuple(o.cell for o in outcomes if kills(o)))
