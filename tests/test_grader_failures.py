@@ -169,7 +169,9 @@ def test_each_failure_of_the_grader_met_once_is_retried_until_full_marks(one_stu
     """
     for cause in KERNEL_LEVEL:
         _inject(monkeypatch, cause, tmp_path / f"{cause.name}-once")
-    course = dataclasses.replace(one_student, grader_attempts=len(KERNEL_LEVEL) + 1, retry_backoff_seconds=0.01)
+    # A try for each fault and one to grade in full, and two to spare: a loaded machine may hold an honest
+    # sealed call past the shortened watchdog, which costs a try of its own and must not end the grading.
+    course = dataclasses.replace(one_student, grader_attempts=len(KERNEL_LEVEL) + 3, retry_backoff_seconds=0.01)
     row = _grade(course)
     assert [cause for cause in KERNEL_LEVEL if not (tmp_path / f"{cause.name}-once").exists()] == []
     assert _full_marks(row), (row.status, row.message)
