@@ -377,6 +377,23 @@ def _precheck_load(args) -> int:
     return 0 if result.ok else 1
 
 
+def _kernel_load(args) -> int:
+    from gradekit.commands.kernel_load import KernelPlan, kernel_load_lines, run_kernel_load
+
+    try:
+        course, manifest = _narrowed(args)
+        plan = KernelPlan(tuple(args.students), args.think, args.window)
+        result = run_kernel_load(course, manifest, plan)
+    except (KeyError, ValueError) as error:
+        print(f"kernel-load: {error.args[0] if error.args else error}", file=sys.stderr)
+        return 2
+    print("\n".join(kernel_load_lines(result)))
+    command = f"kernel-load --students {' '.join(map(str, plan.classes))} --think {plan.think_seconds:g} "
+    command += f"--window {plan.window_seconds:g}" + "".join(f" --notebook {name}" for name in args.notebook or ())
+    _write_figures(args, command, lambda figures: figures.kernel_load_figure(result))
+    return 0 if result.ok else 1
+
+
 def settings_help() -> str:
     from gradekit.commands.settings_reference import settings_help
 
@@ -640,6 +657,17 @@ def parser() -> argparse.ArgumentParser:
     )
     _figures_option(load)
     load.set_defaults(run=_precheck_load)
+    kernels = commands.add_parser(
+        "kernel-load", help="students' own kernels at a stated activity; prints the cores and memory they use"
+    )
+    kernels.add_argument("--students", type=int, nargs="+", default=[10, 20, 40], help="class sizes, one after another")
+    kernels.add_argument("--think", type=float, default=30.0, help="seconds between a student's cells, on average")
+    kernels.add_argument("--window", type=float, default=180.0, help="seconds the figures are read over")
+    kernels.add_argument(
+        "--notebook", action="append", help="a notebook the students work on (repeatable; default: every one)"
+    )
+    _figures_option(kernels)
+    kernels.set_defaults(run=_kernel_load)
     settings = commands.add_parser(
         "settings", help="every setting a course may write in nbgrader_config.py, with its type, default and help"
     )

@@ -13,6 +13,7 @@ from typing import Sequence
 
 from gradekit.commands.benchmark import BenchmarkResult
 from gradekit.commands.benchmark_phases import PhaseTable
+from gradekit.commands.kernel_load import KernelLoadResult, activity_words
 from gradekit.commands.precheck_load import LoadResult as PrecheckLoad
 from gradekit.commands.soak import SoakResult
 from gradekit.core.atomic_files import atomic_write
@@ -193,6 +194,41 @@ def precheck_load_figure(result: PrecheckLoad) -> str:
         + markdown_table(
             ("students", "p50 to result", "p95 to result", "rejected for cooldown", "unanswered", "wall time"), rows
         )
+    )
+
+
+def kernel_load_figure(result: KernelLoadResult) -> str:
+    """The classes' kernels at the stated activity, then what the largest class says a core and a GiB hold."""
+    rows = [
+        (
+            c.students,
+            f"{c.kernel_cores:.3f}",
+            f"{c.students_per_core:.0f}",
+            f"{c.mean_kernel_bytes / 2**20:.0f} MiB",
+            f"{sum(c.kernel_bytes) / 2**30:.1f} GiB",
+            f"{c.cell_p50:.2f} s",
+            f"{c.cell_p95:.2f} s",
+            f"{c.start_p95:.1f} s",
+            len(c.cell_seconds),
+            len(c.failed_cells),
+        )
+        for c in result.classes
+    ]
+    header = (
+        *("students", "cores the kernels used", "students per core", "memory per kernel (PSS)", "memory, all kernels"),
+        *("cell p50", "cell p95", "start and first cell, p95", "cells run", "failed cells"),
+    )
+    largest = max(result.classes, key=lambda c: c.students)
+    return (
+        f"Every simulated student is a kernel of the course's environment running the code cells of one of the "
+        f"{len(result.notebooks)} notebooks (reference answers) top to bottom and again, "
+        f"{activity_words(result.plan)}; the figures are read over {result.plan.window_seconds:g} s once every kernel "
+        f"had started, on {result.cores} cores and {result.memory_bytes / 2**30:.1f} GiB (load "
+        f"{result.load_average:.1f} when the run began).\n\n"
+        + markdown_table(header, rows)
+        + f"\n\nAt this activity the largest class used {largest.kernel_cores / largest.students:.4f} of a core "
+        f"per student (a core holds about {largest.students_per_core:.0f} such students) and "
+        f"{largest.mean_kernel_bytes / 2**20:.0f} MiB per kernel (a GiB holds about {largest.students_per_gib:.1f})."
     )
 
 

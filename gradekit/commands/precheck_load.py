@@ -61,11 +61,11 @@ class CohortLoad:
 
     @property
     def p50(self) -> float:
-        return _percentile(self.seconds_to_result, 50)
+        return percentile(self.seconds_to_result, 50)
 
     @property
     def p95(self) -> float:
-        return _percentile(self.seconds_to_result, 95)
+        return percentile(self.seconds_to_result, 95)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,7 +83,8 @@ class LoadResult:
         return all(c.unanswered == 0 and c.rejected_for_cooldown == c.students for c in self.cohorts)
 
 
-def _percentile(values: tuple[float, ...], percent: int) -> float:
+def percentile(values: tuple[float, ...], percent: int) -> float:
+    """The `percent`th percentile of `values` (counted inclusively); NaN when there are none."""
     if not values:
         return float("nan")
     if len(values) == 1:

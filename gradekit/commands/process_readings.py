@@ -1,0 +1,54 @@
+"""What Linux says a process and the machine have used: CPU seconds and memory, read from /proc.
+
+The kernel-load command reads these around a window of a class's work; each
+reading is one small file, so it costs milliseconds.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PROC = Path("/proc")
+
+
+def machine_busy_seconds() -> float:
+    """Seconds all the machine's cores have spent on work (not idle, not waiting on a disk) since it started."""
+    fields = [int(field) for field in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle, iowait = fields[3], fields[4]
+    return (sum(fields) - idle - iowait) / CLOCK_TICKS
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU seconds of process `pid` (every thread), its reaped children's included; 0 once it is gone."""
+    try:
+        after_name = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    # Fields 14-17 of stat (utime, stime, cutime, cstime): 11-14 counted from the state, the first after the name.
+    return sum(int(field) for field in after_name[11:15]) / CLOCK_TICKS
+
+
+def proportional_bytes(pid: int) -> int:
+    """Memory of process `pid` with each shared page split among the processes that share it (PSS); 0 once gone.
+
+    The sum over a class's kernels is what they take of the machine's memory together.
+    """
+    try:
+        rollup = (PROC / str(pid) / "smaps_rollup").read_text()
+    except OSError:
+        return 0
+    for line in rollup.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def memory_bytes(field: str) -> int:
+    """A line of /proc/meminfo in bytes: "MemTotal" or "MemAvailable"; 0 where it is missing."""
+    for line in (PROC / "meminfo").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name == field:
+            return int(value.split()[0]) * 1024
+    return 0

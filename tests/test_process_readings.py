@@ -1,0 +1,54 @@
+"""What /proc says a process and the machine used: CPU seconds that grow with work, memory that a process holds."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gradekit.commands.process_readings import (
+    machine_busy_seconds,
+    memory_bytes,
+    process_cpu_seconds,
+    proportional_bytes,
+)
+
+NEVER_A_PID = int(Path("/proc/sys/kernel/pid_max").read_text())  # process numbers stay below it
+
+
+def _spin(seconds):
+    until = time.process_time() + seconds
+    while time.process_time() < until:
+        pass
+
+
+@pytest.mark.unit
+def test_a_process_cpu_time_and_the_machines_busy_time_grow_by_the_work_done():
+    mine, machine = process_cpu_seconds(os.getpid()), machine_busy_seconds()
+    _spin(0.5)
+    assert process_cpu_seconds(os.getpid()) - mine >= 0.4
+    assert machine_busy_seconds() - machine >= 0.4  # this process's half second, and whatever else ran
+
+
+@pytest.mark.nbgrader  # it starts a process
+def test_the_cpu_time_of_reaped_children_counts_as_their_parents():
+    before = process_cpu_seconds(os.getpid())
+    subprocess.run(
+        [sys.executable, "-c", "import time\nt = time.process_time() + 0.5\nwhile time.process_time() < t: pass"]
+    )
+    assert process_cpu_seconds(os.getpid()) - before >= 0.4
+
+
+@pytest.mark.unit
+def test_a_process_holds_memory_and_one_that_is_gone_holds_none_and_used_nothing():
+    assert proportional_bytes(os.getpid()) > 10 * 2**20  # an interpreter with pytest loaded
+    assert proportional_bytes(NEVER_A_PID) == 0 and process_cpu_seconds(NEVER_A_PID) == 0.0
+
+
+@pytest.mark.unit
+def test_the_machines_memory_is_read_by_its_field_name():
+    total, available = memory_bytes("MemTotal"), memory_bytes("MemAvailable")
+    assert 0 < available <= total
+    assert memory_bytes("NoSuchField") == 0
