@@ -127,15 +127,28 @@ async def _timed(port, token, content):
     return reply, time.monotonic() - started
 
 
-async def _grading(port, token, content) -> None:
-    """Send a check and return once it is being graded."""
+async def _taken(port, token, content) -> dict:
+    """Send a check and return it once it has left the queue (being graded, or already answered)."""
     body = {"notebook": f"{NOTEBOOK}.ipynb", "content": content, "nonce": secrets.token_hex(16), "sent": time.time()}
     status, taken = await call(port, "api/checks", token, body)
     assert status == 202, taken
     while taken.get("state") == "queued":
         await asyncio.sleep(0.2)
         status, taken = await call(port, f"api/checks/{taken['id']}", token)
+    return taken
+
+
+async def _grading(port, token, content) -> None:
+    """Send a check and return once it is being graded."""
+    taken = await _taken(port, token, content)
     assert taken["state"] == "running", taken
+
+
+async def _answer(port, token, check: dict) -> dict:
+    while check.get("state") != "done":
+        status, check = await call(port, f"api/checks/{check['id']}?wait=60", token)
+        assert status == 200, check
+    return check
 
 
 def _hostile_beside_honest(course, tmp_path, hostile, honest, stuck_at_close=None):
@@ -146,10 +159,10 @@ def _hostile_beside_honest(course, tmp_path, hostile, honest, stuck_at_close=Non
 
     async def scenario():
         async with running_service(course, tmp_path / "state", "127.0.0.1", 0, DEFAULT_PREFIX, identify) as running:
-            mallory = asyncio.ensure_future(_timed(running.port, "token-of-mallory", hostile))
-            await asyncio.sleep(0.5)  # mallory's check is taken first and holds the one grading process
+            # Mallory's check is taken first and holds the one grading process.
+            mallory = await _taken(running.port, "token-of-mallory", hostile)
             ben = await _timed(running.port, "token-of-ben", honest)
-            theirs, _ = await mallory
+            theirs = await _answer(running.port, "token-of-mallory", mallory)
             if stuck_at_close is not None:
                 await _grading(running.port, "token-of-eve", stuck_at_close)
             closing = time.monotonic()
