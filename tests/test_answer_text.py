@@ -32,7 +32,7 @@ def test_each_students_text_names_its_cells_and_a_broken_notebook_is_set_aside(t
     broken = tmp_path / "bob" / "autograd"
     broken.mkdir(parents=True)
     (broken / "010_a.ipynb").write_text("{ not json")
-    texts, unreadable = student_texts(tmp_path, "autograd")
+    texts, unreadable = student_texts(tmp_path, "autograd", ["010_a"])
     assert texts == {"010_a": {"ann": "# answer_x\nx = 1\n"}}
     assert list(unreadable) == ["bob"] and "010_a.ipynb" in unreadable["bob"]
     assert notebook_text(good / "010_a.ipynb") == texts["010_a"]["ann"]

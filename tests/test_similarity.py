@@ -12,7 +12,7 @@ pytestmark = pytest.mark.unit
 @pytest.fixture(scope="module")
 def ranked_texts(tmp_path_factory):
     submitted, release = planted_cohort(tmp_path_factory.mktemp("similarity"))
-    texts, unreadable = student_texts(submitted, ASSIGNMENT)
+    texts, unreadable = student_texts(submitted, ASSIGNMENT, starter_texts(release))
     assert not unreadable
     return texts, starter_texts(release)
 
@@ -37,7 +37,7 @@ def test_blank_stubs_share_nothing_once_the_starter_code_is_set_aside(ranked):
 
 def test_printing_nothing_on_the_terminal(tmp_path, capfd):
     submitted, release = planted_cohort(tmp_path)
-    texts, _ = student_texts(submitted, ASSIGNMENT)
+    texts, _ = student_texts(submitted, ASSIGNMENT, starter_texts(release))
     rank_notebooks(texts, starter_texts(release))
     assert capfd.readouterr() == ("", "")
 

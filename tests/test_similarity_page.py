@@ -1,5 +1,9 @@
+import os
+import threading
+from pathlib import Path
+
 import pytest
-from similarity_fixtures import ASSIGNMENT, planted_cohort
+from similarity_fixtures import ASSIGNMENT, NOTEBOOK, planted_cohort
 
 from gradekit.report.similarity_page import PAGE_NAME, SCROLLING_BOX, write_similarity_report
 
@@ -55,3 +59,39 @@ def test_a_students_markup_is_shown_as_text_under_a_policy_that_runs_no_script()
     assert html.count("&lt;script&gt;window.__pwned = 1&lt;/script&gt;") >= 4  # both sides of both pairs
     assert f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">' in html
     assert "script-src" not in POLICY and "default-src 'none'" in POLICY
+
+
+def test_what_a_student_leaves_in_place_of_a_notebook_is_named_unreadable_never_followed_or_waited_on(tmp_path):
+    """A link to a FIFO would block the report, one to a device would read for ever, one to a file the TA can read
+    would quote it in the page; a notebook the assignment does not have is not the report's to read at all."""
+    submitted, release = planted_cohort(tmp_path)
+    secret = tmp_path / "ta-only.txt"
+    secret.write_text("KIT_GRADEBOOK_URL=postgresql://ta:s3cret@db/course")
+    os.mkfifo(tmp_path / "pipe")
+    left = {
+        "linked-pipe": tmp_path / "pipe",
+        "linked-device": Path("/dev/zero"),
+        "linked-secret": secret,
+    }
+    for student, target in left.items():
+        folder = submitted / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        (folder / f"{NOTEBOOK}.ipynb").symlink_to(target)
+    os.mkfifo(submitted / "linked-pipe" / ASSIGNMENT / "notes.ipynb")  # not the assignment's: never opened
+    (submitted / "linked-secret" / ASSIGNMENT / "notes.ipynb").symlink_to(secret)
+    fifo_itself = submitted / "a-pipe" / ASSIGNMENT
+    fifo_itself.mkdir(parents=True)
+    os.mkfifo(fifo_itself / f"{NOTEBOOK}.ipynb")
+
+    written = []
+    report = threading.Thread(
+        target=lambda: written.append(write_similarity_report(submitted, release, ASSIGNMENT, tmp_path / "report")),
+        daemon=True,  # were it to block on a FIFO, the test fails below rather than hang
+    )
+    report.start()
+    report.join(timeout=60)
+    assert not report.is_alive() and written, "the report waited on what a student left"
+    page = written[0].read_text()
+    for student in (*left, "a-pipe"):
+        assert student in page.split("Not compared")[1], student
+    assert "s3cret" not in page and "notes" not in page

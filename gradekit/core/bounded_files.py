@@ -15,7 +15,12 @@ import os
 import stat
 from pathlib import Path
 
+import nbformat
+from nbformat import NotebookNode
+
 OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+# A course notebook with its outputs and a few plots weighs a few megabytes; past this, it is not a student's work.
+MAX_NOTEBOOK_BYTES = 2**25
 
 
 class RefusedFile(OSError):
@@ -45,6 +50,11 @@ def read_bounded(path: Path | str, limit: int, *, keep_head: bool = False) -> by
             raise RefusedFile(f"{Path(path).name} grew past the {limit} bytes allowed while it was read")
         data = data[:limit]
     return data
+
+
+def read_notebook(path: Path | str) -> NotebookNode:
+    """A notebook a student made: a regular file of at most `MAX_NOTEBOOK_BYTES`, never read through a link."""
+    return nbformat.reads(read_bounded(path, MAX_NOTEBOOK_BYTES).decode("utf-8"), as_version=4)
 
 
 def _read_up_to(handle: int, count: int) -> bytes:

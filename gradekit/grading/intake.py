@@ -44,7 +44,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader.utils import parse_utc
 
-from gradekit.core.bounded_files import read_bounded
+from gradekit.core.bounded_files import read_bounded, read_notebook
 from gradekit.core.cell_ids import cells_by_grade_id
 from gradekit.core.cell_ids import grade_id as grade_id_of
 from gradekit.core.notes import Finding, FindingKind, Note, NoteKind
@@ -75,8 +75,6 @@ FORGING_METHODS = frozenset(
     }
 )
 QUIET_NAMES = frozenset({".ipynb_checkpoints", ".DS_Store", "__pycache__"})
-# A course notebook with its outputs and a few plots weighs a few megabytes; past this, it is not a student's work.
-MAX_NOTEBOOK_BYTES = 2**25
 MAX_TIMESTAMP_BYTES = 4096  # nbgrader writes one date of about 30 characters
 MAX_SECRET_BYTES = 1024  # nbgrader writes a short hex string; a longer one is dropped anyway
 
@@ -131,7 +129,7 @@ def take_in(submission: Path, release_dir: Path) -> Intake:
         if path.name not in present:
             continue
         try:
-            student = _read_notebook(path)
+            student = read_notebook(path)  # never through a link, never past its size
         except Exception as error:
             notes.append(Note(NoteKind.UNREADABLE, name, _short(error)))
             continue
@@ -206,11 +204,6 @@ def _refused_link_note(path: Path, expected: list[str]) -> Note:
         target = os.path.realpath(path)
     notebook = path.stem if path.suffix == ".ipynb" and path.stem in expected else ""
     return Note(NoteKind.SYMBOLIC_LINK, notebook, target[:120], (path.name,))
-
-
-def _read_notebook(path: Path) -> NotebookNode:
-    """The notebook at `path`: a regular file of bounded size, never through a symbolic link (one swapped in after the check is refused too)."""
-    return nbformat.reads(read_bounded(path, MAX_NOTEBOOK_BYTES).decode("utf-8"), as_version=4)
 
 
 def _read_timestamp(submission_dir: Path) -> tuple[str | None, str | None]:

@@ -91,9 +91,9 @@ def write_similarity_report(
 
     With `source_dir` (the source notebooks), code that is the model answer is set aside like the starter code.
     """
-    texts, unreadable = student_texts(submitted_dir, assignment)
-    written = written_texts(submitted_dir, assignment)
     starters = starter_texts(release_dir)
+    texts, unreadable = student_texts(submitted_dir, assignment, starters)  # the release's notebooks only
+    written = written_texts(submitted_dir, assignment, starters)
     if source_dir is not None:
         models = starter_texts(source_dir)
         starters = {name: text + "\n" + models.get(name, "") for name, text in starters.items()}

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
 
+from gradekit.core.bounded_files import read_notebook
+from gradekit.report.answer_text import submitted_notebooks
 from gradekit.report.similarity import SimilarPair
 
 RUN_WORDS = 5  # shorter runs match stock phrases of the lesson; longer ones miss a copy with a word changed
@@ -40,17 +43,20 @@ def runs(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
 
 
-def written_texts(submitted_dir: Path, assignment: str) -> dict[str, dict[str, str]]:
-    """notebook (written) -> student -> the student's written answers as one text; notebooks without any are left out."""
+def written_texts(submitted_dir: Path, assignment: str, notebooks: Iterable[str]) -> dict[str, dict[str, str]]:
+    """notebook (written) -> student -> the student's written answers as one text; notebooks without any are left out.
+
+    The assignment's `notebooks` only, read as the code comparison reads them (answer_text.py).
+    """
     texts: dict[str, dict[str, str]] = {}
-    for path in sorted(Path(submitted_dir).glob(f"*/{assignment}/*.ipynb")):
+    for student, path in submitted_notebooks(submitted_dir, assignment, notebooks):
         try:
-            cells = written_cells(nbformat.read(path, as_version=4))
+            cells = written_cells(read_notebook(path))
         except Exception:  # an unreadable notebook is named by the code comparison already
             continue
         if cells:
             text = "\n\n".join(f"[{grade_id}]\n{source.strip()}" for grade_id, source in cells)
-            texts.setdefault(path.stem + WRITTEN_SUFFIX, {})[path.parent.parent.name] = text
+            texts.setdefault(path.stem + WRITTEN_SUFFIX, {})[student] = text
     return texts
 
 
