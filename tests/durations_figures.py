@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from gradekit.commands.figures import markdown_table, seconds_text
+from gradekit.commands.process_readings import machine_busy_seconds
 
 SLOWEST = 30
 CPU_STAMP = "cpu-seconds"  # the user property each phase's CPU seconds travel in
@@ -49,17 +50,6 @@ class SuiteRun:
     workers: int
     elapsed: float
     busy: float = 0.0
-
-
-def machine_busy_seconds() -> float:
-    """Seconds all the machine's cores have spent on work since it started (Linux's /proc/stat); 0 elsewhere."""
-    try:
-        ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    except (OSError, ValueError):
-        return 0.0
-    idle, iowait = ticks[3], ticks[4] if len(ticks) > 4 else 0
-    guest = sum(ticks[8:10])  # already counted in user and nice
-    return (sum(ticks) - idle - iowait - guest) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds() -> float:

@@ -14,10 +14,15 @@ PROC = Path("/proc")
 
 
 def machine_busy_seconds() -> float:
-    """Seconds all the machine's cores have spent on work (not idle, not waiting on a disk) since it started."""
-    fields = [int(field) for field in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle, iowait = fields[3], fields[4]
-    return (sum(fields) - idle - iowait) / CLOCK_TICKS
+    """Seconds all the machine's cores have spent on work (not idle, not waiting on a disk) since it started;
+    0 where the machine does not say (no /proc/stat)."""
+    try:
+        ticks = [int(field) for field in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0.0
+    idle, iowait = ticks[3], ticks[4] if len(ticks) > 4 else 0
+    guest = sum(ticks[8:10])  # a virtual machine's time, already counted in user and nice
+    return (sum(ticks) - idle - iowait - guest) / CLOCK_TICKS
 
 
 def process_cpu_seconds(pid: int) -> float:
