@@ -49,12 +49,14 @@ DURATIONS := test-artifacts/durations.md
 TEST_WORKERS ?= logical
 test: system-packages $(VENV)/installed.stamp $(VENV)/jupyter.stamp tests/accessibility/node_modules/.stamp
 	mkdir -p test-artifacts && touch test-artifacts/.suite-started
+	$(BIN)/python tests/leftovers.py note test-artifacts/temporary-before.txt
 	$(BIN)/python -m pytest -m "not alone" --numprocesses=$(TEST_WORKERS) --dist=loadscope --no-loadscope-reorder \
 		--durations-figures=$(DURATIONS); parallel=$$?; \
 	after=$$([ $(DURATIONS:.md=.json) -nt test-artifacts/.suite-started ] && echo --durations-after); \
 	$(BIN)/python -m pytest -m alone --durations-figures=$(DURATIONS) $$after; alone=$$?; \
 		if [ $(DURATIONS) -nt test-artifacts/.suite-started ]; then cat $(DURATIONS); fi; \
-		[ $$parallel -eq 0 ] && [ $$alone -eq 0 ]
+		$(BIN)/python tests/leftovers.py check test-artifacts/temporary-before.txt; clean=$$?; \
+		[ $$parallel -eq 0 ] && [ $$alone -eq 0 ] && [ $$clean -eq 0 ]
 
 system-packages:
 	.ci/system-packages
