@@ -1,7 +1,7 @@
 import nbformat
 import pytest
 
-from gradekit.report.answer_text import answer_cells, notebook_text, student_texts, without_docstrings
+from gradekit.report.answer_text import answer_cells, without_docstrings
 
 pytestmark = pytest.mark.unit
 
@@ -23,19 +23,6 @@ def test_only_code_answer_cells_count_in_notebook_order():
         ("code", "answer_a", True, "a = 1"),
     )
     assert answer_cells(notebook) == [("answer_b", "b = 2"), ("answer_a", "a = 1")]
-
-
-def test_each_students_text_names_its_cells_and_a_broken_notebook_is_set_aside(tmp_path):
-    good = tmp_path / "ann" / "autograd"
-    good.mkdir(parents=True)
-    nbformat.write(notebook_with(("code", "answer_x", True, "x = 1")), good / "010_a.ipynb")
-    broken = tmp_path / "bob" / "autograd"
-    broken.mkdir(parents=True)
-    (broken / "010_a.ipynb").write_text("{ not json")
-    texts, unreadable = student_texts(tmp_path, "autograd", ["010_a"])
-    assert texts == {"010_a": {"ann": "# answer_x\nx = 1\n"}}
-    assert list(unreadable) == ["bob"] and "010_a.ipynb" in unreadable["bob"]
-    assert notebook_text(good / "010_a.ipynb") == texts["010_a"]["ann"]
 
 
 def test_docstrings_are_left_out_and_code_that_does_not_parse_is_kept_whole():

@@ -3,8 +3,9 @@ import itertools
 import pytest
 from similarity_fixtures import ASSIGNMENT, BLANK, COPIES, HONEST, NOTEBOOK, planted_cohort
 
-from gradekit.report.answer_text import starter_texts, student_texts
+from gradekit.report.answer_text import starter_texts
 from gradekit.report.similarity import rank_notebooks
+from gradekit.report.submitted_texts import submitted_texts
 
 pytestmark = pytest.mark.unit
 
@@ -12,8 +13,9 @@ pytestmark = pytest.mark.unit
 @pytest.fixture(scope="module")
 def ranked_texts(tmp_path_factory):
     submitted, release = planted_cohort(tmp_path_factory.mktemp("similarity"))
-    texts, unreadable = student_texts(submitted, ASSIGNMENT, starter_texts(release))
-    assert not unreadable
+    read = submitted_texts(submitted, ASSIGNMENT, starter_texts(release))
+    texts = read.code
+    assert not read.unreadable
     return texts, starter_texts(release)
 
 
@@ -37,7 +39,7 @@ def test_blank_stubs_share_nothing_once_the_starter_code_is_set_aside(ranked):
 
 def test_printing_nothing_on_the_terminal(tmp_path, capfd):
     submitted, release = planted_cohort(tmp_path)
-    texts, _ = student_texts(submitted, ASSIGNMENT, starter_texts(release))
+    texts = submitted_texts(submitted, ASSIGNMENT, starter_texts(release)).code
     rank_notebooks(texts, starter_texts(release))
     assert capfd.readouterr() == ("", "")
 

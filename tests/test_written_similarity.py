@@ -4,7 +4,8 @@ import nbformat
 import pytest
 
 from gradekit.report.similarity_page import write_similarity_report
-from gradekit.report.written_similarity import WRITTEN_SUFFIX, rank_written, runs, written_starters, written_texts
+from gradekit.report.submitted_texts import submitted_texts
+from gradekit.report.written_similarity import WRITTEN_SUFFIX, rank_written, runs, written_starters
 
 pytestmark = pytest.mark.unit
 
@@ -43,7 +44,7 @@ def cohort(tmp_path):
 
 def test_a_copied_paragraph_heads_the_ranking_and_the_prompt_counts_for_nothing(cohort):
     submitted, release = cohort
-    pairs = rank_written(written_texts(submitted, "autograd", ["090_decisions"]), written_starters(release))
+    pairs = rank_written(submitted_texts(submitted, "autograd", ["090_decisions"]).written, written_starters(release))
     assert (pairs[0].first, pairs[0].second, pairs[0].notebook) == ("ada", "bo", "090_decisions" + WRITTEN_SUFFIX)
     assert pairs[0].score > 0.5
     assert all({pair.first, pair.second} != {"dee", "eli"} for pair in pairs)  # both kept the prompt: nothing shared

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import ast
-import os
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
-
-from gradekit.core.bounded_files import read_notebook
 
 
 def answer_cells(notebook) -> list[tuple[str, str]]:
@@ -55,31 +51,3 @@ def without_docstrings(source: str) -> str:
 def _has_docstring(node) -> bool:
     first = node.body[0]
     return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-
-
-def student_texts(
-    submitted_dir: Path, assignment: str, notebooks: Iterable[str]
-) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
-    """notebook -> student -> answer text, and the notebooks that could not be read (student -> why).
-
-    Only the assignment's `notebooks` are read, each as intake reads it: a link, a FIFO, a device or
-    a file of gigabytes that a student left in place of one is named unreadable, never followed or waited on.
-    """
-    texts: dict[str, dict[str, str]] = {}
-    unreadable = {}
-    for student, path in submitted_notebooks(submitted_dir, assignment, notebooks):
-        try:
-            texts.setdefault(path.stem, {})[student] = answer_text(read_notebook(path))
-        except Exception as error:  # a broken submission is noted, never fatal to the report
-            unreadable[student] = f"{path.name}: {type(error).__name__}: {error}"
-    return texts, unreadable
-
-
-def submitted_notebooks(submitted_dir: Path, assignment: str, notebooks: Iterable[str]) -> Iterator[tuple[str, Path]]:
-    """(student, path) of each of the assignment's `notebooks` a student's folder holds something under, by student."""
-    names = sorted(set(notebooks))
-    for folder in sorted(Path(submitted_dir).glob(f"*/{assignment}")):
-        for name in names:
-            path = folder / f"{name}.ipynb"
-            if os.path.lexists(path):
-                yield folder.parent.name, path

@@ -9,9 +9,10 @@ from copydetect.utils import highlight_overlap
 
 from gradekit.core.atomic_files import atomic_write
 from gradekit.core.html_page import Html, element, join, page, table
-from gradekit.report.answer_text import starter_texts, student_texts
+from gradekit.report.answer_text import starter_texts
 from gradekit.report.similarity import SimilarPair, quiet, rank_notebooks
-from gradekit.report.written_similarity import rank_written, written_starters, written_texts
+from gradekit.report.submitted_texts import submitted_texts
+from gradekit.report.written_similarity import rank_written, written_starters
 
 PAGE_NAME = "similarity.html"
 TOP_PAIRS = 15
@@ -92,8 +93,8 @@ def write_similarity_report(
     With `source_dir` (the source notebooks), code that is the model answer is set aside like the starter code.
     """
     starters = starter_texts(release_dir)
-    texts, unreadable = student_texts(submitted_dir, assignment, starters)  # the release's notebooks only
-    written = written_texts(submitted_dir, assignment, starters)
+    submitted = submitted_texts(submitted_dir, assignment, starters)  # the release's notebooks only
+    texts, written, unreadable = submitted.code, submitted.written, submitted.unreadable
     if source_dir is not None:
         models = starter_texts(source_dir)
         starters = {name: text + "\n" + models.get(name, "") for name, text in starters.items()}

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 
-from gradekit.core.bounded_files import read_notebook
-from gradekit.report.answer_text import submitted_notebooks
 from gradekit.report.similarity import SimilarPair
 
 RUN_WORDS = 5  # shorter runs match stock phrases of the lesson; longer ones miss a copy with a word changed
@@ -43,21 +41,9 @@ def runs(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
 
 
-def written_texts(submitted_dir: Path, assignment: str, notebooks: Iterable[str]) -> dict[str, dict[str, str]]:
-    """notebook (written) -> student -> the student's written answers as one text; notebooks without any are left out.
-
-    The assignment's `notebooks` only, read as the code comparison reads them (answer_text.py).
-    """
-    texts: dict[str, dict[str, str]] = {}
-    for student, path in submitted_notebooks(submitted_dir, assignment, notebooks):
-        try:
-            cells = written_cells(read_notebook(path))
-        except Exception:  # an unreadable notebook is named by the code comparison already
-            continue
-        if cells:
-            text = "\n\n".join(f"[{grade_id}]\n{source.strip()}" for grade_id, source in cells)
-            texts.setdefault(path.stem + WRITTEN_SUFFIX, {})[student] = text
-    return texts
+def written_text(notebook: NotebookNode) -> str:
+    """The notebook's written answers as one text, each under its cell's label; empty when it has none."""
+    return "\n\n".join(f"[{grade_id}]\n{source.strip()}" for grade_id, source in written_cells(notebook))
 
 
 def written_starters(release_dir: Path) -> dict[str, str]:
