@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from gradekit.commands.figures import markdown_table, seconds_text
-from gradekit.commands.process_readings import machine_busy_seconds
+from gradekit.core.process_readings import machine_busy_seconds
 
 SLOWEST = 30
 CPU_STAMP = "cpu-seconds"  # the user property each phase's CPU seconds travel in

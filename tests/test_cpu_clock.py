@@ -5,10 +5,10 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from gradekit.core.process_readings import process_stat
 from gradekit.grading.cpu_clock import (
     BACKSTOP_FACTOR,
     CLOCK_TICKS,
@@ -16,7 +16,6 @@ from gradekit.grading.cpu_clock import (
     Usage,
     Verdict,
     _processes,
-    _stat_fields,
     kernel_usage,
 )
 
@@ -80,7 +79,7 @@ def test_children_of_the_group_count_even_after_leaving_its_session():
     leader = _start(SLEEPING_LEADER)
     try:
         usage = _until_cpu(leader.pid, 1.0)
-        own = _stat_fields(Path(f"/proc/{leader.pid}/stat"))
+        own = process_stat(leader.pid)
     finally:
         _stop(leader)
     assert own is not None

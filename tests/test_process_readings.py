@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.commands.process_readings import (
+from gradekit.core.process_readings import (
     machine_busy_seconds,
     memory_bytes,
     process_cpu_seconds,
+    process_stat,
     proportional_bytes,
 )
 
@@ -45,6 +46,13 @@ def test_the_cpu_time_of_reaped_children_counts_as_their_parents():
 def test_a_process_holds_memory_and_one_that_is_gone_holds_none_and_used_nothing():
     assert proportional_bytes(os.getpid()) > 10 * 2**20  # an interpreter with pytest loaded
     assert proportional_bytes(NEVER_A_PID) == 0 and process_cpu_seconds(NEVER_A_PID) == 0.0
+
+
+@pytest.mark.unit
+def test_a_processs_stat_says_its_parent_group_session_and_cpu_ticks():
+    parent, group, session, ticks = process_stat(os.getpid())
+    assert (parent, group, session) == (os.getppid(), os.getpgrp(), os.getsid(0)) and ticks > 0
+    assert process_stat(NEVER_A_PID) is None
 
 
 @pytest.mark.unit

@@ -30,14 +30,14 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 from gradekit.commands.precheck_load import percentile
-from gradekit.commands.process_readings import (
+from gradekit.core.course import Course
+from gradekit.core.manifest import Manifest
+from gradekit.core.process_readings import (
     machine_busy_seconds,
     memory_bytes,
     process_cpu_seconds,
     proportional_bytes,
 )
-from gradekit.core.course import Course
-from gradekit.core.manifest import Manifest
 from gradekit.precheck.engine import without_hub_credentials
 from gradekit.proof.subjects import answer_sources, fill_answers
 

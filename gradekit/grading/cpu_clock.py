@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+from gradekit.core.process_readings import CLOCK_TICKS, process_stat
+
 # Three times the limit: a cell that needs its whole limit in CPU still gets it
 # while sharing a core with two other busy processes, and a kernel that only
 # sleeps is ended after a bounded wait (3 minutes under the course's 60 s limit).
@@ -139,22 +139,10 @@ def _processes() -> dict[int, tuple[int, int, int, int]]:
     found = {}
     for entry in PROC.iterdir():
         if entry.name.isdigit():
-            fields = _stat_fields(entry / "stat")
+            fields = process_stat(int(entry.name))
             if fields is not None:
                 found[int(entry.name)] = fields
     return found
-
-
-def _stat_fields(path: Path) -> tuple[int, int, int, int] | None:
-    try:
-        text = path.read_text()
-    except OSError:  # the process ended while we looked
-        return None
-    # The command name may hold spaces and parentheses; the fields follow its last ")".
-    fields = text.rsplit(")", 1)[1].split()
-    # After the name: state, ppid, pgrp, session, ..., utime (11), stime, cutime, cstime (14).
-    ticks = sum(int(value) for value in fields[11:15])
-    return int(fields[1]), int(fields[2]), int(fields[3]), ticks
 
 
 def _waiting(pid: int) -> float | None:

@@ -1,7 +1,9 @@
 """What Linux says a process and the machine have used: CPU seconds and memory, read from /proc.
 
-The kernel-load command reads these around a window of a class's work; each
-reading is one small file, so it costs milliseconds.
+A cell's clock reads its kernel's processes (grading/cpu_clock.py), the
+kernel-load command reads a class's kernels around a window of their work, and
+the suite's timing figure reads the machine; each reading is one small file,
+so it costs milliseconds.
 """
 
 from __future__ import annotations
@@ -25,14 +27,23 @@ def machine_busy_seconds() -> float:
     return (sum(ticks) - idle - iowait - guest) / CLOCK_TICKS
 
 
+def process_stat(pid: int) -> tuple[int, int, int, int] | None:
+    """(parent, process group, session, CPU ticks of every thread with reaped children) of `pid`; None once gone."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:  # the process ended while we looked
+        return None
+    # The command name may hold spaces and parentheses; the fields follow its last ")".
+    fields = text.rsplit(")", 1)[1].split()
+    # After the name: state, ppid, pgrp, session, ..., utime (11), stime, cutime, cstime (14).
+    ticks = sum(int(value) for value in fields[11:15])
+    return int(fields[1]), int(fields[2]), int(fields[3]), ticks
+
+
 def process_cpu_seconds(pid: int) -> float:
     """CPU seconds of process `pid` (every thread), its reaped children's included; 0 once it is gone."""
-    try:
-        after_name = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    # Fields 14-17 of stat (utime, stime, cutime, cstime): 11-14 counted from the state, the first after the name.
-    return sum(int(field) for field in after_name[11:15]) / CLOCK_TICKS
+    found = process_stat(pid)
+    return found[3] / CLOCK_TICKS if found is not None else 0.0
 
 
 def proportional_bytes(pid: int) -> int:
