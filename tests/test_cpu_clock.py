@@ -18,6 +18,7 @@ from gradekit.grading.cpu_clock import (
     _processes,
     kernel_usage,
 )
+from gradekit.grading.idle_allowance import IdleAllowance
 
 SPIN = "while True:\n    pass"
 # A leader that sleeps while two children spin: one in its session, one that left it (setsid).
@@ -153,3 +154,56 @@ def test_an_unknown_run_queue_wait_is_judged_as_the_student_sitting():
     clock = _clock(kernel)
     kernel.time += BACKSTOP_FACTOR * 10
     assert clock.verdict() is Verdict.SAT_IDLE
+
+
+def _clock_with(kernel: FakeKernel, allowance: IdleAllowance, limit: float = 10.0) -> CellClock:
+    clock = CellClock(1, limit, kernel.usage, kernel.now, allowance=allowance)
+    clock.resume()
+    return clock
+
+
+@pytest.mark.unit
+def test_sleep_is_charged_to_the_submissions_allowance_and_ends_a_sleeping_cell_once_it_is_spent():
+    allowance = IdleAllowance(5.0)
+    first = FakeKernel()
+    clock = _clock_with(first, allowance)
+    first.time += 4  # sleeps 4 s: charged, within the allowance
+    assert clock.verdict() is Verdict.RUNNING and allowance.spent == pytest.approx(4)
+    clock.pause()
+
+    second = FakeKernel()  # the next cell of the same submission shares the allowance
+    clock = _clock_with(second, allowance)
+    second.time += 1.5
+    assert clock.verdict() is Verdict.IDLE_SPENT  # far below the backstop (30 s)
+    assert "sat idle 5.5 s in all, past its 5 s idle allowance" in clock.describe()
+
+
+@pytest.mark.unit
+def test_a_cell_that_computes_after_the_allowance_was_spent_runs_on():
+    allowance = IdleAllowance(1.0, spent=3.0)
+    kernel = FakeKernel()
+    clock = _clock_with(kernel, allowance)
+    kernel.time += 2
+    kernel.cpu, kernel.waiting = 1.2, 0.7  # running or waiting for a CPU all along
+    assert clock.verdict() is Verdict.RUNNING and allowance.spent == pytest.approx(3.1)
+
+
+@pytest.mark.unit
+def test_seconds_of_several_busy_processes_are_not_banked_to_excuse_a_later_sleep():
+    allowance = IdleAllowance(5.0)
+    kernel = FakeKernel()
+    clock = _clock_with(kernel, allowance, limit=100.0)
+    kernel.time, kernel.cpu = kernel.time + 10, 20.0  # two threads busy for 10 s: 20 CPU seconds
+    assert clock.verdict() is Verdict.RUNNING and allowance.spent == 0
+    kernel.time += 6  # then a sleep: its totals alone would still say nothing was idle
+    assert clock.verdict() is Verdict.IDLE_SPENT and allowance.spent == pytest.approx(6)
+
+
+@pytest.mark.unit
+def test_without_run_queue_waits_idle_time_is_not_charged_and_only_the_backstop_applies():
+    allowance = IdleAllowance(1.0)
+    kernel = FakeKernel()
+    kernel.waiting = None  # type: ignore[assignment]
+    clock = _clock_with(kernel, allowance)
+    kernel.time += 20  # idle or starved: no way to tell
+    assert clock.verdict() is Verdict.RUNNING and allowance.spent == 0

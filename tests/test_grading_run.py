@@ -42,6 +42,7 @@ def test_the_run_file_holds_every_setting_by_its_trait_name(tmp_path):
         "assignment_id": "autograd",
         "due_dates": course.due_dates,
         "grader_attempts": 5,
+        "idle_seconds": 10.0,
         "kernel_memory_gb": 8.0,
         "retry_backoff_seconds": 0.5,
     }

@@ -40,6 +40,10 @@ NOTES = {
     Note(NoteKind.INTERRUPTED, NB, "60", ("test_f",)): (
         "010_history: test_f ran past the 60 s limit and was interrupted"
     ),
+    Note(NoteKind.IDLE_SPENT, NB, "30", ("answer_f",)): (
+        "010_history: answer_f sat sleeping or blocked after the submission's 30 s of idle time were spent, "
+        "and was interrupted"
+    ),
     Note(NoteKind.NBGRADER_FAILED, NB, "odd metadata"): (
         "010_history: nbgrader could not grade it (odd metadata); it scores 0"
     ),

@@ -27,6 +27,7 @@ def test_each_setting_is_typed_configurable_and_explained():
         "kernel_memory_gb",
         "grader_attempts",
         "retry_backoff_seconds",
+        "idle_seconds",
         "allow_unconfined",
         "due_dates",
     }
@@ -54,6 +55,7 @@ def test_the_course_configuration_sets_them_as_typed_values():
         ({"kernel_memory_gb": 0}, "kernel_memory_gb must be more than 0 GiB"),
         ({"kernel_memory_gb": -2.5}, "kernel_memory_gb must be more than 0 GiB"),
         ({"kernel_memory_gb": "lots"}, "kernel_memory_gb"),
+        ({"idle_seconds": 0}, "idle_seconds must be more than 0 s"),
         ({"assignment_id": "../escape"}, "assignment_id must be a plain folder name"),
         ({"assignment_id": ""}, "assignment_id must be a plain folder name"),
         ({"due_dates": {"autograd": "2026-12-18T23:00:00"}}, r"due_dates\['autograd'\] needs a time zone"),

@@ -58,6 +58,32 @@ def test_a_task_that_blocks_is_ended_at_the_wall_clock_backstop(tmp_path):
     assert ended is not None and ended.verdict is Verdict.SAT_IDLE and ended.students_fault
 
 
+@pytest.mark.nbgrader
+def test_a_task_that_sleeps_is_ended_once_its_idle_allowance_is_spent_long_before_the_backstop(tmp_path):
+    budget = TaskBudget(600.0, idle_seconds=1.0)  # a backstop of half an hour, an idle allowance of a second
+    started = time.monotonic()
+    with pytest.raises(concurrent.futures.process.BrokenProcessPool):
+        _in_a_worker(budget, tmp_path / "verdict.json", sleep_long)
+    assert time.monotonic() - started < 60
+    ended = over_budget(tmp_path / "verdict.json")
+    assert ended is not None and ended.verdict is Verdict.IDLE_SPENT and ended.students_fault
+    assert "past its 1 s idle allowance" in ended.row("amy").message
+
+
+@pytest.mark.nbgrader
+def test_a_task_that_computes_is_not_charged_idle_time(tmp_path):
+    budget = TaskBudget(600.0, idle_seconds=0.5)
+    assert _in_a_worker(budget, tmp_path / "verdict.json", spin_for_two_seconds) == "done"
+    assert over_budget(tmp_path / "verdict.json") is None
+
+
+def spin_for_two_seconds():
+    end = time.process_time() + 2
+    while time.process_time() < end:
+        pass
+    return "done"
+
+
 @pytest.mark.unit
 def test_a_worker_a_loaded_machine_held_back_is_the_graders_failure_not_a_zero():
     row = OverBudget(Verdict.OVERLOADED, "waited 9 s for a CPU").row("amy", attempts=3)
@@ -70,6 +96,9 @@ def test_the_budget_is_derived_from_the_cells_time_limit():
     assert budget.cpu_seconds == 2 * 60 * 3 and budget.wall_seconds == 3 * budget.cpu_seconds
     assert TaskBudget.for_cells(60, notebooks=0) == TaskBudget.for_cells(60)
     assert TaskBudget.for_cells(60, attempts=3).cpu_seconds == 3 * TaskBudget.for_cells(60).cpu_seconds
+    assert TaskBudget.for_cells(60).idle_seconds is None
+    # Idle time is never the grader's to retry: the allowance grows with the notebooks, not the tries.
+    assert TaskBudget.for_cells(60, notebooks=3, attempts=3, idle_seconds=10).idle_seconds == 3 * 10 * 3
 
 
 @pytest.mark.nbgrader

@@ -38,6 +38,7 @@ class Course:
     kernel_memory_gb: float
     grader_attempts: int
     retry_backoff_seconds: float
+    idle_seconds: float
     allow_unconfined: bool
     # Every assignment's due date as written (ISO 8601, zoned); `due_date` is this assignment's, as a date.
     due_dates: dict[str, str] = dataclasses.field(compare=False)

@@ -137,6 +137,15 @@ class NoteKind(_Kind):
         "had a cell that ran past the time limit (interrupted)",
         _in_notebook(lambda n: f"{_listed(n)} ran past the {n.detail} s limit and was interrupted"),
     )
+    IDLE_SPENT = (  # items: the cell; detail: the submission's idle allowance in seconds
+        "had a cell that sat sleeping or blocked after the idle allowance was spent (interrupted)",
+        _in_notebook(
+            lambda n: (
+                f"{_listed(n)} sat sleeping or blocked after the submission's {n.detail} s of idle time "
+                "were spent, and was interrupted"
+            )
+        ),
+    )
     NBGRADER_FAILED = (
         "had a notebook nbgrader could not grade (it scores 0)",
         _in_notebook(lambda n: f"nbgrader could not grade it ({n.detail}); it scores 0"),

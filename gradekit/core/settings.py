@@ -50,6 +50,20 @@ class CourseKit(Configurable):
         ),
     ).tag(config=True)
 
+    idle_seconds = Float(
+        10.0,
+        help=(
+            "Seconds each notebook of a submission may spend, in all, with its grading sitting idle: its kernel "
+            "sleeping or blocked, neither running nor waiting for a CPU (honest grading sits idle a few hundredths "
+            "of a second per notebook). The allowance is this times the submission's notebooks, shared by all its "
+            "cells: once it is spent, a cell found sleeping is interrupted (the student's timeout, as a cell past "
+            "its limit), and a grading task that sits idle three times as long is ended as the student's timeout. "
+            "Until then, only a cell's wall-clock backstop (three times its limit) ends it. Where "
+            "the system does not report run-queue waits (/proc/<pid>/schedstat), idle time cannot be told from a "
+            "busy machine, and only the backstops apply."
+        ),
+    ).tag(config=True)
+
     allow_unconfined = Bool(
         False,
         help=(
@@ -106,6 +120,13 @@ class CourseKit(Configurable):
         value = proposal["value"]
         if not value > 0:
             raise TraitError(f"CourseKit.kernel_memory_gb must be more than 0 GiB, got {value}")
+        return value
+
+    @validate("idle_seconds")
+    def _a_positive_allowance(self, proposal: Bunch) -> float:
+        value = proposal["value"]
+        if not value > 0:
+            raise TraitError(f"CourseKit.idle_seconds must be more than 0 s, got {value}")
         return value
 
 

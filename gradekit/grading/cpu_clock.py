@@ -12,6 +12,11 @@ kernel's run-queue wait (time it was ready to run but had no CPU, from
 /proc/<pid>/task/<tid>/schedstat) tells who is to blame: a kernel that waited
 for a CPU longer than it slept was held back by the machine, one that mostly
 slept or blocked just sat there, which is the student's timeout.
+
+The seconds in which the kernel neither ran nor waited for a CPU are also
+charged, read by read, to the submission's idle allowance when the clock has
+one (idle_allowance.py): once it is spent, a cell found sleeping is ended
+then, long before its backstop.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gradekit.core.process_readings import CLOCK_TICKS, process_stat
+from gradekit.grading.idle_allowance import IdleAllowance
 
 # Three times the limit: a cell that needs its whole limit in CPU still gets it
 # while sharing a core with two other busy processes, and a kernel that only
@@ -33,6 +39,9 @@ BACKSTOP_FACTOR = 3
 # How often a running cell's clock is read; one reading scans /proc once (milliseconds),
 # and only cells that run longer than this are read at all.
 POLL_SECONDS = 0.25
+# A reading is "asleep" when more than this share of the wall time since the last one was idle:
+# an honest cell still computing after the allowance was spent is never ended for it.
+ASLEEP_SHARE = 0.5
 PROC = Path("/proc")
 
 
@@ -51,6 +60,7 @@ class Verdict(enum.Enum):
     OVER_LIMIT = "used more CPU time than its limit"
     SAT_IDLE = "sat past the wall-clock backstop, sleeping or blocked, on a machine that let it run"
     OVERLOADED = "reached the wall-clock backstop waiting for a CPU the machine did not give it"
+    IDLE_SPENT = "sat sleeping or blocked after its submission's idle allowance was spent"
 
 
 def kernel_usage(leader: int) -> Usage:
@@ -77,6 +87,7 @@ class CellClock:
     that ends and is reaped outside the kernel takes nothing already counted with it.
     The wall clock runs only between `resume()` and `pause()`: for a sealed test,
     only while the kernel is answering a call, not while the grader checks the answer.
+    With an `allowance`, each reading's idle seconds are charged to it.
     """
 
     def __init__(
@@ -85,12 +96,15 @@ class CellClock:
         limit: float,
         usage: Callable[[int], Usage] = kernel_usage,
         now: Callable[[], float] = time.monotonic,
+        allowance: IdleAllowance | None = None,
     ):
-        self.leader, self.limit = leader, limit
+        self.leader, self.limit, self.allowance = leader, limit, allowance
         self._usage, self._now = usage, now
         self.cpu = self.waiting = self.wall = 0.0
         self._waiting_known = True
+        self._asleep = False  # the kernel was mostly idle since the previous reading
         self._last = usage(leader)
+        self._last_wall = 0.0
         self._since: float | None = None
 
     def resume(self) -> None:
@@ -107,6 +121,8 @@ class CellClock:
         self._read()
         if self.cpu > self.limit:
             return Verdict.OVER_LIMIT
+        if self.allowance is not None and self.allowance.spent_out and self._asleep:
+            return Verdict.IDLE_SPENT
         if self._wall() < BACKSTOP_FACTOR * self.limit:
             return Verdict.RUNNING
         if not self._waiting_known:
@@ -116,19 +132,34 @@ class CellClock:
 
     def describe(self) -> str:
         waited = "an unknown time" if not self._waiting_known else f"{self.waiting:.1f} s"
+        idle = f"; the submission {self.allowance.describe()}" if self.allowance and self.allowance.spent_out else ""
         return (
             f"in {self._wall():.1f} s the kernel ran {self.cpu:.1f} s of its {self.limit:g} s limit "
-            f"and waited {waited} for a CPU"
+            f"and waited {waited} for a CPU{idle}"
         )
 
     def _read(self) -> None:
-        current = self._usage(self.leader)
-        self.cpu += max(current.cpu - self._last.cpu, 0.0)
+        current, wall = self._usage(self.leader), self._wall()
+        ran = max(current.cpu - self._last.cpu, 0.0)
+        self.cpu += ran
         if current.waiting is None or self._last.waiting is None:
             self._waiting_known = self._waiting_known and current.waiting is not None
         else:
-            self.waiting += max(current.waiting - self._last.waiting, 0.0)
-        self._last = current
+            waited = max(current.waiting - self._last.waiting, 0.0)
+            self.waiting += waited
+            self._charge_idle(wall - self._last_wall, ran, waited)
+        self._last, self._last_wall = current, wall
+
+    def _charge_idle(self, elapsed: float, ran: float, waited: float) -> None:
+        """Charge the seconds since the last reading in which nothing ran or waited for a CPU.
+
+        Read by read, never from the totals: seconds of several busy processes
+        at once are not banked to excuse a later sleep.
+        """
+        idle = max(elapsed - ran - waited, 0.0)
+        self._asleep = idle > ASLEEP_SHARE * elapsed
+        if self.allowance is not None:
+            self.allowance.charge(idle)
 
     def _wall(self) -> float:
         return self.wall + (self._now() - self._since if self._since is not None else 0.0)

@@ -106,7 +106,7 @@ def submission_budget(template_root: Path) -> TaskBudget:
     """The budget of one submission of the run that wrote `template_root`: from its cells' limit and notebooks."""
     run = GradingRun.read(template_root)
     notebooks = len(list(Path(template_root).glob("source/*/*.ipynb")))
-    return TaskBudget.for_cells(run.cell_timeout, notebooks, run.attempts)
+    return TaskBudget.for_cells(run.cell_timeout, notebooks, run.attempts, run.kit.idle_seconds)
 
 
 def forget_template(template_root: str) -> None:

@@ -7,7 +7,8 @@ reads it after. nbgrader turns an exception inside its steps into
 under it; so a step that meets one of the grader's causes notices it here as
 well, and the scratch grader raises it after the run, whatever became of the
 exception on its way. The sink also carries the submission's phase clock
-(phase_clock.py), which the steps enter where the work happens.
+(phase_clock.py), which the steps enter where the work happens, and its idle
+allowance (idle_allowance.py), which every cell's clock charges.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import dataclasses
 from gradekit.core.failures import GraderFailure
 from gradekit.core.notes import Finding, Note
 from gradekit.grading.grader_failures import THE_SUBMISSION_CAN_CAUSE
+from gradekit.grading.idle_allowance import IdleAllowance
 from gradekit.grading.phase_clock import PhaseClock
 
 
@@ -36,6 +38,7 @@ class RunSink:
         self.reports: list[NotebookReport] = []
         self.noticed: list[GraderFailure] = []
         self.clock = PhaseClock()  # restarted per submission by the scratch grader, not per run
+        self.idle: IdleAllowance | None = None  # set afresh for each try of a submission by the scratch grader
 
     def __deepcopy__(self, memo: dict) -> RunSink:
         # traitlets copies each configured value into every step it builds: the sink is shared, not copied.

@@ -8,6 +8,8 @@ a student's kernel can do to a notebook's run:
   nbgrader scores them zero and grades the rest of the notebook;
 * a cell's time limit is judged on the kernel's CPU time (cpu_clock.py): a
   machine too loaded to let the kernel run is the grader's failure, retried;
+  a kernel sleeping after its submission's idle allowance was spent
+  (idle_allowance.py) is interrupted as a cell past its limit is;
 * every output is held to the course's byte budget as it arrives, of every
   MIME type (output_limits.py), so the grader never keeps a flood of images.
 
@@ -82,6 +84,7 @@ class SafeExecute(WarmExecute):
         value_trait=Instance(Path),
         help="Sealed grading: the course's helper modules beside the notebooks, by module name -> their file.",
     ).tag(config=True)
+    _ended_by: Verdict | None = None  # why the last cell's clock ended it, if it did
 
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km: Any = None) -> tuple[NotebookNode, dict]:
         self._notebook = (resources or {}).get("unique_key", "notebook")
@@ -94,6 +97,7 @@ class SafeExecute(WarmExecute):
         self._sealed: SealedNotebook | None = None
         self._running = "a cell"  # the test cell whose calls the kernel is answering
         self._clock: CellClock | None = None  # that cell's use of the kernel, against its limit
+        self._ended_by = None
         self._source = self.sealed_sources.get(self._notebook)
         self._exchange: SealedExchange | None = None  # the test cells' channel to the kernel, once it can answer
         self._killed_because: str | None = None  # why the grader killed the kernel in a call, if it did
@@ -243,6 +247,7 @@ class SafeExecute(WarmExecute):
                     raise
                 if verdict is Verdict.RUNNING:
                     continue
+                self._ended_by = verdict
                 task_poll_kernel_alive.cancel()
                 await self._async_check_alive()
                 msg = await self._async_handle_timeout(timeout, cell)  # interrupts; nbgrader's error reply
@@ -282,7 +287,8 @@ class SafeExecute(WarmExecute):
 
     def _new_clock(self, limit: int | None) -> CellClock | None:
         pid = getattr(self.km.provisioner, "pid", None)
-        return CellClock(pid, limit) if limit and pid else None
+        self._ended_by = None
+        return CellClock(pid, limit, allowance=self.sink.idle) if limit and pid else None
 
     def _judge(self, clock: CellClock) -> Verdict:
         """The clock's verdict; an overloaded machine is the grader's failure, raised here."""
@@ -293,10 +299,16 @@ class SafeExecute(WarmExecute):
         return verdict
 
     def _past_limit(self, what: str) -> str:
+        if self._ended_by is Verdict.IDLE_SPENT and self.sink.idle is not None:
+            return f"this cell sat sleeping or blocked after the submission's {self.sink.idle.seconds:g} s of idle time were spent, and {what}"
         return f"this cell ran past the {self.timeout} s limit and {what}"
 
     def _note_interrupted(self, name: str) -> None:
-        self._notes.append(Note(NoteKind.INTERRUPTED, self._notebook, str(self.timeout), (name,)))
+        if self._ended_by is Verdict.IDLE_SPENT and self.sink.idle is not None:
+            note = Note(NoteKind.IDLE_SPENT, self._notebook, f"{self.sink.idle.seconds:g}", (name,))
+        else:
+            note = Note(NoteKind.INTERRUPTED, self._notebook, str(self.timeout), (name,))
+        self._notes.append(note)
 
     def _sealed_notebook(self) -> SealedNotebook | None:
         """The grading side of this notebook, once its kernel can answer (sealed grading only)."""
@@ -372,7 +384,8 @@ class SafeExecute(WarmExecute):
                 except Empty:
                     if not await ensure_async(self.km.is_alive()):
                         raise KernelStopped(self._why_it_died())
-                    if clock and self._judge(clock) is not Verdict.RUNNING:
+                    if clock and (verdict := self._judge(clock)) is not Verdict.RUNNING:
+                        self._ended_by = verdict
                         return None
                     continue
                 if reply["parent_header"].get("msg_id") == msg_id:

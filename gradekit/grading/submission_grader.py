@@ -36,6 +36,7 @@ from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord,
 from gradekit.grading.grader_failures import backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.hidden_lines import hidden_test_lines
+from gradekit.grading.idle_allowance import IdleAllowance
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.run_sink import RunSink
@@ -202,6 +203,7 @@ class ScratchGrader:
         intake = take_in(Path(submission_dir), self.course.source_dir)
         if intake.problem:
             return self._failed(student_id, intake.problem, started, intake.notes)
+        self.sink.idle = IdleAllowance(self.course.idle_seconds * max(len(intake.notebooks), 1))
         outcome, notes = self._autograde(student_id, intake)
         if not outcome["success"]:
             return self._failed(student_id, nbgrader_error(outcome), started, intake.notes + notes)

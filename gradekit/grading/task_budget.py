@@ -10,9 +10,10 @@ so its coordinator replaces it. A wall-clock timer with the default SIGALRM
 action kills the worker as well if the watchdog itself never gets to run.
 
 Whose failure it is follows the cell's rules (cpu_clock.py): more CPU time than
-the budget, or a wait past the wall-clock backstop on a machine that let the
-worker run, is the student's timeout; a worker held back by a loaded machine
-is the grader's failure, tried again.
+the budget, idle time past the task's idle allowance (idle_allowance.py), or a
+wait past the wall-clock backstop on a machine that let the worker run, is the
+student's timeout; a worker held back by a loaded machine is the grader's
+failure, tried again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import TypeVar
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.status import Status
 from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, POLL_SECONDS, CellClock, Verdict
+from gradekit.grading.idle_allowance import TASK_IDLE_FACTOR, IdleAllowance
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
 
 Result = TypeVar("Result")
@@ -45,22 +47,31 @@ PAST_BUDGET = "grading ran past its time budget"
 
 @dataclasses.dataclass(frozen=True)
 class TaskBudget:
-    """CPU seconds one task may use; its wall-clock backstop is the cells' `BACKSTOP_FACTOR` times that."""
+    """CPU seconds one task may use, and idle seconds (None: only the wall clock ends a task that sleeps).
+
+    Its wall-clock backstop is the cells' `BACKSTOP_FACTOR` times the CPU seconds.
+    """
 
     cpu_seconds: float
+    idle_seconds: float | None = None
 
     @property
     def wall_seconds(self) -> float:
         return BACKSTOP_FACTOR * self.cpu_seconds
 
     @classmethod
-    def for_cells(cls, cell_timeout: float, notebooks: int = 1, attempts: int = 1) -> TaskBudget:
+    def for_cells(
+        cls, cell_timeout: float, notebooks: int = 1, attempts: int = 1, idle_seconds: float | None = None
+    ) -> TaskBudget:
         """The budget of a submission of `notebooks` notebooks whose cells each have `cell_timeout` seconds.
 
-        A task retries the grader's own failures inside itself (a fresh kernel): each try gets the whole budget,
-        so that a grader slow to recover never turns into the student's timeout.
+        A task retries the grader's own failures inside itself (a fresh kernel): each try gets the whole CPU budget,
+        so that a grader slow to recover never turns into the student's timeout. Idle time is never retried:
+        the task may sit idle `TASK_IDLE_FACTOR` times the cells' allowance of `idle_seconds` per notebook.
         """
-        return cls(CELL_LIMITS_PER_NOTEBOOK * float(cell_timeout) * max(notebooks, 1) * max(attempts, 1))
+        notebooks = max(notebooks, 1)
+        cpu = CELL_LIMITS_PER_NOTEBOOK * float(cell_timeout) * notebooks * max(attempts, 1)
+        return cls(cpu, TASK_IDLE_FACTOR * idle_seconds * notebooks if idle_seconds else None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,7 +121,8 @@ def ended_by_timer(seconds: float, budget: TaskBudget) -> OverBudget | None:
 
 def within_budget(budget: TaskBudget, verdict_file: str, task: Callable[..., Result], *args: object) -> Result:
     """Run `task(*args)` in this worker; past `budget`, the worker is killed and the verdict left in `verdict_file`."""
-    clock = CellClock(os.getpid(), budget.cpu_seconds)
+    allowance = IdleAllowance(budget.idle_seconds) if budget.idle_seconds else None
+    clock = CellClock(os.getpid(), budget.cpu_seconds, allowance=allowance)
     clock.resume()
     finished = threading.Event()
     watchdog = threading.Thread(target=_watch, args=(clock, finished, Path(verdict_file)), daemon=True)

@@ -41,6 +41,7 @@ from gradekit.core.course import Course
 from gradekit.grading.executors import grade_task
 from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grading_run import GradingRun
+from gradekit.grading.idle_allowance import TASK_IDLE_FACTOR
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
 from gradekit.grading.warm_kernels import kernels_prefix, name_kernel_folders_after
@@ -71,9 +72,10 @@ def _start_grading_process(run_root: str) -> None:
 
 def check_budget(course: Course) -> TaskBudget:
     """One check's budget: `Precheck.check_seconds`, or derived from the cells' time limit when that is 0."""
+    idle = TASK_IDLE_FACTOR * course.idle_seconds  # one notebook's
     if course.precheck.check_seconds > 0:
-        return TaskBudget(course.precheck.check_seconds)
-    return TaskBudget.for_cells(course.cell_timeout, attempts=course.grader_attempts)
+        return TaskBudget(course.precheck.check_seconds, idle)
+    return TaskBudget.for_cells(course.cell_timeout, attempts=course.grader_attempts, idle_seconds=course.idle_seconds)
 
 
 def _our_child(pid: int) -> bool:
