@@ -16,6 +16,7 @@ from gradekit.grading.cpu_clock import (
     Usage,
     Verdict,
     _processes,
+    group_usage,
     kernel_usage,
 )
 from gradekit.grading.idle_allowance import IdleAllowance
@@ -86,6 +87,22 @@ def test_children_of_the_group_count_even_after_leaving_its_session():
     assert own is not None
     leader_alone = own[3] / CLOCK_TICKS
     assert usage.cpu >= 1.0 > leader_alone + 0.5  # the children's time, not the sleeping leader's
+
+
+@pytest.mark.nbgrader
+def test_a_reading_by_the_kernels_group_counts_every_process_the_group_holds():
+    leader, spinner = _start("import time\ntime.sleep(600)"), _start(SPIN)  # the spinner: in no session of the leader's
+    try:
+        by_group = group_usage(lambda: [spinner.pid])
+        give_up = time.monotonic() + 120
+        while (usage := by_group(leader.pid)).cpu < 0.5:
+            assert time.monotonic() < give_up, f"the group used only {usage.cpu} s of CPU"
+            time.sleep(0.05)
+        assert kernel_usage(leader.pid).cpu < 0.3  # the scan by session sees only the sleeping leader
+        assert usage.waiting is not None
+    finally:
+        _stop(spinner)
+        _stop(leader)
 
 
 class FakeKernel:

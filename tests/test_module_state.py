@@ -44,6 +44,9 @@ ALLOWED = {
     ("worker_box", "unavailable_reason"),
     # functools.cache of a course module's compiled code, keyed by its content: a fact of the file, never of a run.
     ("sealed_checks", "_helper_code"),
+    # functools.cache of nbgrader's metadata schema made a validator, keyed by its version: a fact of the
+    # installed nbgrader, never of a run.
+    ("metadata_check", "_schema_validator"),
     # The process's one warm parent, started on first use and ended at exit (atexit), like a pool worker's grader.
     ("warm_kernels", "_zygote"),
     # Set by the pool's initializer, which can only call a module-level function, once per worker process.

@@ -48,7 +48,7 @@ from traitlets import Dict, Instance, Set, Unicode
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import FindingKind, Note, NoteKind
-from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict
+from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict, group_usage, kernel_usage
 from gradekit.grading.hidden_lines import cut_hidden_lines, hidden_test_lines
 from gradekit.grading.kernel_cgroups import KernelGroup, TreeEvents
 from gradekit.grading.kernel_folders import KernelFolder
@@ -288,7 +288,10 @@ class SafeExecute(WarmExecute):
     def _new_clock(self, limit: int | None) -> CellClock | None:
         pid = getattr(self.km.provisioner, "pid", None)
         self._ended_by = None
-        return CellClock(pid, limit, allowance=self.sink.idle) if limit and pid else None
+        if not (limit and pid):
+            return None
+        usage = group_usage(self._cgroup.processes) if self._cgroup is not None else kernel_usage
+        return CellClock(pid, limit, usage, allowance=self.sink.idle)
 
     def _judge(self, clock: CellClock) -> Verdict:
         """The clock's verdict; an overloaded machine is the grader's failure, raised here."""

@@ -77,6 +77,18 @@ class RemoteAnswer:
         return f"<the student's {self._kit_answer_name}>"
 
 
+class SealedSources(dict[str, NotebookNode]):
+    """The course's trusted notebooks by name, shared by every Execute step that grades from them, never copied.
+
+    traitlets deep-copies a configured value into each step it builds: here every
+    notebook of the course, once per notebook graded (about 30 ms of a grading
+    process each time). The steps only read them.
+    """
+
+    def __deepcopy__(self, memo: dict) -> SealedSources:
+        return self
+
+
 class SealedNotebook:
     """The grading side of one notebook: its namespace, its mirror, its channel to the kernel."""
 

@@ -24,6 +24,7 @@ import nbformat
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
+from traitlets.config import Config
 
 from gradekit.core.course import Course, load_course
 from gradekit.core.failures import GraderCause, GraderFailure
@@ -41,7 +42,7 @@ from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.phase_clock import Phase, PhaseTimes
 from gradekit.grading.run_sink import RunSink
 from gradekit.grading.scratch_gradebook import UnsyncedGradebook, close_connections, share_engine
-from gradekit.grading.sealed_checks import HELPER_MODULES
+from gradekit.grading.sealed_checks import HELPER_MODULES, SealedSources
 from gradekit.grading.timed_steps import timed_gradebook_steps
 from gradekit.grading.warm_kernels import discard_zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
@@ -111,16 +112,14 @@ def nbgrader_api(
     if cell_timeout:
         config.Execute.timeout = int(cell_timeout)
     if warm_kernels:
-        from nbgrader.preprocessors import Execute
+        from nbgrader.preprocessors import CheckCellMetadata, Execute
 
+        from gradekit.grading.metadata_check import QuickCheckCellMetadata
         from gradekit.grading.safe_execute import SafeExecute
 
-        steps = (
-            config.Autograde.autograde_preprocessors
-            if "autograde_preprocessors" in config.Autograde
-            else (Autograde.class_traits()["autograde_preprocessors"].default())
-        )
-        steps = [SafeExecute if step is Execute else step for step in steps]
+        ours = {Execute: SafeExecute, CheckCellMetadata: QuickCheckCellMetadata}
+        config.Autograde.sanitize_preprocessors = [ours.get(step, step) for step in _steps(config, "sanitize")]
+        steps = [ours.get(step, step) for step in _steps(config, "autograde")]
         for name, value in (execute or {}).items():
             setattr(config.SafeExecute, name, value)
         sink = (execute or {}).get("sink")
@@ -129,6 +128,12 @@ def nbgrader_api(
         config.Autograde.autograde_preprocessors = steps
         config.WarmProvisioner.allow_unconfined = course.allow_unconfined  # the kernels' provisioner reads it
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+
+
+def _steps(config: Config, pipeline: str) -> list:
+    """The steps of nbgrader's `pipeline` ("sanitize" or "autograde") as the configuration lists them."""
+    name = f"{pipeline}_preprocessors"
+    return list(config.Autograde[name] if name in config.Autograde else Autograde.class_traits()[name].default())
 
 
 class ScratchGrader:
@@ -161,11 +166,11 @@ class ScratchGrader:
 
     def _execute_settings(self, template_root: Path) -> dict[str, object]:
         """The Execute step's traits: the sink, the course's hidden lines, and the trusted sources it grades from."""
-        notebooks = {
-            Path(relative).stem: nbformat.reads(content.decode(), as_version=4)
+        notebooks = SealedSources(
+            (Path(relative).stem, nbformat.reads(content.decode(), as_version=4))
             for relative, content in self.pristine
             if relative.endswith(".ipynb")
-        }
+        )
         folder = template_root / "source" / self.course.assignment_id
         helpers = {name: folder / f"{name}.py" for name in HELPER_MODULES if (folder / f"{name}.py").exists()}
         hidden = set().union(*(hidden_test_lines(notebook) for notebook in notebooks.values()))

@@ -29,7 +29,7 @@ from typing import TypeVar
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.status import Status
-from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, POLL_SECONDS, CellClock, Verdict
+from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, CellClock, Verdict
 from gradekit.grading.idle_allowance import TASK_IDLE_FACTOR, IdleAllowance
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
 
@@ -41,6 +41,9 @@ CELL_LIMITS_PER_NOTEBOOK = 2
 # Seconds past the wall-clock backstop after which the operating system's timer ends the worker
 # when the watchdog could not (a task that never lets the watchdog's thread run).
 LAST_RESORT_SECONDS = 10
+# How often the watchdog reads the worker's clock: each reading scans every process of the machine,
+# and a budget of minutes needs no finer watch than a second.
+WATCH_SECONDS = 1.0
 # How the row of a submission its budget ended begins, for those who answer the student in fixed words.
 PAST_BUDGET = "grading ran past its time budget"
 
@@ -139,7 +142,7 @@ def within_budget(budget: TaskBudget, verdict_file: str, task: Callable[..., Res
 
 
 def _watch(clock: CellClock, finished: threading.Event, verdict_file: Path) -> None:
-    while not finished.wait(POLL_SECONDS):
+    while not finished.wait(WATCH_SECONDS):
         verdict = clock.verdict()
         if verdict is not Verdict.RUNNING:
             verdict_file.write_text(json.dumps({"verdict": verdict.name, "description": clock.describe()}))
