@@ -747,6 +747,13 @@ def case_list() -> tuple[Case, ...]:
             Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",)),
         ),
         Case(
+            "floods-unasked-replies",
+            lambda b: b.cell("answer_chain_gradients").__setitem__("source", FLOODS_UNASKED_REPLIES),
+            Expected(
+                Status.GRADED, {CHAIN_TEST}, ("answer_chain_gradients ran past the 3 s limit and was interrupted",)
+            ),
+        ),
+        Case(
             "sleeps-past-timeout",
             lambda b: b.wrap_chain("import time\ntime.sleep(3600)"),
             Expected(Status.GRADED, {CHAIN_TEST}, ("test_chain_gradients ran past the 3 s limit and was interrupted",)),
@@ -1283,6 +1290,25 @@ def build_case(course: Course, manifest: Manifest, case: Case) -> None:
 def full_marks(manifest: Manifest) -> dict[str, float]:
     """Full marks of every graded cell of the case notebooks, as "<notebook>/<grade id>"."""
     return {f"{name}/{test.cell}": test.points for name in NOTEBOOKS for test in manifest.test_cells_of(name)}
+
+
+# Spins while sending the grader shell messages that answer nothing, ten a second: the cell's clock is
+# read on its own schedule all the same, so the cell ends at its CPU limit.
+FLOODS_UNASKED_REPLIES = """
+_kernel = get_ipython().kernel
+if getattr(_kernel, "_supports_kernel_subshells", False):
+    _socket = _kernel.shell_channel_thread.manager.get_subshell_to_shell_channel_socket(None)
+else:
+    _socket = _kernel.shell_stream
+_unasked = {"header": {"msg_id": "noise", "msg_type": "noise", "session": "x", "username": "x", "date": "",
+                       "version": "5.3"}}
+import time
+while True:
+    _kernel.session.send(_socket, "noise", {}, parent=_unasked, ident=_kernel._parent_ident["shell"])
+    _until = time.process_time() + 0.1
+    while time.process_time() < _until:
+        pass
+"""
 
 
 # Children forked without exec, each filling memory: through fork_exec with a preexec_fn (no audit

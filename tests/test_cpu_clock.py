@@ -13,6 +13,7 @@ from gradekit.grading.cpu_clock import (
     BACKSTOP_FACTOR,
     CLOCK_TICKS,
     CellClock,
+    ReadingSchedule,
     Usage,
     Verdict,
     _processes,
@@ -103,6 +104,17 @@ def test_a_reading_by_the_kernels_group_counts_every_process_the_group_holds():
     finally:
         _stop(spinner)
         _stop(leader)
+
+
+@pytest.mark.unit
+def test_readings_fall_due_on_their_own_schedule():
+    kernel = FakeKernel()
+    schedule = ReadingSchedule(0.25, kernel.now)
+    assert schedule.wait() == pytest.approx(0.25) and not schedule.due()
+    kernel.time += 0.1  # a message arrived meanwhile: not yet
+    assert not schedule.due() and schedule.wait() == pytest.approx(0.15)
+    kernel.time += 0.2
+    assert schedule.due() and not schedule.due() and schedule.wait() == pytest.approx(0.25)
 
 
 class FakeKernel:
@@ -214,6 +226,19 @@ def test_seconds_of_several_busy_processes_are_not_banked_to_excuse_a_later_slee
     assert clock.verdict() is Verdict.RUNNING and allowance.spent == 0
     kernel.time += 6  # then a sleep: its totals alone would still say nothing was idle
     assert clock.verdict() is Verdict.IDLE_SPENT and allowance.spent == pytest.approx(6)
+
+
+@pytest.mark.unit
+def test_sleep_mixed_with_work_is_ended_once_it_passes_the_allowance_however_busy_each_reading_was():
+    allowance = IdleAllowance(1.0)
+    kernel = FakeKernel()
+    clock = _clock_with(kernel, allowance, limit=100.0)
+    readings = 0
+    while clock.verdict() is Verdict.RUNNING:  # each quarter second busy for 60% of it, idle for the rest
+        assert readings < 20, "never ended"
+        kernel.time, kernel.cpu = kernel.time + 0.25, kernel.cpu + 0.15
+        readings += 1
+    assert allowance.spent == pytest.approx(0.1 * readings) and 1.25 < allowance.spent < 1.45
 
 
 @pytest.mark.unit

@@ -98,6 +98,39 @@ def test_nothing_a_worker_left_in_the_temporary_folder_outlives_the_run(tmp_path
     assert list(temporary.iterdir()) == []
 
 
+def sleep_on_one(template_root, folder, student):
+    """Stands in for real grading: one submission only sleeps; each of the others computes for a moment."""
+    if student == "sleeps":
+        time.sleep(3600)
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+    return GradedSubmission(
+        student_id=student,
+        status=Status.GRADED,
+        message="",
+        record=None,
+        files=(),
+        seconds=0.0,
+        worker=f"test:{os.getpid()}",
+    )
+
+
+def test_one_students_ended_budget_costs_the_others_no_grading_one_by_one(tmp_path):
+    """The pool its kill broke is started afresh for the rest, who lose no try; only one in flight tries again."""
+    students = ("sleeps", "amy", "ben", "cleo", "dan", "eve", "fay", "gus")
+    tasks = [(Path(tmp_path), name) for name in students]
+    executor = LocalExecutor(2, sleep_on_one, TaskBudget(60.0, idle_seconds=1.0))
+    outcomes = {g.student_id: g for g in executor.grade_all(tmp_path, tasks)}
+    assert outcomes["sleeps"].status is Status.FAILED and "idle allowance" in outcomes["sleeps"].message
+    honest = [outcomes[name] for name in students[1:]]
+    assert all(g.status is Status.GRADED for g in honest)
+    assert sorted(g.attempts for g in honest)[:-1] == [1] * (len(honest) - 1)  # at most the one beside it tries again
+    assert max(g.attempts for g in honest) <= 2
+    # Shared pools of two workers, a round before the kill and one after: not a fresh pool per student.
+    assert len({g.worker for g in honest}) <= 4
+
+
 def hang_on_one(template_root, folder, student):
     """Stands in for real grading: one submission keeps its worker for ever, spinning or blocked."""
     import time

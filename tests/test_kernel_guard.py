@@ -200,6 +200,39 @@ def test_an_armed_kernel_reaches_no_other_process_and_no_namespace(filtered):
 
 
 @pytest.mark.nbgrader
+@pytest.mark.parametrize("filtered", [False, True], ids=["unfiltered", "filtered"])
+def test_an_armed_kernel_changes_nothing_of_how_it_is_scheduled(filtered):
+    """Niceness, affinity and scheduling policy stay as the grader started the kernel: its run-queue wait is the machine's."""  # noqa: E501
+    program = textwrap.dedent(f"""
+        import os, runpy
+        guard = runpy.run_path({str(GUARD_FILE)!r})
+        if {filtered!r}:
+            assert guard["forbid_new_programs"]()
+        changes = {{
+            "nice": lambda: os.setpriority(os.PRIO_PROCESS, 0, 19),
+            "affinity": lambda: os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}}),
+            "idle-policy": lambda: os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)),
+            "batch-policy": lambda: os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0)),
+            "normal-policy": lambda: os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0)),
+        }}
+        outcome = []
+        for name, change in changes.items():
+            try:
+                change()
+                outcome.append(name + ":changed")
+            except PermissionError:
+                outcome.append(name + ":refused")
+        print(" ".join(outcome))
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    expected = "refused" if filtered else "changed"
+    changes = ("nice", "affinity", "idle-policy", "batch-policy")
+    # The normal policy, as the messaging library sets it on each new thread, passes either way.
+    assert result.stdout.split() == [f"{name}:{expected}" for name in changes] + ["normal-policy:changed"]
+
+
+@pytest.mark.nbgrader
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="x32 calls exist on x86_64 only")
 def test_an_armed_kernel_makes_no_x32_call():
     """An x32 call carries x86_64's audit arch but other numbers: refused whatever it is (here getpid)."""

@@ -16,8 +16,9 @@ slept or blocked just sat there, which is the student's timeout.
 
 The seconds in which the kernel neither ran nor waited for a CPU are also
 charged, read by read, to the submission's idle allowance when the clock has
-one (idle_allowance.py): once it is spent, a cell found sleeping is ended
-then, long before its backstop.
+one (idle_allowance.py): once it is spent, a cell that sits idle for more than
+a moment longer is ended then, long before its backstop, however it mixes
+its sleep with work.
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ BACKSTOP_FACTOR = 3
 # How often a running cell's clock is read; one reading scans /proc once (milliseconds),
 # and only cells that run longer than this are read at all.
 POLL_SECONDS = 0.25
-# A reading is "asleep" when more than this share of the wall time since the last one was idle:
-# an honest cell still computing after the allowance was spent is never ended for it.
-ASLEEP_SHARE = 0.5
+# Idle seconds a clock may add once its submission's allowance is spent, before it ends the cell:
+# an honest cell still computing after an earlier cell spent the allowance adds next to none.
+IDLE_GRACE_SECONDS = 0.25
 PROC = Path("/proc")
 
 
@@ -100,6 +101,25 @@ def _summed(ticks: dict[int, int]) -> Usage:
     return Usage(sum(ticks.values()) / CLOCK_TICKS, sum(known) if known else None)
 
 
+class ReadingSchedule:
+    """When a running cell's clock is next read: every `every` seconds, whatever the kernel sends meanwhile."""
+
+    def __init__(self, every: float = POLL_SECONDS, now: Callable[[], float] = time.monotonic):
+        self._every, self._now = every, now
+        self._next = now() + every
+
+    def wait(self) -> float:
+        """Seconds until the next reading is due (0 when it is)."""
+        return max(self._next - self._now(), 0.0)
+
+    def due(self) -> bool:
+        """Whether a reading is due now; if so, the next one is set a period later."""
+        if self._now() < self._next:
+            return False
+        self._next = self._now() + self._every
+        return True
+
+
 class CellClock:
     """The kernel time one cell has used against its `limit` (seconds), judged by `verdict()`.
 
@@ -122,7 +142,7 @@ class CellClock:
         self._usage, self._now = usage, now
         self.cpu = self.waiting = self.wall = 0.0
         self._waiting_known = True
-        self._asleep = False  # the kernel was mostly idle since the previous reading
+        self._idle_past_allowance = 0.0  # idle seconds this clock added after its allowance was spent
         self._last = usage(leader)
         self._last_wall = 0.0
         self._since: float | None = None
@@ -141,7 +161,7 @@ class CellClock:
         self._read()
         if self.cpu > self.limit:
             return Verdict.OVER_LIMIT
-        if self.allowance is not None and self.allowance.spent_out and self._asleep:
+        if self._idle_past_allowance > IDLE_GRACE_SECONDS:
             return Verdict.IDLE_SPENT
         if self._wall() < BACKSTOP_FACTOR * self.limit:
             return Verdict.RUNNING
@@ -176,10 +196,12 @@ class CellClock:
         Read by read, never from the totals: seconds of several busy processes
         at once are not banked to excuse a later sleep.
         """
+        if self.allowance is None:
+            return
         idle = max(elapsed - ran - waited, 0.0)
-        self._asleep = idle > ASLEEP_SHARE * elapsed
-        if self.allowance is not None:
-            self.allowance.charge(idle)
+        already = max(self.allowance.spent, self.allowance.seconds)
+        self.allowance.charge(idle)
+        self._idle_past_allowance += max(self.allowance.spent - already, 0.0)
 
     def _wall(self) -> float:
         return self.wall + (self._now() - self._since if self._since is not None else 0.0)

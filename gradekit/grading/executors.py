@@ -56,17 +56,26 @@ from gradekit.grading.warm_kernels import (
     name_kernel_folders_after,
 )
 
+
+@dataclasses.dataclass(frozen=True)
+class NotStarted:
+    """How a task the pool broke before it began ended: it has used none of its tries."""
+
+
+NOT_STARTED = NotStarted()
+
 if TYPE_CHECKING:
     from typing import TypeAlias
 
     from distributed import Client, Future
 
     # How a task ended in a pool: its row, the budget that ended its worker, or the pool's breakdown.
-    Outcome: TypeAlias = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool
+    Outcome: TypeAlias = GradedSubmission | OverBudget | concurrent.futures.process.BrokenProcessPool | NotStarted
     # What a cluster's task gives back: its row, or the budget that ended its grading process.
     Budgeted: TypeAlias = GradedSubmission | OverBudget
 
 Task = tuple[Path, str]  # (submission folder, student id)
+
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +200,32 @@ def grade_within_budget(budget: TaskBudget, template_root: str, submission_dir: 
         _grading_processes.give_back(process, generation)
 
 
+def _started_within_budget(
+    budget: TaskBudget, verdict_file: str, task: Callable[..., GradedSubmission], *args: object
+) -> GradedSubmission:
+    """A pool worker's task: a mark beside its verdict file that it started, then the task within its budget."""
+    _started_mark(Path(verdict_file)).touch()
+    return within_budget(budget, verdict_file, task, *args)
+
+
+def _last_row(
+    student: str, outcome: OverBudget | concurrent.futures.process.BrokenProcessPool, attempts: int
+) -> GradedSubmission:
+    """The row of a task cut short on its last try: the grader's failure, never a score."""
+    if isinstance(outcome, OverBudget):
+        return outcome.row(student, attempts)
+    return crashed_task(student, outcome, attempts)
+
+
+def _started_mark(verdict_file: Path) -> Path:
+    return verdict_file.with_name(verdict_file.name + ".started")
+
+
+def _in_order(tasks: list[Task], tried: dict[Task, int]) -> list[Task]:
+    """Tasks cut short first (they have waited longest), each group in its first order."""
+    return sorted(tasks, key=lambda task: -tried.get(task, 0))
+
+
 def crashed_task(student_id: str, error: BaseException, attempts: int = 1) -> GradedSubmission:
     """A task that raised or whose worker was lost; a worker's traceback rides along as the error's cause."""
     if worker_lost(error):
@@ -209,10 +244,14 @@ def worker_lost(error: BaseException) -> bool:
 class LocalExecutor:
     """`jobs` worker processes on this machine, each grading whole submissions, each under its budget.
 
-    If a worker process dies, the pool cannot tell which submission it was
-    grading: every submission caught in that pool is graded again, each in a
-    fresh pool of its own, with backoff, until it is graded or its tries run out.
-    A worker that its budget ended says so: that submission's row is the
+    When a worker process dies the whole pool breaks. The submissions that had
+    not started are graded in a fresh shared pool, as if nothing happened. Those
+    in flight on other workers are graded again in it too, as a try, when a
+    budget explains the break (its verdict was left); otherwise the pool cannot
+    tell which one killed it, and each is graded again in a fresh pool of its
+    own, with backoff, until it is graded or its tries run out. So one student
+    whose budget ends costs the rest of the cohort one restarted pool, never a
+    one-by-one grading. A worker that its budget ended says so: that submission's row is the
     student's timeout at once, unless the machine held the worker back.
     """
 
@@ -229,18 +268,31 @@ class LocalExecutor:
 
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
         budget = self.budget or submission_budget(template_root)
-        suspects: list[Task] = []
-        for task, outcome in self._run(template_root, list(tasks), self.jobs, budget):
-            if isinstance(outcome, OverBudget) and outcome.students_fault:
-                yield outcome.row(task[1])
-            elif isinstance(outcome, (OverBudget, concurrent.futures.process.BrokenProcessPool)):
-                suspects.append(task)
-            else:
-                yield outcome
         run = GradingRun.read(template_root)
-        attempts, first_wait = run.attempts, run.first_wait
-        for task in suspects:
-            yield self._alone(template_root, task, attempts, first_wait, budget)
+        waiting, tried, suspects = list(tasks), dict[Task, int](), list[Task]()
+        while waiting:
+            cut_short: list[tuple[Task, OverBudget | concurrent.futures.process.BrokenProcessPool]] = []
+            this_round, waiting, explained = _in_order(waiting, tried), [], False
+            for task, outcome in self._run(template_root, this_round, self.jobs, budget):
+                explained = explained or isinstance(outcome, OverBudget)
+                if isinstance(outcome, NotStarted):
+                    waiting.append(task)
+                elif isinstance(outcome, OverBudget) and outcome.students_fault:
+                    yield outcome.row(task[1], tried.get(task, 0) + 1)
+                elif isinstance(outcome, (OverBudget, concurrent.futures.process.BrokenProcessPool)):
+                    cut_short.append((task, outcome))
+                else:
+                    yield dataclasses.replace(outcome, attempts=outcome.attempts + tried.get(task, 0))
+            for task, outcome in cut_short:  # in flight when the pool broke: another's budget, or its own doing?
+                tried[task] = tried.get(task, 0) + 1
+                if tried[task] >= run.attempts:
+                    yield _last_row(task[1], outcome, tried[task])
+                else:
+                    (waiting if explained else suspects).append(task)
+            if not explained and not cut_short:
+                break  # a pool that broke before anything started: see below, one by one
+        for task in suspects + waiting:
+            yield self._alone(template_root, task, run.attempts, run.first_wait, budget)
 
     def _alone(
         self, template_root: Path, task: Task, attempts: int, first_wait: float, budget: TaskBudget
@@ -279,7 +331,9 @@ class LocalExecutor:
         ):
             verdicts = [Path(run_root) / f"over-budget-{n}.json" for n in range(len(tasks))]
             futures = {
-                pool.submit(within_budget, budget, str(verdict), self.task, str(template_root), str(folder), student): (
+                pool.submit(
+                    _started_within_budget, budget, str(verdict), self.task, str(template_root), str(folder), student
+                ): (
                     (folder, student),
                     verdict,
                 )
@@ -291,7 +345,8 @@ class LocalExecutor:
                     try:
                         yield task, future.result()
                     except concurrent.futures.process.BrokenProcessPool as error:
-                        yield task, over_budget(verdict) or error
+                        started = _started_mark(verdict).exists()
+                        yield task, over_budget(verdict) or (error if started else NOT_STARTED)
                     except Exception as error:
                         yield task, crashed_task(task[1], error)
             finally:

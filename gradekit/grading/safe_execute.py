@@ -48,7 +48,7 @@ from traitlets import Dict, Instance, Set, Unicode
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import FindingKind, Note, NoteKind
-from gradekit.grading.cpu_clock import POLL_SECONDS, CellClock, Verdict, group_usage, kernel_usage
+from gradekit.grading.cpu_clock import CellClock, ReadingSchedule, Verdict, group_usage, kernel_usage
 from gradekit.grading.hidden_lines import cut_hidden_lines, hidden_test_lines
 from gradekit.grading.kernel_cgroups import KernelGroup, TreeEvents
 from gradekit.grading.kernel_folders import KernelFolder
@@ -228,7 +228,9 @@ class SafeExecute(WarmExecute):
         The cell is the student's timeout when the kernel used more CPU seconds
         than the limit, or sat past the wall-clock backstop on a machine that let
         it run; then nbclient interrupts it as it always did. A cell held back by
-        an overloaded machine is the grader's failure, raised for a retry.
+        an overloaded machine is the grader's failure, raised for a retry. The
+        clock is read on its own schedule, whatever the kernel sends meanwhile:
+        a flood of messages that answer nothing never keeps it from being read.
         """
         clock = self._new_clock(timeout)
         if clock is None:  # no limit, or no kernel process to measure: nbclient's own wall clock
@@ -236,16 +238,21 @@ class SafeExecute(WarmExecute):
                 msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
             )
         clock.resume()
+        schedule = ReadingSchedule()
         while True:
             try:
-                msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=POLL_SECONDS))
+                msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=schedule.wait()))
             except Empty:
+                msg = None
+            if schedule.due():
                 try:
                     verdict = self._judge(clock)
                 except GraderFailure:
                     task_poll_kernel_alive.cancel()
                     raise
                 if verdict is Verdict.RUNNING:
+                    if msg is not None and msg["parent_header"].get("msg_id") == msg_id:
+                        return await self._settle(msg, cell, task_poll_output_msg, task_poll_kernel_alive)
                     continue
                 self._ended_by = verdict
                 task_poll_kernel_alive.cancel()
@@ -256,7 +263,7 @@ class SafeExecute(WarmExecute):
                         msg_id, cell, INTERRUPT_GRACE_SECONDS, task_poll_output_msg, task_poll_kernel_alive
                     )
                 msg["parent_header"] = {"msg_id": msg_id}
-            if msg["parent_header"].get("msg_id") == msg_id:
+            if msg is not None and msg["parent_header"].get("msg_id") == msg_id:
                 return await self._settle(msg, cell, task_poll_output_msg, task_poll_kernel_alive)
 
     async def _settle(
@@ -379,20 +386,23 @@ class SafeExecute(WarmExecute):
         clock = limit if isinstance(limit, CellClock) else None
         if clock:
             clock.resume()
+        schedule = ReadingSchedule()  # read on its own schedule, whatever else the kernel sends
         try:
             while deadline is None or loop.time() < deadline:
-                wait = POLL_SECONDS if deadline is None else min(deadline - loop.time(), POLL_SECONDS)
+                wait = schedule.wait() if deadline is None else min(deadline - loop.time(), schedule.wait())
                 try:
                     reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=max(wait, 0.0)))
                 except Empty:
-                    if not await ensure_async(self.km.is_alive()):
-                        raise KernelStopped(self._why_it_died())
-                    if clock and (verdict := self._judge(clock)) is not Verdict.RUNNING:
-                        self._ended_by = verdict
-                        return None
-                    continue
-                if reply["parent_header"].get("msg_id") == msg_id:
+                    reply = None
+                if reply is not None and reply["parent_header"].get("msg_id") == msg_id:
                     return reply["content"].get("status", "error")
+                if not schedule.due():
+                    continue
+                if not await ensure_async(self.km.is_alive()):
+                    raise KernelStopped(self._why_it_died())
+                if clock and (verdict := self._judge(clock)) is not Verdict.RUNNING:
+                    self._ended_by = verdict
+                    return None
             return None
         finally:
             if clock:

@@ -33,7 +33,12 @@ if TYPE_CHECKING:
 # operating system put the kernel in). And fallocate: it reserves disk past a file's end
 # (FALLOC_FL_KEEP_SIZE) that the box's file-size limit does not count, on the guard log the
 # kernel holds open on the grader's disk among others; and io_uring, whose own fallocate (and
-# every other operation it runs for the kernel) passes no filter.
+# every other operation it runs for the kernel) passes no filter. And every change to how the
+# scheduler treats the kernel's threads (niceness, CPU affinity, a policy other than the normal one):
+# a kernel that pins many threads to one busy core at the lowest priority waits for a CPU at will,
+# and a wait is what the grader takes for a loaded machine (gradekit/grading/cpu_clock.py), its own
+# failure, tried again. sched_setscheduler passes with the normal policy only: the messaging library
+# sets each new thread's policy, unchanged, that way, and aborts when it cannot.
 # And every new process, always, not only where no cgroup bounds the kernel's tree: a kernel never
 # needs a child (it starts no program), while a child forked without exec (through
 # _posixsubprocess.fork_exec with a preexec_fn, which has no audit event) gets an address-space cap
@@ -76,6 +81,9 @@ SECCOMP_ARCHES: dict[str, ArchNumbers] = {
             "io_uring_setup": 425,
             "io_uring_enter": 426,
             "io_uring_register": 427,
+            "setpriority": 141,
+            "sched_setaffinity": 203,
+            "sched_setattr": 314,
         },
         41,
         56,
@@ -113,6 +121,9 @@ SECCOMP_ARCHES: dict[str, ArchNumbers] = {
             "io_uring_setup": 425,
             "io_uring_enter": 426,
             "io_uring_register": 427,
+            "setpriority": 140,
+            "sched_setaffinity": 122,
+            "sched_setattr": 274,
         },
         198,
         220,
@@ -121,6 +132,8 @@ SECCOMP_ARCHES: dict[str, ArchNumbers] = {
     ),
 }
 AF_UNIX, AF_INET, AF_INET6, SOCK_STREAM = 1, 2, 10, 1
+SCHEDULER_CALLS = {"x86_64": 144, "aarch64": 119}  # sched_setscheduler, which passes for SCHED_OTHER only
+SCHED_OTHER = 0
 CLONE_THREAD = 0x00010000
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: a thread in a namespace of its own
 # (clone() cannot ask for a time namespace: that bit is part of its exit signal).
@@ -139,7 +152,9 @@ def forbid_new_programs() -> bool:
     if numbers is None or not sys.platform.startswith("linux"):
         return False
     arch, seccomp, refused, socket_call, clone, clone3, forks = numbers
-    steps = seccomp_steps(arch, (*refused.values(), *forks), socket_call, (clone, clone3))
+    steps = seccomp_steps(
+        arch, (*refused.values(), *forks), socket_call, (clone, clone3), SCHEDULER_CALLS[platform.machine()]
+    )
     program = b"".join(struct.pack("HBBI", *step) for step in steps)
     buffer = ctypes.create_string_buffer(program)
 
@@ -153,7 +168,9 @@ def forbid_new_programs() -> bool:
     return libc.syscall(seccomp, 1, 1, ctypes.byref(Program(len(program) // 8, ctypes.addressof(buffer)))) == 0
 
 
-def seccomp_steps(arch: int, refused: tuple[int, ...], socket_call: int, clones: tuple[int, int]) -> list[Step]:
+def seccomp_steps(
+    arch: int, refused: tuple[int, ...], socket_call: int, clones: tuple[int, int], scheduler_call: int | None = None
+) -> list[Step]:
     """The filter as classic BPF steps (code, jump if true, jump if false, constant).
 
     A call made through another architecture's table (32-bit calls from a
@@ -161,7 +178,8 @@ def seccomp_steps(arch: int, refused: tuple[int, ...], socket_call: int, clones:
     and would slip past the list; each refused call fails with EPERM; socket()
     passes for AF_UNIX, AF_INET and AF_INET6 with SOCK_STREAM only (a datagram
     socket could send without connecting); clone passes for a thread only
-    (CLONE_THREAD without a new namespace), clone3 fails with ENOSYS; the rest pass.
+    (CLONE_THREAD without a new namespace), clone3 fails with ENOSYS; `scheduler_call`
+    (sched_setscheduler), when given, passes for the normal policy only; the rest pass.
     Written with labels; `_assemble` turns them into relative jumps.
     """
     load, load_arg, equal, at_least, mask, has_bits, ret = 0x20, 0x20, 0x15, 0x35, 0x54, 0x45, 0x06
@@ -175,6 +193,7 @@ def seccomp_steps(arch: int, refused: tuple[int, ...], socket_call: int, clones:
         (load, "", "", 0),  # the call number
         (at_least, "refuse", "", X32_CALL_BIT),
         *[(equal, "refuse", "", number) for number in refused],
+        *([(equal, "scheduler", "", scheduler_call)] if scheduler_call is not None else []),
         (equal, "no such call", "", clone3),
         (equal, "clone", "", clone),
         (equal, "socket", "allow", socket_call),
@@ -182,6 +201,9 @@ def seccomp_steps(arch: int, refused: tuple[int, ...], socket_call: int, clones:
         (load_arg, "", "", flags),
         (has_bits, "refuse", "", CLONE_NEW_NAMESPACES),
         (has_bits, "allow", "refuse", CLONE_THREAD),
+        ("scheduler",),
+        (load_arg, "", "", kind),  # the policy: the second argument, as the socket's kind is
+        (equal, "allow", "refuse", SCHED_OTHER),
         ("socket",),
         (load_arg, "", "", domain),
         (equal, "stream", "", AF_UNIX),
