@@ -16,10 +16,8 @@ from gradekit.grading.task_budget import TaskBudget
 pytestmark = pytest.mark.nbgrader
 
 
-def kill_on_poison(template_root, folder, student):
-    """Stands in for real grading: the worker process dies on the poisoned submission."""
-    if student == "poison":
-        os._exit(9)
+def graded_here(student: str) -> GradedSubmission:
+    """What the stand-ins below give back for a submission they let through: graded, by this worker."""
     return GradedSubmission(
         student_id=student,
         status=Status.GRADED,
@@ -29,6 +27,13 @@ def kill_on_poison(template_root, folder, student):
         seconds=0.0,
         worker=f"test:{os.getpid()}",
     )
+
+
+def kill_on_poison(template_root, folder, student):
+    """Stands in for real grading: the worker process dies on the poisoned submission."""
+    if student == "poison":
+        os._exit(9)
+    return graded_here(student)
 
 
 def fail_inside_the_grader(template_root, folder, student):
@@ -36,15 +41,7 @@ def fail_inside_the_grader(template_root, folder, student):
     if student == "bug":
         settings = {}
         return settings["cell_timeout"]
-    return GradedSubmission(
-        student_id=student,
-        status=Status.GRADED,
-        message="",
-        record=None,
-        files=(),
-        seconds=0.0,
-        worker=f"test:{os.getpid()}",
-    )
+    return graded_here(student)
 
 
 def _grade(tmp_path, task, students):
@@ -75,15 +72,7 @@ def leave_temporary_files(template_root, folder, student):
     import tempfile
 
     Path(tempfile.mkdtemp(prefix="gradekit-worker-"), "hidden-tests.ipynb").write_text("{}")
-    return GradedSubmission(
-        student_id=student,
-        status=Status.GRADED,
-        message="",
-        record=None,
-        files=(),
-        seconds=0.0,
-        worker=f"test:{os.getpid()}",
-    )
+    return graded_here(student)
 
 
 def test_nothing_a_worker_left_in_the_temporary_folder_outlives_the_run(tmp_path, monkeypatch):
@@ -105,15 +94,7 @@ def sleep_on_one(template_root, folder, student):
     end = time.process_time() + 0.3
     while time.process_time() < end:
         pass
-    return GradedSubmission(
-        student_id=student,
-        status=Status.GRADED,
-        message="",
-        record=None,
-        files=(),
-        seconds=0.0,
-        worker=f"test:{os.getpid()}",
-    )
+    return graded_here(student)
 
 
 def test_one_students_ended_budget_costs_the_others_no_grading_one_by_one(tmp_path):
@@ -140,15 +121,7 @@ def hang_on_one(template_root, folder, student):
             pass
     if student == "blocks":
         time.sleep(3600)
-    return GradedSubmission(
-        student_id=student,
-        status=Status.GRADED,
-        message="",
-        record=None,
-        files=(),
-        seconds=0.0,
-        worker=f"test:{os.getpid()}",
-    )
+    return graded_here(student)
 
 
 @pytest.mark.alone  # its spinner must reach 1 s of CPU before the backstop: it needs a free core
