@@ -56,9 +56,10 @@ class CourseKit(Configurable):
             "Seconds each notebook of a submission may spend, in all, with its grading sitting idle: its kernel "
             "sleeping or blocked, neither running nor waiting for a CPU (honest grading sits idle a few hundredths "
             "of a second per notebook). The allowance is this times the submission's notebooks, shared by all its "
-            "cells: once it is spent, a cell found sleeping is interrupted (the student's timeout, as a cell past "
-            "its limit), and a grading task that sits idle three times as long is ended as the student's timeout. "
-            "Until then, only a cell's wall-clock backstop (three times its limit) ends it. Where "
+            "cells: once it is spent, a cell that sits idle a moment longer is interrupted (the student's timeout, as "
+            "a cell past its limit). A grading task that sits idle three times as long, its grader's own waits "
+            "included, is ended and tried again as the grader's failure. Until then, only a cell's wall-clock "
+            "backstop (three times its limit) ends a sleeping cell. Where "
             "the system does not report run-queue waits (/proc/<pid>/schedstat), idle time cannot be told from a "
             "busy machine, and only the backstops apply."
         ),

@@ -41,6 +41,8 @@ BACKSTOP_FACTOR = 3
 # How often a running cell's clock is read; one reading scans /proc once (milliseconds),
 # and only cells that run longer than this are read at all.
 POLL_SECONDS = 0.25
+# CPU time is read in clock ticks: a reading may come out up to this much short, which is not idle.
+TICK_SLACK_SECONDS = 2 / CLOCK_TICKS
 # Idle seconds a clock may add once its submission's allowance is spent, before it ends the cell:
 # an honest cell still computing after an earlier cell spent the allowance adds next to none.
 IDLE_GRACE_SECONDS = 0.25
@@ -146,6 +148,9 @@ class CellClock:
         self._last = usage(leader)
         self._last_wall = 0.0
         self._since: float | None = None
+        # When it is next read: by its own wall time, so a test cell's calls each shorter than a
+        # reading's period are read all the same, once their time adds up to one.
+        self.schedule = ReadingSchedule(now=self._wall)
 
     def resume(self) -> None:
         if self._since is None:
@@ -198,7 +203,7 @@ class CellClock:
         """
         if self.allowance is None:
             return
-        idle = max(elapsed - ran - waited, 0.0)
+        idle = max(elapsed - ran - waited - TICK_SLACK_SECONDS, 0.0)
         already = max(self.allowance.spent, self.allowance.seconds)
         self.allowance.charge(idle)
         self._idle_past_allowance += max(self.allowance.spent - already, 0.0)

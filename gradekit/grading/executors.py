@@ -245,13 +245,13 @@ class LocalExecutor:
     """`jobs` worker processes on this machine, each grading whole submissions, each under its budget.
 
     When a worker process dies the whole pool breaks. The submissions that had
-    not started are graded in a fresh shared pool, as if nothing happened. Those
-    in flight on other workers are graded again in it too, as a try, when a
-    budget explains the break (its verdict was left); otherwise the pool cannot
-    tell which one killed it, and each is graded again in a fresh pool of its
-    own, with backoff, until it is graded or its tries run out. So one student
-    whose budget ends costs the rest of the cohort one restarted pool, never a
-    one-by-one grading. A worker that its budget ended says so: that submission's row is the
+    not started are graded in a fresh shared pool, as if nothing happened. When
+    a budget explains the break (its verdict was left), those in flight on other
+    workers are graded again in it too, and lose no try to another's budget;
+    otherwise the pool cannot tell which one killed it, and each is graded again
+    in a fresh pool of its own, with backoff, until it is graded or its tries run
+    out. So one student whose budget ends costs the rest of the cohort one
+    restarted pool, never a try and never a one-by-one grading. A worker that its budget ended says so: that submission's row is the
     student's timeout at once, unless the machine held the worker back.
     """
 
@@ -271,6 +271,8 @@ class LocalExecutor:
         run = GradingRun.read(template_root)
         waiting, tried, suspects = list(tasks), dict[Task, int](), list[Task]()
         while waiting:
+            if retried := max((tried.get(task, 0) for task in waiting), default=0):
+                time.sleep(backoff_seconds(retried + 1, run.first_wait))  # a loaded machine's time to recover
             cut_short: list[tuple[Task, OverBudget | concurrent.futures.process.BrokenProcessPool]] = []
             this_round, waiting, explained = _in_order(waiting, tried), [], False
             for task, outcome in self._run(template_root, this_round, self.jobs, budget):
@@ -284,23 +286,25 @@ class LocalExecutor:
                 else:
                     yield dataclasses.replace(outcome, attempts=outcome.attempts + tried.get(task, 0))
             for task, outcome in cut_short:  # in flight when the pool broke: another's budget, or its own doing?
-                tried[task] = tried.get(task, 0) + 1
-                if tried[task] >= run.attempts:
+                if isinstance(outcome, OverBudget) or not explained:  # a try of its own; another's kill costs none
+                    tried[task] = tried.get(task, 0) + 1
+                if tried.get(task, 0) >= run.attempts:
                     yield _last_row(task[1], outcome, tried[task])
                 else:
                     (waiting if explained else suspects).append(task)
             if not explained and not cut_short:
                 break  # a pool that broke before anything started: see below, one by one
         for task in suspects + waiting:
-            yield self._alone(template_root, task, run.attempts, run.first_wait, budget)
+            yield self._alone(template_root, task, run, budget, tried.get(task, 0))
 
     def _alone(
-        self, template_root: Path, task: Task, attempts: int, first_wait: float, budget: TaskBudget
+        self, template_root: Path, task: Task, run: GradingRun, budget: TaskBudget, used: int
     ) -> GradedSubmission:
-        """`task` in fresh pools of one worker, the first try having been the shared pool's."""
-        outcome: object = None
-        for attempt in range(2, attempts + 1):
-            time.sleep(backoff_seconds(attempt, first_wait))
+        """`task` in fresh pools of one worker, after the `used` tries it already had in shared ones."""
+        attempts, outcome = run.attempts, None
+        for attempt in range(used + 1, attempts + 1):
+            if attempt > 1:
+                time.sleep(backoff_seconds(attempt, run.first_wait))
             started = time.monotonic()
             ((_, outcome),) = self._run(template_root, [task], 1, budget)
             if isinstance(outcome, concurrent.futures.process.BrokenProcessPool):

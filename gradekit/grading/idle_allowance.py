@@ -15,8 +15,9 @@ from __future__ import annotations
 import dataclasses
 
 # The task's own allowance is this many times its cells' (task_budget.py): a cell that sleeps past
-# the cells' allowance is interrupted first, gently, and the task is ended only for the sleep no
-# cell's clock sees (cells too short to be read, a kernel ignoring the interrupt, the grader's waits).
+# the cells' allowance is interrupted first, as the student's timeout, and the task is ended only for
+# idle time no cell's clock sees (cells too short to be read, a kernel ignoring the interrupt, the
+# grader's own waits), as the grader's failure, tried again: it cannot tell whose wait it was.
 TASK_IDLE_FACTOR = 3
 
 

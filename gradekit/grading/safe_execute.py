@@ -238,21 +238,20 @@ class SafeExecute(WarmExecute):
                 msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
             )
         clock.resume()
-        schedule = ReadingSchedule()
         while True:
             try:
-                msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=schedule.wait()))
+                msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=clock.schedule.wait()))
             except Empty:
                 msg = None
-            if schedule.due():
+            if msg is not None and msg["parent_header"].get("msg_id") == msg_id:
+                return await self._settle(msg, cell, task_poll_output_msg, task_poll_kernel_alive)
+            if clock.schedule.due():
                 try:
                     verdict = self._judge(clock)
                 except GraderFailure:
                     task_poll_kernel_alive.cancel()
                     raise
                 if verdict is Verdict.RUNNING:
-                    if msg is not None and msg["parent_header"].get("msg_id") == msg_id:
-                        return await self._settle(msg, cell, task_poll_output_msg, task_poll_kernel_alive)
                     continue
                 self._ended_by = verdict
                 task_poll_kernel_alive.cancel()
@@ -263,7 +262,6 @@ class SafeExecute(WarmExecute):
                         msg_id, cell, INTERRUPT_GRACE_SECONDS, task_poll_output_msg, task_poll_kernel_alive
                     )
                 msg["parent_header"] = {"msg_id": msg_id}
-            if msg is not None and msg["parent_header"].get("msg_id") == msg_id:
                 return await self._settle(msg, cell, task_poll_output_msg, task_poll_kernel_alive)
 
     async def _settle(
@@ -386,7 +384,8 @@ class SafeExecute(WarmExecute):
         clock = limit if isinstance(limit, CellClock) else None
         if clock:
             clock.resume()
-        schedule = ReadingSchedule()  # read on its own schedule, whatever else the kernel sends
+        # Read on its own schedule, whatever else the kernel sends; a test cell's clock keeps one across calls.
+        schedule = clock.schedule if clock else ReadingSchedule()
         try:
             while deadline is None or loop.time() < deadline:
                 wait = schedule.wait() if deadline is None else min(deadline - loop.time(), schedule.wait())

@@ -10,10 +10,12 @@ so its coordinator replaces it. A wall-clock timer with the default SIGALRM
 action kills the worker as well if the watchdog itself never gets to run.
 
 Whose failure it is follows the cell's rules (cpu_clock.py): more CPU time than
-the budget, idle time past the task's idle allowance (idle_allowance.py), or a
-wait past the wall-clock backstop on a machine that let the worker run, is the
-student's timeout; a worker held back by a loaded machine is the grader's
-failure, tried again.
+the budget, or a wait past the wall-clock backstop on a machine that let the
+worker run, is the student's timeout; a worker held back by a loaded machine
+is the grader's failure, tried again. So is a task idle past its own idle
+allowance (idle_allowance.py): the task's clock reads the grader's process too,
+whose own waits (a kernel that never starts, a backoff) count as idle there; a
+student's sleep the cells' clocks see is the student's timeout at the cell.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 from typing import TypeVar
 
 from gradekit.core.failures import GraderCause, GraderFailure
@@ -44,6 +47,10 @@ LAST_RESORT_SECONDS = 10
 # How often the watchdog reads the worker's clock: each reading scans every process of the machine,
 # and a budget of minutes needs no finer watch than a second.
 WATCH_SECONDS = 1.0
+# The verdicts that end a task as the grader's failure, tried again, with the cause its row names.
+GRADERS_VERDICTS = MappingProxyType(
+    {Verdict.OVERLOADED: GraderCause.OVERLOADED, Verdict.IDLE_SPENT: GraderCause.STALLED}
+)
 # How the row of a submission its budget ended begins, for those who answer the student in fixed words.
 PAST_BUDGET = "grading ran past its time budget"
 
@@ -86,13 +93,13 @@ class OverBudget:
 
     @property
     def students_fault(self) -> bool:
-        """Only a worker held back by a loaded machine is the grader's failure."""
-        return self.verdict is not Verdict.OVERLOADED
+        """A worker held back by a loaded machine, or idle past the task's allowance, is the grader's failure."""
+        return self.verdict not in GRADERS_VERDICTS
 
     def row(self, student_id: str, attempts: int = 1) -> GradedSubmission:
-        """The student's timeout (a failed row), or the grader's failure when the machine held the worker back."""
+        """The student's timeout (a failed row), or the grader's failure (a grader error after its tries)."""
         if not self.students_fault:
-            failure = GraderFailure(GraderCause.OVERLOADED, f"grading this submission {self.description}")
+            failure = GraderFailure(GRADERS_VERDICTS[self.verdict], f"grading this submission {self.description}")
             return grader_error(student_id, failure, attempts)
         message = f"{PAST_BUDGET} and was stopped: it {self.verdict.value} ({self.description})"
         return GradedSubmission(
