@@ -38,8 +38,8 @@ from gradekit.grading.idle_allowance import IdleAllowance
 # A constant rather than a setting: it is a property of how the limit is
 # judged, the same for every course, and it travels with the code to every worker.
 BACKSTOP_FACTOR = 3
-# How often a running cell's clock is read; one reading scans /proc once (milliseconds),
-# and only cells that run longer than this are read at all.
+# How often a running cell's clock is read: a few files of the kernel's cgroup, or one scan of
+# /proc without one (milliseconds); a cell (or a test cell's calls together) shorter than this is not read.
 POLL_SECONDS = 0.25
 # CPU time is read in clock ticks: a reading may come out up to this much short, which is not idle.
 TICK_SLACK_SECONDS = 2 / CLOCK_TICKS

@@ -5,9 +5,11 @@ or blocks uses none: only its wall-clock backstop, three times the limit,
 ended it, so a submission whose cells each slept just under that held a
 grading process for hours. Honest grading almost never sits idle (a few
 hundredths of a second per notebook, measured with the benchmark's cohort:
-the kernels compute and the grader waits on them), so the seconds in which
-neither a kernel nor the grader runs or waits for a CPU are counted against
-one allowance per submission, shared by every cell and every read.
+the kernels compute and the grader waits on them), so the seconds in which a
+kernel neither runs nor waits for a CPU are counted against one allowance per
+submission, shared by every cell and every read. The grading task as a whole
+has an allowance of its own, read over the grader's process and its kernels
+together (task_budget.py).
 """
 
 from __future__ import annotations
