@@ -118,6 +118,46 @@ def test_numpy_arrays_cross_and_share_memory_as_they_did_there():
     assert np.shares_memory(again, x.numpy())
 
 
+def _poked_through_numpy():
+    """A kernel namespace whose `poke` writes through a NumPy view, past the tensor's version counter."""
+    kept = {}
+
+    def make():
+        kept["tensor"] = torch.zeros(4)
+        return kept["tensor"]
+
+    def poke(value):
+        kept["tensor"].numpy()[1] = value
+
+    return {"make": make, "poke": poke}
+
+
+def _nothing_pending(loop):
+    return crossing._Encoder(loop.grader).changes() == [] and crossing._Encoder(loop.kernel).changes() == []
+
+
+@pytest.mark.parametrize("copied_bytes", [crossing.SNAPSHOT_BYTES, 0], ids=["compared-with-copies", "hashed"])
+def test_a_write_no_version_counter_sees_crosses_and_an_unchanged_storage_does_not(monkeypatch, copied_bytes):
+    monkeypatch.setattr(crossing, "SNAPSHOT_BYTES", copied_bytes)
+    loop = Loopback(_poked_through_numpy())
+    made = loop.answer("make")()
+    assert _nothing_pending(loop)
+    loop.answer("poke")(5.0)
+    assert made.tolist() == [0.0, 5.0, 0.0, 0.0]
+    assert _nothing_pending(loop)
+
+
+def test_storages_agreed_as_copies_stay_agreed_once_they_are_hashed(monkeypatch):
+    """Past the copies' budget a storage agreed by its copy is checked against that copy: no bytes travel for nothing."""
+    loop = Loopback(_poked_through_numpy())
+    made = loop.answer("make")()
+    monkeypatch.setattr(crossing, "SNAPSHOT_BYTES", 0)
+    assert _nothing_pending(loop)
+    loop.answer("poke")(7.0)
+    assert made.tolist() == [0.0, 7.0, 0.0, 0.0]
+    assert _nothing_pending(loop)
+
+
 def test_lists_passed_in_are_kept_in_step():
     loop = Loopback({"fill": lambda items: items.extend([1, 2])})
     items = []

@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     Tree: TypeAlias = tuple[Any, ...]  # an encoded node, its Node tag first; what arrives is checked as it is read
     Facts: TypeAlias = dict[str, Any]  # a tensor's facts, as `_Encoder._tensor` writes them
     StorageNode: TypeAlias = tuple[Any, int, int]  # (storage handle, index of its bytes in the message or -1, bytes)
+    Fingerprint: TypeAlias = numpy.ndarray | bytes  # a copy of a storage's bytes, or their SHA-256
     Reply: TypeAlias = tuple[Any, ...]  # ("returned", value), ("failed", why) or ("raised", type, builtin, message)
 
 TEXT_LIMIT = 1000  # characters of a student's exception message that cross
@@ -93,6 +94,9 @@ MAX_MESSAGE_BYTES = 2**26  # the archive's entries, as declared, summed (each is
 MAX_MESSAGE_STORAGES = 4096  # storages one message brings or changes (an honest call moves a few dozen)
 MAX_MESSAGE_STORAGE_BYTES = 2**26  # bytes of the storages one message pairs anew or resizes
 MAX_PAIRED_STORAGE_BYTES = 2**28  # bytes of every storage the other side paired, over a whole notebook
+# Paired storages are compared with copies of their bytes while they add up to this, by hash beyond.
+SNAPSHOT_BYTES = 2**26
+NO_BYTES = numpy.empty(0, dtype=numpy.uint8)  # an empty storage's bytes (it has no memory to view)
 MAX_ARCHIVE_ENTRIES = MAX_MESSAGE_STORAGES + 16  # the storages, the pickle, and torch's few bookkeeping records
 # The message's structure (its pickle) is bounded apart from its tensors' bytes: each opcode of a
 # pickle can make an object, so 64 MB of them would be tens of millions. An honest reply's structure
@@ -314,7 +318,8 @@ class Mirror:
         self.handles: dict[int, str] = {}  # id(object) -> handle
         self.storages: dict[str, torch.UntypedStorage] = {}  # storage handle -> UntypedStorage on this side
         self.storage_handles: dict[int, str] = {}  # address of a storage's first byte -> storage handle
-        self.storage_digests: dict[str, bytes] = {}  # storage handle -> digest of the content both sides agree on
+        # storage handle -> fingerprint of the content both sides agree on (None: the kernel's copy is not it)
+        self.storage_digests: dict[str, Fingerprint | None] = {}
         # handle -> the facts (tensors) or item keys (lists, dicts) both sides agree on
         self.agreed: dict[str, object] = {}
         # handle of a NumPy array -> a tensor sharing its memory (kept for its storage)
@@ -445,7 +450,7 @@ class Mirror:
         for handle in decoder.refused_handles:  # the kernel's copy differs: the next request sets it back
             self.agreed[handle] = None
         for sh in decoder.refused_storages:
-            self.storage_digests[sh] = b"refused"
+            self.storage_digests[sh] = None
         return body
 
     def state_of(self, handle: str) -> object:
@@ -462,20 +467,44 @@ class Mirror:
         for handle in handles:
             if handle in self.objects:
                 self.agreed[handle] = self.state_of(handle)
+        copies = self.copies_allowed()
         for sh in storage_handles:
             if sh in self.storages:
-                self.storage_digests[sh] = self.digest(sh)
+                self.storage_digests[sh] = self.fingerprint(sh, copies=copies)
 
-    def digest(self, sh: str) -> bytes:
-        """A digest of a paired storage's bytes, read through a view kept while the memory stays put."""
+    def fingerprint(self, sh: str, agreed: Fingerprint | None = None, copies: bool = True) -> Fingerprint:
+        """What a later scan compares a paired storage's bytes with; `agreed` itself while they still match it.
+
+        A copy of the bytes when `copies` (comparing reads memory several times faster than
+        hashing), else their SHA-256. An agreed fingerprint of either kind is checked as it is.
+        """
+        view = self._bytes_view(sh)
+        digest = None
+        if isinstance(agreed, numpy.ndarray):
+            if numpy.array_equal(agreed, view):
+                return agreed
+        elif agreed is not None:
+            digest = hashlib.sha256(view.data).digest()
+            if digest == agreed:
+                return agreed
+        if copies:
+            return view.copy()
+        return digest or hashlib.sha256(view.data).digest()
+
+    def copies_allowed(self) -> bool:
+        """Whether fingerprints may be copies: while every storage this side pairs adds up to SNAPSHOT_BYTES at most."""
+        return sum(storage.nbytes() for storage in self.storages.values()) <= SNAPSHOT_BYTES
+
+    def _bytes_view(self, sh: str) -> numpy.ndarray:
+        """A paired storage's bytes, through a view kept while the memory stays put."""
         storage = self.storages[sh]
         place = (storage.data_ptr(), storage.nbytes())
         if not place[1]:
-            return b""
+            return NO_BYTES
         cached = self.storage_views.get(sh)
         if cached is None or cached[0] != place:  # new, or resized: the old view would read freed memory
             cached = self.storage_views[sh] = (place, _storage_bytes(storage).numpy())
-        return hashlib.blake2b(cached[1].data, digest_size=16).digest()
+        return cached[1]
 
     def register_storage(self, sh: str, storage: torch.UntypedStorage) -> None:
         self.storages[sh] = storage
@@ -555,16 +584,17 @@ class _Encoder:
         self.storages: list[torch.Tensor] = []
         self.changed_storages: set[str] = set()  # paired storages whose bytes must travel in this message
         self.seen_state: dict[str, object] = {}  # handle -> its state as the scan saw it
-        self.seen_digests: dict[str, bytes] = {}  # storage handle -> its digest as the scan saw it
+        self.seen_digests: dict[str, Fingerprint] = {}  # storage handle -> its fingerprint as the scan saw it
 
     def changes(self) -> list[Tree]:
         """Nodes for every paired object this side changed since both sides last agreed."""
         mirror = self.mirror
         updates = []
-        self.seen_digests = {sh: mirror.digest(sh) for sh in mirror.storages}
-        self.changed_storages = {
-            sh for sh, digest in self.seen_digests.items() if mirror.storage_digests.get(sh) != digest
-        }
+        agreed = mirror.storage_digests
+        copies = mirror.copies_allowed()
+        self.seen_digests = {sh: mirror.fingerprint(sh, agreed.get(sh), copies) for sh in mirror.storages}
+        # A fingerprint is the agreed one itself exactly when the bytes are unchanged.
+        self.changed_storages = {sh for sh, seen in self.seen_digests.items() if seen is not agreed.get(sh)}
         for handle in list(mirror.objects):
             state = self.seen_state[handle] = mirror.state_of(handle)
             obj = mirror.array_tensors.get(handle, mirror.objects[handle])

@@ -66,10 +66,12 @@ import ipykernel.shellchannel  # noqa: F401
 import IPython.core.application  # noqa: F401
 import IPython.core.completerlib  # noqa: F401
 import IPython.core.crashhandler  # noqa: F401
+import IPython.core.logger  # noqa: F401  (a kernel's first cell imports it)
 import IPython.core.oinspect  # noqa: F401
 import IPython.core.shellapp  # noqa: F401
 import IPython.extensions.storemagic  # noqa: F401
 import IPython.terminal.pt_inputhooks  # noqa: F401
+import psutil  # noqa: F401  (a kernel's shutdown imports it)
 import tornado.platform.asyncio  # noqa: F401
 import zmq
 
