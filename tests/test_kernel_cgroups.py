@@ -122,6 +122,31 @@ def test_threads_count_as_tasks(kit_layout):
         group.remove()
 
 
+def test_an_ended_kernels_group_is_killed_at_once_and_removed_by_the_next_kernels_start(kit_layout, monkeypatch):
+    """The grader does not wait for a killed kernel to free its memory: its group goes once it is empty."""
+    group = kernel_cgroups.kernel_group(256 * MiB)
+    assert group is not None
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    group.add(child.pid)
+    end, looked = KernelGroup.end, []
+
+    def first_look_finds_it_dying(self):  # as a kernel with much memory to free usually is
+        if looked:
+            return end(self)
+        looked.append(self)
+        self.kill()
+        return False
+
+    monkeypatch.setattr(KernelGroup, "end", first_look_finds_it_dying)
+    kernel_cgroups.end_group(group)
+    assert child.wait(timeout=10) == -9  # killed when its kernel ended, not later
+    assert any(folder.exists() for folder in group.folders)  # kept for later: it was still dying
+    following = kernel_cgroups.kernel_group(256 * MiB)
+    assert following is not None
+    following.remove()
+    assert not any(folder.exists() for folder in group.folders)
+
+
 def _v2_tree(root: Path) -> None:
     (root / "grader.scope").mkdir(parents=True)
     (root / "cgroup.controllers").write_text("cpu memory pids io\n")

@@ -56,6 +56,8 @@ ALLOWED = {
     ("kernel_cgroups", "unavailable_reason"),
     ("kernel_cgroups", "_layout"),
     ("kernel_cgroups", "_sequence"),
+    # Its ended kernels' groups still waiting for their last process to die: removed at its next kernel or exit.
+    ("kernel_cgroups", "_ending"),
 }
 
 IMMUTABLE = (

@@ -156,22 +156,37 @@ class KernelGroup:
 
     def remove(self) -> None:
         """Kill whatever is left in the group, wait until it is empty, remove it; never raises."""
-        _write_if_there(self.memory / "cgroup.kill", "1")  # v2 (Linux 5.14): the whole group at once
         deadline = time.monotonic() + EMPTY_WAIT_SECONDS
         pause = 0.001  # a killed kernel is usually gone within a millisecond or two: look soon, then less often
-        while (left := self.processes()) and time.monotonic() < deadline:
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        while not self.end() and time.monotonic() < deadline:
             time.sleep(pause)
             pause = min(2 * pause, 0.02)
+
+    def end(self) -> bool:
+        """Kill whatever is in the group and remove it if it is empty already; True once it is gone. Never raises.
+
+        A killed process can start nothing more, so the group only waits for its memory to be freed.
+        """
+        self.kill()
+        return self.remove_if_empty()
+
+    def kill(self) -> None:
+        _write_if_there(self.memory / "cgroup.kill", "1")  # v2 (Linux 5.14): the whole group at once
+        for pid in self.processes():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def remove_if_empty(self) -> bool:
         for folder in self.folders:
             try:
                 folder.rmdir()
+            except FileNotFoundError:
+                pass
             except OSError:
-                pass  # gone already, or a process still dying: the kit group's removal tries again
+                return False  # a process still dying: its group is ended again later
+        return True
 
 
 def _write(path: Path, text: str) -> None:
@@ -202,6 +217,7 @@ def _counter(path: Path, key: str) -> int:
 
 _layout: Layout | None = None
 _sequence = 0
+_ending: list[KernelGroup] = []  # groups of ended kernels whose last process was still dying
 
 
 @functools.lru_cache(maxsize=1)
@@ -218,8 +234,8 @@ def unavailable_reason() -> str | None:
 
 def _forget_in_child() -> None:
     """A forked worker decides afresh: its parent's kit group and numbering are not its own."""
-    global _layout, _sequence
-    _layout, _sequence = None, 0
+    global _layout, _sequence, _ending
+    _layout, _sequence, _ending = None, 0, []
     unavailable_reason.cache_clear()
 
 
@@ -233,10 +249,20 @@ def kernel_group(memory_bytes: int, tasks: int = KERNEL_TASKS) -> KernelGroup | 
     global _sequence
     if unavailable_reason() is not None or _layout is None:
         return None
+    _ending[:] = [group for group in _ending if not group.end()]
     _sequence += 1
     group = KernelGroup(_layout, f"k{_sequence}")
     group.limit(memory_bytes, tasks)
     return group
+
+
+def end_group(group: KernelGroup) -> None:
+    """Kill an ended kernel's group at once; remove it now if it is empty, else when the next kernel starts.
+
+    Waiting here for a killed kernel to free its memory cost each notebook tens of milliseconds.
+    """
+    if not group.end():
+        _ending.append(group)
 
 
 def remove_groups_of_ended_workers(parent: Path) -> None:

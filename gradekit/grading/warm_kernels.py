@@ -387,7 +387,7 @@ class WarmProvisioner(LocalProvisioner):
         # zygote kills whatever left the group.
         kill_process_group(self.pgid)
         if self.cgroup is not None:  # and whatever is left of its tree, wherever it went
-            self.cgroup.remove()
+            kernel_cgroups.end_group(self.cgroup)
             self.cgroup = None
         if _zygote is not None and _zygote.boxed:
             _zygote.clear()
@@ -455,6 +455,11 @@ class WarmExecute(Execute):
     @default("sink")
     def _own_sink(self) -> RunSink:
         return RunSink()
+
+    @default("shutdown_kernel")
+    def _killed_at_the_end(self) -> str:
+        # A graded kernel has nothing to save, and a student's exit hooks have no time to run.
+        return "immediate"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("kernel_manager_class", WarmKernelManager)
