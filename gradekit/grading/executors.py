@@ -22,6 +22,7 @@ import atexit
 import concurrent.futures
 import concurrent.futures.process
 import dataclasses
+import gc
 import logging
 import os
 import shutil
@@ -91,6 +92,8 @@ def _grader_for(template_root: str) -> ScratchGrader:
         scratch = Path(tempfile.mkdtemp(prefix="gradekit-worker-"))
         atexit.register(shutil.rmtree, scratch, True)
         _graders[template_root] = ScratchGrader(Path(template_root), scratch / "course")
+        # What the worker holds now lives as long as it does: its full collections skip it from here on.
+        gc.freeze()
     return _graders[template_root]
 
 
@@ -124,6 +127,7 @@ def forget_template(template_root: str) -> None:
     Its forked grading processes hold the template's copies too: they are ended, the busy ones once they finish.
     """
     grader = _graders.pop(template_root, None)
+    gc.unfreeze()  # what the run's grader held may be collected again
     discard_zygote()
     if grader is not None:
         grader.unsynced.remove()
