@@ -100,3 +100,45 @@ def test_a_student_without_a_submission_is_a_missing_entry(tmp_path):
         gradebook.add_assignment(course.assignment_id)
     with pytest.raises(MissingEntry):
         read_record(course, "nobody")
+
+
+def _submission_rows(gradebook, assignment, student):
+    """(notebook, cell, kind, its empty values) of every row a submission holds, ids aside."""
+    submission = gradebook.find_submission(assignment, student)
+    rows = set()
+    for notebook in submission.notebooks:
+        rows.add((notebook.name, "", "notebook", notebook.flagged, notebook.late_submission_penalty, None))
+        for grade in notebook.grades:
+            rows.add(
+                (notebook.name, grade.name, "grade", grade.auto_score, grade.manual_score, grade.needs_manual_grade)
+            )
+        for comment in notebook.comments:
+            rows.add((notebook.name, comment.name, "comment", comment.auto_comment, comment.manual_comment, None))
+    return submission.timestamp, rows
+
+
+def test_a_new_submission_gets_the_rows_nbgraders_own_add_submission_gives_it(tmp_path):
+    from gradekit.grading.gradebook_records import add_submission
+
+    course = copy_source(load_course(), tmp_path / "course", ())
+    assignment = course.assignment_id
+    handed_in = datetime.datetime(2026, 12, 19, 1, 30)
+    with open_gradebook(course) as gradebook:
+        gradebook.add_assignment(assignment)
+        for notebook in ("first", "second"):
+            gradebook.add_notebook(notebook, assignment)
+            gradebook.add_grade_cell("checked", notebook, assignment, max_score=2, cell_type="code")
+            gradebook.add_grade_cell("written", notebook, assignment, max_score=3, cell_type="markdown")
+            gradebook.add_solution_cell("written", notebook, assignment)
+            gradebook.add_task_cell("task", notebook, assignment, max_score=1, cell_type="markdown")
+        gradebook.add_notebook("empty", assignment)
+        for student in ("theirs", "ours"):
+            gradebook.add_student(student)
+        gradebook.add_submission(assignment, "theirs", timestamp=handed_in)
+        add_submission(gradebook, assignment, "ours", handed_in)
+        gradebook.db.commit()
+        theirs, ours = (
+            _submission_rows(gradebook, assignment, "theirs"),
+            _submission_rows(gradebook, assignment, "ours"),
+        )
+    assert len(theirs[1]) == 13 and ours == theirs  # three notebooks; two with three grades and two comments

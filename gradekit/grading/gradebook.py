@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
-from nbgrader.api import Grade, Gradebook, MissingEntry
+from nbgrader.api import BaseCell, Grade, Gradebook, MissingEntry, Notebook, SubmittedNotebook
+from sqlalchemy import select
 
 from gradekit.core.course import Course
 from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages
@@ -32,6 +34,7 @@ def grades_in(gradebook: Gradebook, course: Course, student_id: str) -> Submissi
         submission = gradebook.find_submission(course.assignment_id, student_id)
     except MissingEntry:
         return SubmissionGrades(student_id, (), missing=True)
+    grades = _grade_rows(gradebook, submission.id)
     cells, unsubmitted, written = [], [], []
     for notebook in sorted(submission.notebooks, key=lambda n: n.name):
         graded = _graded_copy(course, student_id, notebook.name)
@@ -39,19 +42,19 @@ def grades_in(gradebook: Gradebook, course: Course, student_id: str) -> Submissi
             unsubmitted.append(notebook.name)
         diagnosed = diagnoses_by_cell(graded) if graded.exists() else {}
         said = failure_messages(graded) if graded.exists() else {}
-        for grade in sorted(notebook.grades, key=lambda g: g.name):
-            if grade.cell.cell_type != "code":
+        for grade in sorted(grades.get(notebook.name, ()), key=lambda g: g.cell):
+            if grade.cell_type != "code":
                 if grade.max_score:  # a 0-point mark scheme is nobody's work
                     written.append(_written(notebook.name, grade))
                 continue  # manually graded answers are not part of autograding
             cells.append(
                 CellGrade(
                     notebook=notebook.name,
-                    cell=grade.name,
+                    cell=grade.cell,
                     score=float(grade.score),
                     max_score=float(grade.max_score),
-                    diagnosed=diagnosed.get(grade.name, ()),
-                    said=said.get(grade.name, "") if grade.score < grade.max_score else "",
+                    diagnosed=diagnosed.get(grade.cell, ()),
+                    said=said.get(grade.cell, "") if grade.score < grade.max_score else "",
                 )
             )
     return SubmissionGrades(
@@ -65,15 +68,50 @@ def grades_in(gradebook: Gradebook, course: Course, student_id: str) -> Submissi
     )
 
 
+class _GradeRow(NamedTuple):
+    notebook: str
+    cell: str
+    cell_type: str | None
+    score: float
+    max_score: float
+    needs_manual_grade: bool
+    manual_score: float | None
+
+
+def _grade_rows(gradebook: Gradebook, submission_id: str) -> dict[str, list[_GradeRow]]:
+    """Every grade of a submission by notebook name, in one query (the ORM's own walk costs a few queries a cell)."""
+    query = (
+        select(
+            Notebook.name,
+            BaseCell.name,
+            Grade.cell_type,
+            Grade.score,
+            Grade.max_score,
+            Grade.needs_manual_grade,
+            Grade.manual_score,
+        )
+        .select_from(Grade)
+        .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+        .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+        .join(BaseCell, Grade.cell_id == BaseCell.id)
+        .where(SubmittedNotebook.assignment_id == submission_id)
+    )
+    rows: dict[str, list[_GradeRow]] = {}
+    for row in gradebook.db.execute(query):
+        grade = _GradeRow(*row)
+        rows.setdefault(grade.notebook, []).append(grade)
+    return rows
+
+
 def late_policy(course: Course) -> LatePolicy:
     """The course's late policy as `c.LatePolicy.*` states it."""
     return LatePolicy(config=course.nbgrader_config)
 
 
-def _written(notebook: str, grade: Grade) -> WrittenGrade:
+def _written(notebook: str, grade: _GradeRow) -> WrittenGrade:
     waiting = grade.needs_manual_grade and grade.manual_score is None
     blank = not grade.needs_manual_grade and grade.manual_score is None  # nbgrader's autograde found it unchanged
-    return WrittenGrade(notebook, grade.name, None if waiting else float(grade.score), float(grade.max_score), blank)
+    return WrittenGrade(notebook, grade.cell, None if waiting else float(grade.score), float(grade.max_score), blank)
 
 
 def _graded_copy(course: Course, student_id: str, notebook: str) -> Path:

@@ -21,12 +21,16 @@ from nbgrader.api import (
     Comment,
     Grade,
     Gradebook,
+    GradeCell,
     MissingEntry,
     Notebook,
+    SolutionCell,
     SubmittedAssignment,
     SubmittedNotebook,
+    TaskCell,
+    new_uuid,
 )
-from sqlalchemy import Row, Select, select
+from sqlalchemy import Row, Select, insert, select
 
 from gradekit.core.course import Course
 from gradekit.grading.gradebook import open_gradebook
@@ -163,21 +167,63 @@ def write_record(course: Course, record: SubmissionRecord) -> None:
 def put_record(gradebook: Gradebook, assignment: str, record: SubmissionRecord) -> None:
     """`write_record` inside an open gradebook's transaction, left for the caller to commit.
 
-    nbgrader commits when it adds a student or a submission the gradebook lacks
-    (it builds the submission's empty grades and comments from the assignment's cells).
+    nbgrader commits when it adds a student the gradebook lacks; a new submission is built here
+    (`add_submission`) and committed with its grades.
     """
     _put_student(gradebook, record.student_id)
     try:
         submission = gradebook.find_submission(assignment, record.student_id)
         submission.timestamp = utils.parse_utc(record.timestamp)
     except MissingEntry:
-        submission = gradebook.add_submission(assignment, record.student_id, timestamp=record.timestamp)
+        submission = add_submission(gradebook, assignment, record.student_id, record.timestamp)
     held = {notebook.name: notebook for notebook in submission.notebooks}
     rows = _rows_by_cell(gradebook, [notebook.id for notebook in held.values()])
     for notebook in record.notebooks:
         if notebook.name not in held:
             raise MissingEntry(f"No such submitted notebook: {assignment}/{notebook.name} for {record.student_id}")
         _put_notebook(held[notebook.name], notebook, rows)
+
+
+def add_submission(
+    gradebook: Gradebook, assignment: str, student_id: str, timestamp: datetime.datetime | None
+) -> SubmittedAssignment:
+    """nbgrader's `Gradebook.add_submission` in a few statements, left for the caller to commit.
+
+    The same rows: a submitted notebook per notebook of the assignment, an empty grade per grade
+    or task cell and an empty comment per solution or task cell. nbgrader's own walks the
+    assignment cell by cell through the ORM, tens of queries, and commits on its own.
+    """
+    session = gradebook.db
+    submission = SubmittedAssignment(
+        assignment=gradebook.find_assignment(assignment),
+        student=gradebook.find_student(student_id),
+        timestamp=utils.parse_utc(timestamp) if timestamp is not None else None,
+    )
+    session.add(submission)
+    session.flush()
+    notebooks = {
+        notebook_id: new_uuid()
+        for notebook_id in session.scalars(
+            select(Notebook.id).where(Notebook.assignment_id == submission.assignment_id)
+        )
+    }
+    if notebooks:
+        session.execute(
+            insert(SubmittedNotebook),
+            [{"id": own, "assignment_id": submission.id, "notebook_id": of} for of, own in notebooks.items()],
+        )
+    for kind, cells in ((Grade, (GradeCell, TaskCell)), (Comment, (SolutionCell, TaskCell))):
+        rows = [
+            {"id": new_uuid(), "cell_id": cell_id, "notebook_id": notebooks[notebook_id]}
+            for cell in cells
+            for cell_id, notebook_id in session.execute(
+                select(cell.id, cell.notebook_id).where(cell.notebook_id.in_(notebooks))
+            )
+        ]
+        if rows:
+            session.execute(insert(kind), rows)
+    session.expire(submission, ["notebooks"])  # read back: the rows above went around the ORM's collection
+    return submission
 
 
 def _put_student(gradebook: Gradebook, student_id: str) -> None:
