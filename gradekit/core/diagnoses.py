@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import nbformat.reader
 from nbformat import NotebookNode
 
 from gradekit.core.cell_ids import grade_id
@@ -40,9 +41,19 @@ def failure_message(cell: NotebookNode, limit: int = 600) -> str:
     return one_line(ANSI.sub("", "".join(stderr)), limit)
 
 
-def failure_messages(graded_notebook: Path) -> dict[str, str]:
+def read_graded(graded_notebook: Path) -> NotebookNode:
+    """A graded notebook as the grader wrote it, read once for both tables below (not validated again)."""
+    with open(graded_notebook, encoding="utf-8") as handle:
+        return nbformat.reader.reads(handle.read())
+
+
+def _notebook(graded: Path | NotebookNode) -> NotebookNode:
+    return read_graded(graded) if isinstance(graded, Path) else graded
+
+
+def failure_messages(graded_notebook: Path | NotebookNode) -> dict[str, str]:
     """For each graded code cell of a notebook that said something on failing, what it said."""
-    notebook = nbformat.read(graded_notebook, as_version=4)
+    notebook = _notebook(graded_notebook)
     said = {grade_id(cell): failure_message(cell) for cell in notebook.cells if cell.cell_type == "code"}
     return {cell_id: text for cell_id, text in said.items() if cell_id and text}
 
@@ -58,9 +69,9 @@ def named_misconceptions(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(TAG.findall(text)))
 
 
-def diagnoses_by_cell(graded_notebook: Path) -> dict[str, tuple[str, ...]]:
+def diagnoses_by_cell(graded_notebook: Path | NotebookNode) -> dict[str, tuple[str, ...]]:
     """For each graded cell of a notebook, the misconceptions its output names."""
-    notebook = nbformat.read(graded_notebook, as_version=4)
+    notebook = _notebook(graded_notebook)
     return {
         cell_id: named_misconceptions(failure_text(cell))
         for cell in notebook.cells

@@ -6,11 +6,12 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from nbformat import NotebookNode
 from nbgrader.api import BaseCell, Grade, Gradebook, MissingEntry, Notebook, SubmittedNotebook
 from sqlalchemy import select
 
 from gradekit.core.course import Course
-from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages
+from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages, read_graded
 from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
 from gradekit.core.nbgrader_cli import with_tools_first
 from gradekit.grading.late_policy import LatePolicy
@@ -34,38 +35,63 @@ def grades_in(gradebook: Gradebook, course: Course, student_id: str) -> Submissi
         submission = gradebook.find_submission(course.assignment_id, student_id)
     except MissingEntry:
         return SubmissionGrades(student_id, (), missing=True)
+    penalties = _late_penalties(gradebook, submission.id)
     grades = _grade_rows(gradebook, submission.id)
-    cells, unsubmitted, written = [], [], []
-    for notebook in sorted(submission.notebooks, key=lambda n: n.name):
-        graded = _graded_copy(course, student_id, notebook.name)
+    cells: list[CellGrade] = []
+    written: list[WrittenGrade] = []
+    unsubmitted = []
+    for name in sorted(penalties):
+        graded = _graded_copy(course, student_id, name)
         if not graded.exists():
-            unsubmitted.append(notebook.name)
-        diagnosed = diagnoses_by_cell(graded) if graded.exists() else {}
-        said = failure_messages(graded) if graded.exists() else {}
-        for grade in sorted(grades.get(notebook.name, ()), key=lambda g: g.cell):
-            if grade.cell_type != "code":
-                if grade.max_score:  # a 0-point mark scheme is nobody's work
-                    written.append(_written(notebook.name, grade))
-                continue  # manually graded answers are not part of autograding
-            cells.append(
-                CellGrade(
-                    notebook=notebook.name,
-                    cell=grade.cell,
-                    score=float(grade.score),
-                    max_score=float(grade.max_score),
-                    diagnosed=diagnosed.get(grade.cell, ()),
-                    said=said.get(grade.cell, "") if grade.score < grade.max_score else "",
-                )
-            )
+            unsubmitted.append(name)
+        autograded, marked = _cells_of(name, grades.get(name, []), read_graded(graded) if graded.exists() else None)
+        cells += autograded
+        written += marked
+    seconds_late = float(submission.total_seconds_late)
     return SubmissionGrades(
         student_id,
         tuple(cells),
         unsubmitted=tuple(unsubmitted),
         written=tuple(written),
-        seconds_late=float(submission.total_seconds_late),
-        late_penalty=float(sum(n.late_submission_penalty or 0 for n in submission.notebooks)),
-        past_cutoff=late_policy(course).past_cutoff(float(submission.total_seconds_late)),
+        seconds_late=seconds_late,
+        late_penalty=float(sum(penalty or 0 for penalty in penalties.values())),
+        past_cutoff=late_policy(course).past_cutoff(seconds_late),
     )
+
+
+def _cells_of(
+    notebook: str, grades: list[_GradeRow], graded: NotebookNode | None
+) -> tuple[list[CellGrade], list[WrittenGrade]]:
+    """A notebook's autograded cells, with what their outputs in the graded copy say, and its written answers."""
+    diagnosed = diagnoses_by_cell(graded) if graded else {}
+    said = failure_messages(graded) if graded else {}
+    cells, written = [], []
+    for grade in sorted(grades, key=lambda g: g.cell):
+        if grade.cell_type != "code":
+            if grade.max_score:  # a 0-point mark scheme is nobody's work
+                written.append(_written(notebook, grade))
+            continue  # manually graded answers are not part of autograding
+        cells.append(
+            CellGrade(
+                notebook=notebook,
+                cell=grade.cell,
+                score=float(grade.score),
+                max_score=float(grade.max_score),
+                diagnosed=diagnosed.get(grade.cell, ()),
+                said=said.get(grade.cell, "") if grade.score < grade.max_score else "",
+            )
+        )
+    return cells, written
+
+
+def _late_penalties(gradebook: Gradebook, submission_id: str) -> dict[str, float | None]:
+    """The late penalty of each notebook of a submission, by notebook name."""
+    query = (
+        select(Notebook.name, SubmittedNotebook.late_submission_penalty)
+        .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+        .where(SubmittedNotebook.assignment_id == submission_id)
+    )
+    return {name: penalty for name, penalty in gradebook.db.execute(query)}
 
 
 class _GradeRow(NamedTuple):

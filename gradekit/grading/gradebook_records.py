@@ -31,6 +31,7 @@ from nbgrader.api import (
     new_uuid,
 )
 from sqlalchemy import Row, Select, insert, select
+from sqlalchemy.orm import joinedload
 
 from gradekit.core.course import Course
 from gradekit.grading.gradebook import open_gradebook
@@ -176,7 +177,7 @@ def put_record(gradebook: Gradebook, assignment: str, record: SubmissionRecord) 
         submission.timestamp = utils.parse_utc(record.timestamp)
     except MissingEntry:
         submission = add_submission(gradebook, assignment, record.student_id, record.timestamp)
-    held = {notebook.name: notebook for notebook in submission.notebooks}
+    held = {notebook.name: notebook for notebook in _submitted_notebooks(gradebook, submission)}
     rows = _rows_by_cell(gradebook, [notebook.id for notebook in held.values()])
     for notebook in record.notebooks:
         if notebook.name not in held:
@@ -224,6 +225,16 @@ def add_submission(
             session.execute(insert(kind), rows)
     session.expire(submission, ["notebooks"])  # read back: the rows above went around the ORM's collection
     return submission
+
+
+def _submitted_notebooks(gradebook: Gradebook, submission: SubmittedAssignment) -> list[SubmittedNotebook]:
+    """A submission's notebooks with their names loaded in the same query (a name is its notebook's)."""
+    query = (
+        select(SubmittedNotebook)
+        .options(joinedload(SubmittedNotebook.notebook))
+        .where(SubmittedNotebook.assignment_id == submission.id)
+    )
+    return list(gradebook.db.scalars(query))
 
 
 def _put_student(gradebook: Gradebook, student_id: str) -> None:

@@ -6,8 +6,8 @@ its tmpfs included. Where the grader can make one (cgroup v2 with the memory and
 pids controllers, or v1's `memory` and `pids` hierarchies, writable), each
 worker makes a kit group of its own below the group it runs in (so every limit
 on the grader still holds), and a group per kernel below that, with the
-memory and task limits; the kernel is moved in before any cell runs and the
-group is emptied (SIGKILL) and removed when the kernel ends. Its counters say
+memory and task limits; the kernel is moved in before any cell runs, the
+group is emptied (SIGKILL) when the kernel ends and removed once its last process is gone. Its counters say
 whether the kernel's tree was OOM-killed or refused a task.
 
 Where no group can be made, grading goes on, every row says so (a note),
