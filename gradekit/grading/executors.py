@@ -127,7 +127,7 @@ def forget_template(template_root: str) -> None:
     Its forked grading processes hold the template's copies too: they are ended, the busy ones once they finish.
     """
     grader = _graders.pop(template_root, None)
-    gc.unfreeze()  # what the run's grader held may be collected again
+    gc.unfreeze()  # where this process built the run's grader itself, what it held may be collected again
     discard_zygote()
     if grader is not None:
         grader.unsynced.remove()

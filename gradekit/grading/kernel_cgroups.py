@@ -31,6 +31,7 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 KERNEL_TASKS = 512  # processes and threads of one kernel: an honest one runs a few dozen
 KIT_GROUP_PREFIX = "gradekit-"
 EMPTY_WAIT_SECONDS = 5.0
+KILL_ROUNDS = 64  # looks at a group's processes while killing it; a few suffice, the rest bound a pathological tree
 
 
 class CgroupUnavailable(OSError):
@@ -171,12 +172,22 @@ class KernelGroup:
         return self.remove_if_empty()
 
     def kill(self) -> None:
+        """Send SIGKILL to every process of the group, the ones forked while it is being done included.
+
+        A process with SIGKILL pending forks no more, so looking again until no process is new ends.
+        """
         _write_if_there(self.memory / "cgroup.kill", "1")  # v2 (Linux 5.14): the whole group at once
-        for pid in self.processes():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        killed: set[int] = set()
+        for _ in range(KILL_ROUNDS):
+            new = set(self.processes()) - killed
+            if not new:
+                return
+            for pid in new:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            killed |= new
 
     def remove_if_empty(self) -> bool:
         for folder in self.folders:

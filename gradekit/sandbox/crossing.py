@@ -469,8 +469,8 @@ class Mirror:
                 self.agreed[handle] = self.state_of(handle)
         copies = self.copies_allowed()
         for sh in storage_handles:
-            if sh in self.storages:
-                self.storage_digests[sh] = self.fingerprint(sh, copies=copies)
+            if sh in self.storages:  # kept as it was where the bytes did not move: no new copy
+                self.storage_digests[sh] = self.fingerprint(sh, self.storage_digests.get(sh), copies)
 
     def fingerprint(self, sh: str, agreed: Fingerprint | None = None, copies: bool = True) -> Fingerprint:
         """What a later scan compares a paired storage's bytes with; `agreed` itself while they still match it.

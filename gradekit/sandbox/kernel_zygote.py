@@ -72,7 +72,6 @@ import IPython.core.oinspect  # noqa: F401
 import IPython.core.shellapp  # noqa: F401
 import IPython.extensions.storemagic  # noqa: F401
 import IPython.terminal.pt_inputhooks  # noqa: F401
-import psutil  # noqa: F401  (a kernel's shutdown imports it)
 import tornado.platform.asyncio  # noqa: F401
 import zmq
 
