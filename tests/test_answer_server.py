@@ -91,6 +91,20 @@ def test_install_answers_a_request_from_the_mailbox_into_the_reply_and_teaches_t
     assert kind == "returned" and value.tolist() == [2.0, 2.0]
 
 
+def test_the_kernel_says_busy_and_idle_around_every_message_but_the_kits_own(tmp_path, monkeypatch):
+    published = []
+    monkeypatch.setattr(IPythonKernel, "msg_types", list(IPythonKernel.msg_types))
+    monkeypatch.setattr(IPythonKernel, "kit_answer_request", None, raising=False)
+    monkeypatch.setattr(IPythonKernel, "_publish_status", lambda _, status, *__: published.append(status))
+    monkeypatch.delattr(builtins, "__kit_answer__", raising=False)
+    (tmp_path / "reply").touch()
+    install(str(tmp_path / "request"), str(tmp_path / "reply"))
+    for kind in ("execute_request", REQUEST_MESSAGE, "complete_request"):
+        for status in ("busy", "idle"):
+            IPythonKernel._publish_status(None, status, "shell", {"header": {"msg_type": kind}})
+    assert published == ["busy", "idle", "busy", "idle"]
+
+
 def test_install_refuses_a_reply_that_is_a_link(tmp_path, monkeypatch):
     monkeypatch.delattr(builtins, "__kit_answer__", raising=False)
     (tmp_path / "elsewhere").touch()

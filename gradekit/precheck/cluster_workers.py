@@ -96,10 +96,11 @@ class ClusterWorkers:
             graded = graded.row(student)
         return Try(graded, starts_of(self.client, task.key))
 
-    def close(self, template_root: Path) -> None:
-        """Remove the template's copies from the workers and let the cluster go; the cluster itself keeps running."""
+    def close(self, template_roots: tuple[Path, ...]) -> None:
+        """Remove the templates' copies from the workers and let the cluster go; the cluster itself keeps running."""
         try:
-            forget_on_cluster(self.client, template_root)
+            for template_root in template_roots:
+                forget_on_cluster(self.client, template_root)
         except (OSError, TimeoutError):
             log.warning("the cluster's workers could not be asked to forget the pre-check's template", exc_info=True)
         finally:

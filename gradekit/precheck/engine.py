@@ -4,7 +4,8 @@ Each process keeps one `ScratchGrader` (nbgrader loaded once, a warm zygote
 with torch imported), exactly as a worker of `python -m gradekit grade` does,
 so a pre-check gives the grade the TA's run would give. The grading template
 (the assignment's source and a gradebook that knows its cells) is generated
-once, at start, in the service's own folder. Processes start without the
+once, at start, in the service's own folder, with a copy per notebook whose
+gradebook knows that notebook alone (notebook_templates.py): a check grades one. Processes start without the
 service's hub credentials in their environment, and every uploaded notebook
 is written to a private folder that is removed once it is graded.
 
@@ -46,6 +47,7 @@ from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import TaskBudget, ended_by_timer, over_budget, within_budget
 from gradekit.grading.warm_kernels import kernels_prefix, name_kernel_folders_after
 from gradekit.precheck.cluster_workers import ClusterWorkers
+from gradekit.precheck.notebook_templates import notebook_templates
 from gradekit.precheck.tries import Try, graded_within_attempts
 
 log = logging.getLogger(__name__)
@@ -102,11 +104,12 @@ class SealedEngine:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.state_dir, 0o700)  # hidden tests and uploaded answers live below it
         template = self.state_dir / "template"
-        if template.exists():
-            shutil.rmtree(template)
+        for folder in (template, self.state_dir / "notebook-templates"):
+            shutil.rmtree(folder, ignore_errors=True)
         notebooks = tuple(sorted(path.stem for path in course.source_dir.glob("*.ipynb")))
         self.template = new_workspace(course, template, notebooks)
         GradingRun.of(course).write(self.template.root)
+        self.notebook_templates = notebook_templates(self.template, self.state_dir / "notebook-templates")
         self.incoming = self.state_dir / "incoming"
         shutil.rmtree(self.incoming, ignore_errors=True)
         self.incoming.mkdir(mode=0o700)
@@ -133,7 +136,7 @@ class SealedEngine:
         folder = self.incoming / secrets.token_hex(8) / self.course.assignment_id
         folder.mkdir(parents=True, mode=0o700)
         (folder / f"{notebook}.ipynb").write_bytes(content)
-        template = str(self.template.root)
+        template = str(self.notebook_templates[notebook])
         try:
             return await graded_within_attempts(
                 lambda: self.runner.graded_once(template, student, notebook, folder),
@@ -152,7 +155,7 @@ class SealedEngine:
 
     def close(self) -> None:
         """End the grading now (a worker may be stuck on a check) and remove every file of it."""
-        self.runner.close(self.template.root)
+        self.runner.close(tuple(self.notebook_templates.values()))
 
 
 class Runner(Protocol):
@@ -160,7 +163,7 @@ class Runner(Protocol):
 
     async def graded_once(self, template_root: str, student: str, notebook: str, folder: Path) -> Try: ...
 
-    def close(self, template_root: Path) -> None: ...
+    def close(self, template_roots: tuple[Path, ...]) -> None: ...
 
 
 class LocalProcesses:
@@ -199,7 +202,7 @@ class LocalProcesses:
                 log.warning("%s's check of %s passed its budget: %s", student, notebook, ended.description)
             return Try(None if ended is None else ended.row(student))
 
-    def close(self, template_root: Path) -> None:
+    def close(self, template_roots: tuple[Path, ...]) -> None:
         """Kill the grading processes rather than wait for them, and remove every file of theirs."""
         for pid_file in (self._run_root / PROCESSES_FOLDER).iterdir():
             if _our_child(int(pid_file.name)):

@@ -21,11 +21,10 @@ import builtins
 import os
 import runpy
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
-    from typing import Any
 
     from zmq.eventloop.zmqstream import ZMQStream
 
@@ -34,9 +33,12 @@ if TYPE_CHECKING:
 CROSSING_FILE = "crossing.py"
 REQUEST_MESSAGE, REPLY_MESSAGE = "kit_answer_request", "kit_answer_reply"
 
+# The wire, loaded with this file: where the zygote loads it once, every kernel starts with it compiled.
+_CROSSING: dict[str, Any] = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), CROSSING_FILE))
+
 
 def install(request_path: str, reply_path: str) -> None:
-    crossing = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), CROSSING_FILE))
+    crossing = _CROSSING
     state: dict[str, Mirror] = {}
 
     def user_namespace() -> dict[str, Any]:
@@ -91,8 +93,19 @@ def _listen_on_the_shell_channel() -> None:
         if session is not None:  # always, in a kernel that received this message through it
             session.send(stream, REPLY_MESSAGE, {"status": status}, parent, ident=ident)
 
+    publish_status = IPythonKernel._publish_status
+
+    def status_unless_answering(
+        kernel: IPythonKernel, status: str, channel: str, parent: dict[str, Any] | None = None
+    ) -> None:
+        """Busy and idle on IOPub, except around the kit's own message: the grader waits for its reply alone."""
+        about = parent or kernel.get_parent(channel) or {}
+        if about.get("header", {}).get("msg_type") != REQUEST_MESSAGE:
+            publish_status(kernel, status, channel, parent)
+
     IPythonKernel.kit_answer_request = kit_answer_request  # type: ignore[attr-defined]  # the kit's own message
     IPythonKernel.msg_types = [*IPythonKernel.msg_types, REQUEST_MESSAGE]
+    IPythonKernel._publish_status = status_unless_answering  # type: ignore[method-assign,assignment]
 
 
 def respond(mirror: Mirror, data: bytes, crossing: dict[str, Any]) -> bytes:

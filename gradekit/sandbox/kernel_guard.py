@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any, TypeAlias
 
+    from gradekit.sandbox.kernel_sandbox import confine as _confine_with_landlock
     from gradekit.sandbox.seccomp_filter import SECCOMP_ARCHES, forbid_new_programs
 
     AuditArgs: TypeAlias = tuple[Any, ...]  # whatever the code that raised the event passed, the student's included
@@ -59,6 +60,10 @@ if TYPE_CHECKING:
 else:  # by path, as the kernel loads this file: nothing of gradekit is importable there
     _seccomp = runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)), SECCOMP_FILE))
     SECCOMP_ARCHES, forbid_new_programs = _seccomp["SECCOMP_ARCHES"], _seccomp["forbid_new_programs"]
+    # Loaded with this file too, so that a kernel forked from a zygote that loaded it compiles nothing.
+    _confine_with_landlock = runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)), SANDBOX_FILE))[
+        "confine"
+    ]
 
 # Audit events refused outright, with the reason written to the log.
 REFUSED_EVENTS = {
@@ -479,13 +484,10 @@ def _allowed_roots() -> tuple[str, ...]:
     return tuple(sorted(os.path.realpath(r) for r in roots))
 
 
-def _confine(
-    sandbox_file: str, roots: tuple[str, ...], allowed: tuple[str, ...], private_tmp: str, socket_dir: str
-) -> bool:
+def _confine(roots: tuple[str, ...], allowed: tuple[str, ...], private_tmp: str, socket_dir: str) -> bool:
     """Landlock confinement (kernel_sandbox.py); False where the system does not offer it."""
     try:
-        confine = runpy.run_path(sandbox_file)["confine"]
-        return confine(roots, allowed, os.path.realpath(os.getcwd()), private_tmp, socket_dir)
+        return _confine_with_landlock(roots, allowed, os.path.realpath(os.getcwd()), private_tmp, socket_dir)
     except Exception:
         return False
 
@@ -527,8 +529,7 @@ def install() -> None:
     guard = Guard(log_path, roots, allowed, os.path.realpath(os.getcwd()))  # opens its log first
     private_tmp = os.environ.pop(TMP_VARIABLE, "")
     socket_dir = os.environ.pop(SOCKETS_VARIABLE, "")
-    sandbox_file = os.path.join(here, SANDBOX_FILE)
-    guard.sandboxed = bool(private_tmp) and _confine(sandbox_file, roots, allowed, private_tmp, socket_dir)
+    guard.sandboxed = bool(private_tmp) and _confine(roots, allowed, private_tmp, socket_dir)
     sys.dont_write_bytecode = True
     sys.addaudithook(functools.partial(audit_hook, guard=guard))
     return None  # nothing of the guard stays reachable from the kernel's code

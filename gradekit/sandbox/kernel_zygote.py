@@ -95,6 +95,37 @@ LIVE: set[int] = set()  # kernels forked and not yet reaped
 BOX_FAILED = 70  # the exit code of a kernel that could not box itself
 
 
+# The files every kernel loads by path (its box, answer server and guard, and what they load in turn),
+# run once here and kept: (path, run name) -> (the file's content, what running it defined). A kernel
+# forked after that starts with their code compiled and their definitions made, shared with this process.
+LOADED: dict[tuple[str, str], tuple[bytes, dict[str, Any]]] = {}
+RUN_NAMES = {"box": "kit_kernel_box", "answer_server": "kit_answer_server", "guard": "kit_kernel_guard"}
+
+
+def load_kernel_files(request: dict[str, Any]) -> None:
+    """Run the files `request` names for its kernel, unless this process ran them as they are now."""
+    for key, run_name in RUN_NAMES.items():
+        path = request.get(key)
+        if not path:
+            continue
+        try:
+            with open(path, "rb") as source:
+                content = source.read()
+            kept = LOADED.get((path, run_name))
+            if kept is None or kept[0] != content:
+                LOADED[(path, run_name)] = (content, runpy.run_path(path, run_name=run_name))
+                gc.freeze()  # as the imports: no kernel's collector walks them
+        except Exception:  # the kernel loads it itself, and fails as it would have without this
+            LOADED.pop((path, run_name), None)
+
+
+def kernel_file(request: dict[str, Any], key: str) -> dict[str, Any]:
+    """What running the file `request[key]` defines: this process's run of it, else a run of its own."""
+    path, run_name = request[key], RUN_NAMES[key]
+    kept = LOADED.get((path, run_name))
+    return kept[1] if kept else runpy.run_path(path, run_name=run_name)
+
+
 def reap_children(signum: int, frame: FrameType | None) -> None:
     while True:
         try:
@@ -120,7 +151,7 @@ def become_kernel(request: dict[str, Any]) -> NoReturn:
     cwd = request["cwd"]
     if request.get("box"):
         try:
-            enter = runpy.run_path(request["box"], run_name="kit_kernel_box")["enter"]
+            enter = kernel_file(request, "box")["enter"]
             keep = request.get("keep", ())
             cwd, sockets = enter(request["kernel_dir"], request["tmp_bytes"], cwd, keep, request.get("file_bytes"))
             serve_on_bound_sockets(sockets)
@@ -135,10 +166,10 @@ def become_kernel(request: dict[str, Any]) -> NoReturn:
     sys.path[0] = os.getcwd()
     sys.argv = ["ipykernel_launcher", *request["argv"], *KERNEL_OPTIONS]
     if request.get("answer_server"):  # before the guard: its file lies where the guard forbids reading
-        server = runpy.run_path(request["answer_server"], run_name="kit_answer_server")
+        server = kernel_file(request, "answer_server")
         server["install"](request["request"], request["reply"])
     if request.get("guard"):
-        runpy.run_path(request["guard"], run_name="kit_kernel_guard")["install"]()
+        kernel_file(request, "guard")["install"]()
     try:
         runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
     finally:
@@ -201,6 +232,7 @@ def serve() -> None:
         if "clear" in request:
             print(json.dumps({"cleared": clear_leftovers()}), file=replies, flush=True)
             continue
+        load_kernel_files(request)
         # Blocked until the child is known as live: a kernel that ends at once is still recorded.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
         try:

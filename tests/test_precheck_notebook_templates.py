@@ -1,0 +1,71 @@
+"""A notebook's own template: its gradebook knows that notebook alone, and grades it exactly as the whole template does."""
+
+import concurrent.futures
+import filecmp
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from gradekit.authoring.release import new_workspace
+from gradekit.authoring.solutions import load_controls
+from gradekit.grading.executors import grade_task
+from gradekit.grading.forked_workers import worker_context
+from gradekit.grading.grading_run import RUN_FILE, GradingRun
+from gradekit.precheck.notebook_templates import notebook_templates
+from gradekit.proof.subjects import answer_sources, fill_answers
+
+pytestmark = pytest.mark.nbgrader
+
+NOTEBOOKS = ("010_history", "020_leaves")
+
+
+@pytest.fixture(scope="module")
+def templates(course, tmp_path_factory):
+    whole = new_workspace(course, tmp_path_factory.mktemp("whole") / "course", NOTEBOOKS)
+    GradingRun.of(course).write(whole.root)
+    return whole, notebook_templates(whole, tmp_path_factory.mktemp("notebooks"))
+
+
+def _grade_cells(db_url, course_id, assignment_id):
+    with Gradebook(db_url, course_id) as gradebook:
+        return {
+            notebook.name: sorted((cell.name, cell.max_score) for cell in notebook.grade_cells)
+            for notebook in gradebook.find_assignment(assignment_id).notebooks
+        }
+
+
+def test_each_notebooks_gradebook_knows_it_alone_with_its_cells_and_the_whole_source(templates):
+    whole, own = templates
+    cells = _grade_cells(whole.db_url, whole.course_id, whole.assignment_id)
+    assert sorted(own) == sorted(NOTEBOOKS) == sorted(cells)
+    for name, root in own.items():
+        theirs = whole.at(root)
+        assert _grade_cells(theirs.db_url, theirs.course_id, theirs.assignment_id) == {name: cells[name]}
+        compared = filecmp.dircmp(whole.source_dir, theirs.source_dir)
+        assert not (compared.left_only or compared.right_only or compared.diff_files)
+        assert (root / RUN_FILE).read_text() == (whole.root / RUN_FILE).read_text()
+
+
+def test_a_notebook_graded_on_its_own_template_gets_the_grades_the_whole_template_gives(
+    templates, course, manifest, tmp_path
+):
+    whole, own = templates
+    control = next(c for c in load_controls(manifest) if c.name == "010-float64_leaf__default_dtype")
+    folder = tmp_path / "upload" / course.assignment_id
+    folder.mkdir(parents=True)
+    filled = fill_answers(course.release_dir / "010_history.ipynb", answer_sources(manifest, "010_history", control))
+    nbformat.write(filled, folder / "010_history.ipynb")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=worker_context()) as pool:
+        graded = [
+            pool.submit(grade_task, str(root), str(folder), "ana").result() for root in (whole.root, own["010_history"])
+        ]
+    notebooks = [{n.name: n for n in outcome.record.notebooks} for outcome in graded]
+    assert sorted(notebooks[0]) == sorted(NOTEBOOKS) and sorted(notebooks[1]) == ["010_history"]
+    scores = [sorted((g.cell, g.auto_score) for g in n["010_history"].grades) for n in notebooks]
+    assert scores[0] == scores[1]
+    assert 0 < sum(score for _, score in scores[0]) < sum(max_score for _, max_score in _max(whole))
+
+
+def _max(whole):
+    return _grade_cells(whole.db_url, whole.course_id, whole.assignment_id)["010_history"]
