@@ -174,3 +174,49 @@ def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_no
     finally:
         parent.stdin.close()
         assert parent.wait(timeout=30) == 0
+
+
+# A box file that notes each run of itself, and whose `enter` changes its own state, writes what it saw, and ends the kernel.
+COUNTING_BOX = """
+import os
+with open(os.path.join(os.path.dirname(__file__), "runs"), "a") as runs:
+    runs.write("run\\n")
+SEEN = []
+
+def enter(kernel_dir, *args):
+    SEEN.append(kernel_dir)
+    with open(os.path.join(kernel_dir, "seen"), "w") as seen:
+        seen.write(str(len(SEEN)))
+    os._exit(0)
+"""
+
+
+def test_the_parent_runs_a_kernels_files_once_and_what_one_kernel_changes_in_them_is_its_own(tmp_path):
+    box = tmp_path / "box.py"
+    box.write_text(COUNTING_BOX)
+    pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    parent = subprocess.Popen([sys.executable, str(ZYGOTE)], cwd="/", env=grading_environment(), **pipes)
+
+    def kernel(name):
+        folder = tmp_path / name
+        folder.mkdir()
+        request = {"argv": [], "cwd": str(tmp_path), "env": {}, "box": str(box), "kernel_dir": str(folder)}
+        parent.stdin.write(json.dumps(dict(request, tmp_bytes=2**20)) + "\n")
+        parent.stdin.flush()
+        pid = json.loads(parent.stdout.readline())["pid"]
+        deadline = time.monotonic() + 30
+        while not (folder / "seen").exists() or not (folder / "seen").read_text():
+            assert time.monotonic() < deadline, f"kernel {pid} never ran its box"
+            time.sleep(0.02)
+        return (folder / "seen").read_text()
+
+    try:
+        assert json.loads(parent.stdout.readline()) == {"ready": True}
+        assert [kernel("first"), kernel("second")] == ["1", "1"]  # each starts from the parent's state
+        assert (tmp_path / "runs").read_text() == "run\n"  # run once, in the parent
+        box.write_text(COUNTING_BOX + "\n# changed\n")
+        assert kernel("third") == "1"
+        assert (tmp_path / "runs").read_text() == "run\nrun\n"  # a changed file is run again
+    finally:
+        parent.stdin.close()
+        assert parent.wait(timeout=30) == 0
