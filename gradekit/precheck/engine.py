@@ -5,9 +5,10 @@ with torch imported), exactly as a worker of `python -m gradekit grade` does,
 so a pre-check gives the grade the TA's run would give. The grading template
 (the assignment's source and a gradebook that knows its cells) is generated
 once, at start, in the service's own folder, with a copy per notebook whose
-gradebook knows that notebook alone (notebook_templates.py): a check grades one. Processes start without the
-service's hub credentials in their environment, and every uploaded notebook
-is written to a private folder that is removed once it is graded.
+gradebook knows that notebook alone (notebook_templates.py): a check grades
+one. Processes start without the service's hub credentials in their
+environment, and every uploaded notebook is written to a private folder that
+is removed once it is graded.
 
 Every check is graded under a budget (`Precheck.check_seconds`, task_budget.py):
 a grading process that passes it is killed, a fresh pool takes its place at
