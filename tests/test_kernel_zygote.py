@@ -1,6 +1,7 @@
 """The kernels' warm parent: a forked kernel looks like one started the usual way, keeps its memory limit, leads its
 own group and leaves nothing running; and the parent's own protocol (fork, how a kernel ended, clearing leftovers)."""
 
+import contextlib
 import json
 import os
 import subprocess
@@ -147,11 +148,9 @@ ZYGOTE = Path(__file__).resolve().parent.parent / "gradekit" / "sandbox" / "kern
 FAILING_BOX = "def enter(*args):\n    raise OSError('no box here')\n"
 
 
-def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_nothing_outside_a_box(tmp_path):
-    from gradekit.sandbox.kernel_zygote import BOX_FAILED
-
-    box = tmp_path / "box.py"
-    box.write_text(FAILING_BOX)
+@contextlib.contextmanager
+def _warm_parent():
+    """The zygote as its own program, ready; yields how to ask it (one request, its one reply). Ends cleanly."""
     pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     parent = subprocess.Popen([sys.executable, str(ZYGOTE)], cwd="/", env=grading_environment(), **pipes)
 
@@ -162,6 +161,18 @@ def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_no
 
     try:
         assert json.loads(parent.stdout.readline()) == {"ready": True}
+        yield ask
+    finally:
+        parent.stdin.close()
+        assert parent.wait(timeout=30) == 0
+
+
+def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_nothing_outside_a_box(tmp_path):
+    from gradekit.sandbox.kernel_zygote import BOX_FAILED
+
+    box = tmp_path / "box.py"
+    box.write_text(FAILING_BOX)
+    with _warm_parent() as ask:
         request = {"argv": [], "cwd": str(tmp_path), "env": {}, "box": str(box), "kernel_dir": str(tmp_path)}
         pid = ask(dict(request, tmp_bytes=2**20))["pid"]
         deadline = time.monotonic() + 30
@@ -171,9 +182,6 @@ def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_no
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == BOX_FAILED
         assert ask({"ended": pid}) == {"status": None}  # told once
         assert ask({"clear": True}) == {"cleared": 0}  # not PID 1 of a box: it would see the whole machine
-    finally:
-        parent.stdin.close()
-        assert parent.wait(timeout=30) == 0
 
 
 # A box file that notes each run of itself, and whose `enter` changes its own state, writes what it saw, and ends the kernel.
@@ -194,29 +202,21 @@ def enter(kernel_dir, *args):
 def test_the_parent_runs_a_kernels_files_once_and_what_one_kernel_changes_in_them_is_its_own(tmp_path):
     box = tmp_path / "box.py"
     box.write_text(COUNTING_BOX)
-    pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    parent = subprocess.Popen([sys.executable, str(ZYGOTE)], cwd="/", env=grading_environment(), **pipes)
 
-    def kernel(name):
+    def kernel(ask, name):
         folder = tmp_path / name
         folder.mkdir()
         request = {"argv": [], "cwd": str(tmp_path), "env": {}, "box": str(box), "kernel_dir": str(folder)}
-        parent.stdin.write(json.dumps(dict(request, tmp_bytes=2**20)) + "\n")
-        parent.stdin.flush()
-        pid = json.loads(parent.stdout.readline())["pid"]
+        pid = ask(dict(request, tmp_bytes=2**20))["pid"]
         deadline = time.monotonic() + 30
         while not (folder / "seen").exists() or not (folder / "seen").read_text():
             assert time.monotonic() < deadline, f"kernel {pid} never ran its box"
             time.sleep(0.02)
         return (folder / "seen").read_text()
 
-    try:
-        assert json.loads(parent.stdout.readline()) == {"ready": True}
-        assert [kernel("first"), kernel("second")] == ["1", "1"]  # each starts from the parent's state
+    with _warm_parent() as ask:
+        assert [kernel(ask, "first"), kernel(ask, "second")] == ["1", "1"]  # each starts from the parent's state
         assert (tmp_path / "runs").read_text() == "run\n"  # run once, in the parent
         box.write_text(COUNTING_BOX + "\n# changed\n")
-        assert kernel("third") == "1"
+        assert kernel(ask, "third") == "1"
         assert (tmp_path / "runs").read_text() == "run\nrun\n"  # a changed file is run again
-    finally:
-        parent.stdin.close()
-        assert parent.wait(timeout=30) == 0

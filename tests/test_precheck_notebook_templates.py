@@ -1,6 +1,5 @@
 """A notebook's own template: its gradebook knows that notebook alone, and grades it exactly as the whole template does."""
 
-import concurrent.futures
 import filecmp
 
 import nbformat
@@ -9,8 +8,7 @@ from nbgrader.api import Gradebook
 
 from gradekit.authoring.release import new_workspace
 from gradekit.authoring.solutions import load_controls
-from gradekit.grading.executors import grade_task
-from gradekit.grading.forked_workers import worker_context
+from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.grading_run import RUN_FILE, GradingRun
 from gradekit.precheck.notebook_templates import notebook_templates
 from gradekit.proof.subjects import answer_sources, fill_answers
@@ -56,10 +54,8 @@ def test_a_notebook_graded_on_its_own_template_gets_the_grades_the_whole_templat
     folder.mkdir(parents=True)
     filled = fill_answers(course.release_dir / "010_history.ipynb", answer_sources(manifest, "010_history", control))
     nbformat.write(filled, folder / "010_history.ipynb")
-    with concurrent.futures.ProcessPoolExecutor(1, mp_context=worker_context()) as pool:
-        graded = [
-            pool.submit(grade_task, str(root), str(folder), "ana").result() for root in (whole.root, own["010_history"])
-        ]
+    # The engine's own pool, which keeps its workers' files under the run's folder and removes them.
+    graded = [next(LocalExecutor(1).grade_all(root, [(folder, "ana")])) for root in (whole.root, own["010_history"])]
     notebooks = [{n.name: n for n in outcome.record.notebooks} for outcome in graded]
     assert sorted(notebooks[0]) == sorted(NOTEBOOKS) and sorted(notebooks[1]) == ["010_history"]
     scores = [sorted((g.cell, g.auto_score) for g in n["010_history"].grades) for n in notebooks]
