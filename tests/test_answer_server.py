@@ -77,6 +77,7 @@ def test_install_answers_a_request_from_the_mailbox_into_the_reply_and_teaches_t
     tmp_path, monkeypatch
 ):
     monkeypatch.setattr(IPythonKernel, "msg_types", list(IPythonKernel.msg_types))
+    monkeypatch.setattr(IPythonKernel, "_publish_status", IPythonKernel._publish_status)  # install wraps it
     monkeypatch.delattr(builtins, "__kit_answer__", raising=False)
     monkeypatch.setattr(IPythonKernel, "kit_answer_request", None, raising=False)
     request, reply = tmp_path / "request", tmp_path / "reply"

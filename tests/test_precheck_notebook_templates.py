@@ -1,6 +1,7 @@
 """A notebook's own template: its gradebook knows that notebook alone, and grades it exactly as the whole template does."""
 
 import filecmp
+import os
 
 import nbformat
 import pytest
@@ -8,10 +9,15 @@ from nbgrader.api import Gradebook
 
 from gradekit.authoring.release import new_workspace
 from gradekit.authoring.solutions import load_controls
+from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.grading_run import RUN_FILE, GradingRun
+from gradekit.grading.scratch_gradebook import stop_sharing
+from gradekit.grading.submission_grader import ScratchGrader, grader_error
+from gradekit.precheck.engine import SealedEngine
 from gradekit.precheck.notebook_templates import notebook_templates
 from gradekit.proof.subjects import answer_sources, fill_answers
+from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
 
 pytestmark = pytest.mark.nbgrader
 
@@ -65,3 +71,42 @@ def test_a_notebook_graded_on_its_own_template_gets_the_grades_the_whole_templat
 
 def _max(whole):
     return _grade_cells(whole.db_url, whole.course_id, whole.assignment_id)["010_history"]
+
+
+def test_each_grading_hands_its_kernels_its_own_templates_folders_whatever_the_process_built_since(
+    templates, tmp_path, monkeypatch
+):
+    _, own = templates
+    monkeypatch.setenv(PROTECTED_VARIABLE, "")  # restored after the test
+    graders = {name: ScratchGrader(root, tmp_path / name / "course") for name, root in own.items()}
+    protected = {}
+
+    def noted(name):
+        def grade_once(*_):
+            protected[name] = os.environ[PROTECTED_VARIABLE].split(os.pathsep)
+            return grader_error("ana", GraderFailure(GraderCause.INTERNAL_ERROR, "not graded here"), 1)
+
+        return grade_once
+
+    try:
+        for name, grader in graders.items():  # every grader is built before the first grades
+            monkeypatch.setattr(grader, "_grade_once", noted(name))
+            grader.grade(tmp_path, "ana")
+    finally:
+        for grader in graders.values():
+            grader.unsynced.remove()
+            stop_sharing(grader.course.db_url)
+    for name, root in own.items():
+        others = {str(other.resolve()) for other_name, other in own.items() if other_name != name}
+        assert str(root.resolve()) in protected[name] and str(graders[name].course.root) in protected[name]
+        assert not others & set(protected[name])
+
+
+def test_the_pre_checks_templates_are_among_the_folders_its_kernels_may_not_read(course, tmp_path):
+    engine = SealedEngine(course, tmp_path / "state", workers=1)
+    try:
+        for root in engine.notebook_templates.values():
+            closed = GradingRun.read(root).protected_roots
+            assert str(engine.template.root.resolve()) in closed and str(root.parent.resolve()) in closed
+    finally:
+        engine.close()

@@ -161,7 +161,8 @@ class ScratchGrader:
         # The exchange holds every student's submission and feedback, wherever it lies.
         protected = {str(self.course.root), str(template_root.resolve()), *self.run.protected_roots}
         protected |= {str(configured.root), str(configured.exchange_root.resolve())}
-        os.environ[PROTECTED_VARIABLE] = os.pathsep.join(sorted(protected))
+        # Set again at each grading: a process may keep graders of several templates (a pre-check's, one per notebook).
+        self.protected = os.pathsep.join(sorted(protected))
         self._last_attempt = True
 
     def _execute_settings(self, template_root: Path) -> dict[str, object]:
@@ -180,6 +181,7 @@ class ScratchGrader:
     def grade(self, submission_dir: Path, student_id: str) -> GradedSubmission:
         """Grade one submission, trying again on fresh kernels while the grader's own failures last."""
         started = time.monotonic()
+        os.environ[PROTECTED_VARIABLE] = self.protected  # this template's folders and scratch course, for its kernels
         self.sink.clock.restart()
         hush_known_noise()  # a worker on another machine did not inherit the command's filters
         attempts = self.course.grader_attempts

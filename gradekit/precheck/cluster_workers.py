@@ -100,9 +100,10 @@ class ClusterWorkers:
         """Remove the templates' copies from the workers and let the cluster go; the cluster itself keeps running."""
         try:
             for template_root in template_roots:
-                forget_on_cluster(self.client, template_root)
-        except (OSError, TimeoutError):
-            log.warning("the cluster's workers could not be asked to forget the pre-check's template", exc_info=True)
+                try:
+                    forget_on_cluster(self.client, template_root)
+                except (OSError, TimeoutError):
+                    log.warning("the cluster's workers could not be asked to forget %s", template_root, exc_info=True)
         finally:
             self._waiting.shutdown(wait=False, cancel_futures=True)
             self.client.close()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import concurrent.futures.process
+import dataclasses
 import logging
 import os
 import secrets
@@ -109,7 +110,10 @@ class SealedEngine:
             shutil.rmtree(folder, ignore_errors=True)
         notebooks = tuple(sorted(path.stem for path in course.source_dir.glob("*.ipynb")))
         self.template = new_workspace(course, template, notebooks)
-        GradingRun.of(course).write(self.template.root)
+        run = GradingRun.of(course)
+        # Every template holds the hidden tests: no kernel may read one, its own notebook's or another's.
+        held = tuple(str(folder.resolve()) for folder in (template, self.state_dir / "notebook-templates"))
+        dataclasses.replace(run, protected_roots=run.protected_roots + held).write(self.template.root)
         self.notebook_templates = notebook_templates(self.template, self.state_dir / "notebook-templates")
         self.incoming = self.state_dir / "incoming"
         shutil.rmtree(self.incoming, ignore_errors=True)

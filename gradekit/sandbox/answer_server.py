@@ -1,6 +1,7 @@
 """The student's kernel answering the grader's calls, when grading is sealed.
 
-Loaded by path in every graded kernel before any cell runs (kernel_zygote.py).
+Loaded by path for every graded kernel before any cell runs: the kernels' warm parent
+runs it once and each kernel it forks calls `install` (kernel_zygote.py).
 `install` puts one function, `__kit_answer__`, among the builtins, and teaches
 the kernel one message of the kit's own, `kit_answer_request`, on its shell
 channel. The grader writes a request into the kernel's mailbox and sends that

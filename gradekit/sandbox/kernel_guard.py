@@ -1,7 +1,8 @@
 """The grading kernel's guard: installed in each forked kernel before any student code runs.
 
-The kernel loads this file by path (kernel_zygote.py, with runpy), so it uses
-the standard library only; the grader imports it just for its constants. It
+The kernels' warm parent loads this file by path (kernel_zygote.py, with runpy)
+and each kernel it forks installs it, so it uses the standard library only;
+the grader imports it just for its constants. It
 does two things:
 
 * An audit hook (PEP 578; once added it cannot be removed) is armed by the

@@ -98,6 +98,8 @@ BOX_FAILED = 70  # the exit code of a kernel that could not box itself
 # The files every kernel loads by path (its box, answer server and guard, and what they load in turn),
 # run once here and kept: (path, run name) -> (the file's content, what running it defined). A kernel
 # forked after that starts with their code compiled and their definitions made, shared with this process.
+# A changed file among the three is run again; a file they load in turn (the wire, Landlock's and
+# seccomp's modules) is read when they are, so it changes with a new warm parent (one per run).
 LOADED: dict[tuple[str, str], tuple[bytes, dict[str, Any]]] = {}
 RUN_NAMES = {"box": "kit_kernel_box", "answer_server": "kit_answer_server", "guard": "kit_kernel_guard"}
 
@@ -170,6 +172,7 @@ def become_kernel(request: dict[str, Any]) -> NoReturn:
         server["install"](request["request"], request["reply"])
     if request.get("guard"):
         kernel_file(request, "guard")["install"]()
+    LOADED.clear()  # the kernel's copy: what it installed keeps its own globals, and no cell finds the guard's here
     try:
         runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
     finally:
