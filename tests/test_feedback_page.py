@@ -6,6 +6,7 @@ import re
 import nbformat
 import nbgrader
 import pytest
+from bs4 import BeautifulSoup
 from traitlets.config import Config
 
 from gradekit.grading.feedback_mathjax import FOLDER
@@ -14,6 +15,7 @@ from gradekit.grading.feedback_page import (
     STDERR_FINDING,
     FeedbackPage,
     diagnosis_line,
+    left_for_htmlexporter,
     script_hash,
     with_policy,
 )
@@ -67,11 +69,13 @@ def test_a_cell_with_full_marks_has_nothing_to_report():
     assert diagnosis_line(_test_cell(_error("Diagnosis", "[misconception: x] y"), score=2.0)) == ""
 
 
-def _page(cells):
+def _page(cells, **sections):
     notebook = nbformat.v4.new_notebook(cells=cells)
     resources = {"nbgrader": {"notebook": "010_history", "score": 0.0, "max_score": 4.0, "late_penalty": 0}}
     exporter = FeedbackPage(
-        config=Config({"HTMLExporter": {"template_name": "feedback", "extra_template_paths": [BOOTSTRAP_CSS]}})
+        config=Config(
+            {"HTMLExporter": {"template_name": "feedback", "extra_template_paths": [BOOTSTRAP_CSS]}, **sections}
+        )
     )
     return exporter.from_notebook_node(notebook, resources=resources)[0]
 
@@ -123,6 +127,9 @@ def test_the_course_configuration_makes_it_nbgraders_feedback_exporter():
     assert config.GenerateFeedback.exporter_class.__name__ == FeedbackPage.__name__
 
 
+ONE_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
 def _display(data):
     return nbformat.v4.new_output("display_data", data=data)
 
@@ -133,6 +140,12 @@ ATTACK_OUTPUTS = (
     _display({"image/svg+xml": "<svg xmlns='http://www.w3.org/2000/svg' onload='window.__pwned = 2'></svg>"}),
     _display({"application/javascript": "window.__pwned = 3", "text/plain": "<js>"}),
     _display({"text/markdown": "<script>window.__pwned = 4</script>"}),
+    # An image's size is the notebook's to name: unquoted, a space in it began another attribute.
+    nbformat.v4.new_output(
+        "display_data",
+        data={"image/png": ONE_PIXEL_PNG},
+        metadata={"image/png": {"width": "1 onerror=window.__pwned=8", "height": "2 onload=x()"}},
+    ),
 )
 ATTACK_MARKDOWN = "My answer: $x = (1, 2, 3)$ <script>window.__pwned = 5</script><b onmouseover='x()'>bold</b>"
 
@@ -190,3 +203,46 @@ def test_the_course_configuration_sanitizes_the_notebook_formgrader_shows():
 
     config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     assert [p.__name__ for p in config.HTMLExporter.preprocessors] == [SanitizeHTML.__name__]
+
+
+def _images(html):
+    return BeautifulSoup(html, features="html.parser").select("img")
+
+
+def test_every_image_the_page_draws_has_alternative_text_so_the_page_needs_no_second_pass():
+    described = nbformat.v4.new_output(
+        "display_data", data={"image/jpeg": ONE_PIXEL_PNG}, metadata={"image/jpeg": {"alt": 'a "plot"', "width": 40}}
+    )
+    bare = _display({"image/png": ONE_PIXEL_PNG})
+    markdown = nbformat.v4.new_markdown_cell("![](loss.png) and ![the loss](loss.png)")
+    html = _page([markdown, _test_cell(described, bare)])
+    images = _images(html)
+    assert [image.get("alt") for image in images] == [
+        "",
+        "the loss",
+        'a "plot"',
+        "An image the cell displayed, with no description",
+    ]
+    assert images[2]["width"] == "40"
+    assert not left_for_htmlexporter(html)
+
+
+def test_an_image_size_that_is_not_a_number_is_dropped():
+    html = attack_page()
+    (image,) = _images(html)
+    assert set(image.attrs) == {"src", "alt"}
+
+
+def test_a_page_with_an_image_the_template_did_not_draw_takes_htmlexporters_path_and_is_described():
+    # A course that lets its students' HTML keep images: nbconvert's own pass gives them their text.
+    allow_images = {"SanitizeHTML": {"tags": ["img"], "attributes": {"img": ["src"]}}}
+    html = _page([_test_cell(_display({"text/html": '<img src="loss.png">'}))], **allow_images)
+    (image,) = _images(html)
+    assert image["src"] == "loss.png" and image["alt"]
+
+
+def test_htmlexporters_pass_is_needed_for_an_image_without_text_or_a_lab_cell_alone():
+    assert not left_for_htmlexporter('<p><img src="a.png" alt=""></p><IMG SRC=b ALT=b>')
+    assert left_for_htmlexporter('<p><img src="a.png" title="alt=x"></p>')
+    assert left_for_htmlexporter('<img\nsrc="a.png">')
+    assert left_for_htmlexporter('<div class="jp-Notebook"></div>')

@@ -12,6 +12,7 @@ imports nothing of the kit: the configuration loads it by its path.
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import os
 import re
@@ -19,7 +20,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import nbgrader
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbformat import NotebookNode
 
@@ -27,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATES = os.path.join(HERE, "feedback_templates")
 PAGE_STYLE = os.path.join(TEMPLATES, "feedback_page", "page.css")
 NBGRADER_TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
+SHARED_TEMPLATES = os.path.join(HERE, "page_templates")  # what this page and formgrader's draw alike
 
 # How our checks open a diagnosis: "[misconception: <id>] <what went wrong>".
 MISCONCEPTION_TAG = re.compile(r"\A\[misconception: ([^\]]+)\]\s*")
@@ -34,6 +38,11 @@ STDERR_FINDING = "wrote to stderr, which nbgrader scores as a failed test"
 
 INLINE_SCRIPT = re.compile(r"<script(?: type=\"text/javascript\")?>(.*?)</script>", re.DOTALL)
 HEAD = "<head>"
+# A tag HTMLExporter would still have to mend: an image without alternative text, or the lab
+# template's cells it makes focusable (the template draws neither; see FeedbackPage._drawn).
+IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
+HAS_ALT = re.compile(r"\salt\s*=", re.IGNORECASE)
+LAB_CELLS = "jp-Notebook"
 BARE_HTML = "<html>"  # nbgrader's template names no language; a screen reader then guesses one
 # MathJax 2 runs its configuration block with eval and sets inline styles; the page inlines its CSS.
 # Scripts come from files beside the page or the server, or are the template's own, by hash.
@@ -85,6 +94,13 @@ def with_policy(html: str, policy: str) -> str:
     return html.replace(HEAD, HEAD + "\n" + meta, 1)
 
 
+def left_for_htmlexporter(html: str) -> bool:
+    """Whether `html` holds anything HTMLExporter's last pass would change: an image without
+    alternative text or a lab-template cell."""
+    images = IMAGE_TAG.findall(html)
+    return LAB_CELLS in html or any(not HAS_ALT.search(image) for image in images)
+
+
 def with_language(html: str, language: str) -> str:
     """`html` whose root element states the page's language, so that it is read out in that language."""
     return html.replace(BARE_HTML, f'<html lang="{language}">', 1)
@@ -98,9 +114,10 @@ class FeedbackPage(HTMLExporter):
         # keyword arguments outrank the configuration, so the page's own template is named here.
         kwargs.update(template_name="feedback_page", extra_template_basedirs=[TEMPLATES, NBGRADER_TEMPLATES])
         super().__init__(**kwargs)
-        # Lets our template extend nbgrader's by the name 'feedback/index.html.j2'; the search
-        # path was worked out while the exporter started, so it is worked out again.
-        self.extra_template_paths = [*self.extra_template_paths, NBGRADER_TEMPLATES]
+        # Lets our template extend nbgrader's by the name 'feedback/index.html.j2' and import the
+        # shared 'output_image.html.j2'; the search path was worked out while the exporter
+        # started, so it is worked out again.
+        self.extra_template_paths = [*self.extra_template_paths, NBGRADER_TEMPLATES, SHARED_TEMPLATES]
         self.template_paths = self._template_paths()
 
     def default_filters(self) -> Iterator[tuple[str, Callable[..., Any]]]:
@@ -111,11 +128,33 @@ class FeedbackPage(HTMLExporter):
         self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
     ) -> tuple[str, dict[str, Any]]:
         """The page, carrying a policy that trusts only the scripts of a page drawn without `nb`'s cells."""
-        html, resources = super().from_notebook_node(nb, resources, **kw)
+        given = copy.deepcopy(resources)
+        draw = self._drawn
+        html, resources = draw(nb, resources, **kw)
+        if left_for_htmlexporter(html):
+            draw = super().from_notebook_node
+            html, resources = draw(nb, given, **kw)
         empty = nb.copy()
         empty.cells = []
-        own_page, _ = super().from_notebook_node(empty, dict(resources), **kw)
+        own_page, _ = draw(empty, dict(resources), **kw)
         return with_language(with_policy(html, security_policy(own_page)), self.language_code), resources
+
+    def _drawn(
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
+    ) -> tuple[str, dict[str, Any]]:
+        """The page as the template draws it. HTMLExporter then parses it again with BeautifulSoup
+        (most of a page's cost) to give images alternative text and lab cells a tabindex; this
+        template draws every image with its text and no lab cell (the course's sanitizer lets no
+        tag of the student's through but a, abbr, acronym, b, blockquote, code, em, i, li, ol,
+        strong, ul), and `from_notebook_node` takes HTMLExporter's path whenever it finds one."""
+        language = nb.metadata.get("language_info", {})
+        lexer = language.get("pygments_lexer", language.get("name"))
+        highlight = self.filters.get("highlight_code") or Highlight2HTML(pygments_lexer=lexer, parent=self)
+        self.register_filter("highlight_code", highlight)
+        resources = self._init_resources(resources)
+        data_types = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
+        self.register_filter("filter_data_type", data_types)
+        return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
 
     def _preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
         """After nbgrader's steps, make the student's markup inert and add the page's own styles."""

@@ -2,7 +2,8 @@
 
 ada's 090_decisions carries the reference code, one answer that also displays every attack the
 feedback page's test uses (a script, an onerror image, an onload SVG, a JavaScript and a markdown
-output) plus an iframe whose document holds a script, and a written answer holding a script and a
+output) plus an iframe whose document holds a script and an image whose width names an onload
+handler, and a written answer holding a script and a
 javascript: link. It is autograded by the real `nbgrader autograde`. On the grading page none of
 it runs (each would set the page's title or window.__pwned), while formgrader's own scripts do:
 the TA types a score for the written answer and the gradebook holds it.
@@ -10,7 +11,7 @@ the TA types a score for the written answer and the gradebook holds it.
 
 import nbformat
 import pytest
-from test_feedback_page import ATTACK_MARKDOWN
+from test_feedback_page import ATTACK_MARKDOWN, ONE_PIXEL_PNG
 
 from gradekit.authoring.release import new_workspace
 from gradekit.core.manifest import load_manifest
@@ -22,13 +23,14 @@ from journeys.test_ta_formgrader import NOTEBOOK, type_and_save
 
 pytestmark = pytest.mark.browser
 
-DISPLAYS_ATTACKS = """
+DISPLAYS_ATTACKS = f"""
 from IPython.display import HTML, SVG, Javascript, Markdown, display
 display(HTML("<script>document.title = 'pwned'</script><img src=x onerror=\\"window.__pwned = 1\\">"))
 display(SVG("<svg xmlns='http://www.w3.org/2000/svg' onload='window.__pwned = 2'><script>window.__pwned = 9</script></svg>"))
 display(Javascript("window.__pwned = 3"))
 display(Markdown("<script>window.__pwned = 4</script>"))
 display(HTML("<iframe srcdoc='<script>parent.__pwned = 10</script>'></iframe>"))
+display({{"image/png": "{ONE_PIXEL_PNG}"}}, raw=True, metadata={{"image/png": {{"width": "1 onload=window.__pwned=11"}}}})
 """
 JAVASCRIPT_LINK = "[see my notes](javascript:window.__pwned=8)"
 GRADED = "answer_hand_graph"
@@ -62,7 +64,7 @@ def test_no_script_of_the_student_runs_in_formgraders_page_and_the_ta_still_grad
     scratch, exchange_root, submission_id = hostile_course
     autograded = nbformat.read(scratch.root / "autograded" / "ada" / scratch.assignment_id / f"{NOTEBOOK}.ipynb", 4)
     displayed = [o for cell in autograded.cells for o in cell.get("outputs", []) if o.output_type == "display_data"]
-    assert len(displayed) == 5  # the attacks reached the graded notebook formgrader shows
+    assert len(displayed) == 6  # the attacks reached the graded notebook formgrader shows
     server = lab_for(scratch.root, exchange.instructor_environment(scratch, exchange_root))
     violations: list[str] = []
     page.on("console", lambda message: violations.append(message.text) if "Content Security" in message.text else None)
