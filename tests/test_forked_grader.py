@@ -3,12 +3,13 @@
 import multiprocessing
 import os
 import tempfile
+import threading
 import time
 
 import pytest
 
 from gradekit.grading.cpu_clock import Verdict
-from gradekit.grading.forked_grader import ForkedGrader, GradingProcessLost
+from gradekit.grading.forked_grader import REMOVE_PAUSE_SECONDS, ForkedGrader, GradingProcessLost, remove_folder
 from gradekit.grading.task_budget import OverBudget, TaskBudget
 
 pytestmark = pytest.mark.nbgrader
@@ -75,6 +76,27 @@ def test_a_process_lost_for_no_reason_of_its_budget_is_the_graders_to_retry(grad
 def test_closing_ends_the_process_and_removes_its_folder(grader):
     grader.close(_no_kernel_folders)
     assert not grader.alive and not grader.folder.exists()
+
+
+def _write_while_it_exists(folder, seconds):
+    """An ending kernel of the child: it writes into `folder` as fast as it can for `seconds`, while `folder` is there."""
+    deadline, count = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        try:
+            (folder / f"written-{count}").write_text("x")
+        except FileNotFoundError:
+            return
+        count += 1
+
+
+def test_a_folder_written_into_while_it_is_removed_is_removed_once_the_writing_stops(tmp_path):
+    folder = tmp_path / "gradekit-run-x"
+    folder.mkdir()
+    writer = threading.Thread(target=_write_while_it_exists, args=(folder, 2 * REMOVE_PAUSE_SECONDS))
+    writer.start()
+    remove_folder(folder)
+    writer.join()
+    assert not folder.exists()
 
 
 def _fork_from_a_daemon(results):

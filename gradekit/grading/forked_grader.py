@@ -39,6 +39,9 @@ Result = TypeVar("Result")
 _FORKING = threading.Lock()
 # Seconds a child that was asked to stop may take before it is killed.
 STOP_SECONDS = 5
+# Tries at removing a child's folder while processes it started are still ending and writing into it.
+REMOVE_TRIES = 10
+REMOVE_PAUSE_SECONDS = 0.2
 # Every child of this process, so that a later child can close the pipes of the earlier ones: a child must
 # see its own pipe close when this process goes away, which a sibling holding its parent's end would prevent.
 _children: weakref.WeakSet[ForkedGrader] = weakref.WeakSet()
@@ -63,7 +66,7 @@ class ForkedGrader(Generic[Result]):
             except OSError as error:  # no process to be had (the machine's or the group's task limit)
                 for end in (ours, theirs):
                     end.close()
-                shutil.rmtree(self.folder, ignore_errors=True)
+                remove_folder(self.folder)
                 raise GradingProcessLost(f"no grading process could be forked: {error}") from error
             if pid == 0:
                 for sibling in (ours, *(child.connection for child in _children)):
@@ -130,8 +133,17 @@ class ForkedGrader(Generic[Result]):
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             self.exit_status = -signal.SIGKILL
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove_folder(self.folder)
         remove_kernel_folders(str(self.folder))
+
+
+def remove_folder(folder: Path) -> None:
+    """Remove `folder`; again, for a while, if a kernel of the child that is still ending wrote into it meanwhile."""
+    for _ in range(REMOVE_TRIES):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return
+        time.sleep(REMOVE_PAUSE_SECONDS)
 
 
 def _child(connection: Connection, task: Callable, start: Callable[[str], None], folder: str) -> None:
@@ -167,4 +179,4 @@ def _serve(connection: Connection, task: Callable, start: Callable[[str], None],
                 return
     finally:
         discard_zygote()
-        shutil.rmtree(folder, ignore_errors=True)  # its scratch course holds the hidden tests
+        remove_folder(Path(folder))  # its scratch course holds the hidden tests

@@ -45,8 +45,10 @@ import torch._dynamo  # noqa: F401  (torch.testing.assert_close pulls it in on f
 import torch._dynamo.backends.debugging  # noqa: F401
 import torch._functorch.aot_autograd  # noqa: F401
 import torch._inductor.fx_passes.joint_graph  # noqa: F401
+import torch._subclasses.schema_check_mode  # noqa: F401  (the answer server's first call: 3 ms a kernel)
 import torch.nn.functional  # noqa: F401
 import torch.testing  # noqa: F401
+import torch.utils.serialization  # noqa: F401  (torch.load's settings, read at its first call: 3 ms a kernel)
 
 # Every kernel builds its debugger at start, importing debugpy: about 0.1 s per
 # notebook. Importing it here starts no thread and sets no trace; its one-time
@@ -54,8 +56,8 @@ import torch.testing  # noqa: F401
 with contextlib.redirect_stderr(io.StringIO()):
     import ipykernel.debugger  # noqa: F401
 
-# What a kernel's start imports beyond that (about 50 ms per notebook): none of these reads
-# the environment when imported.
+# What a kernel's start imports beyond that (about 60 ms per notebook): none of these reads
+# the environment when imported (psutil lists the addresses a connection file may name).
 import faulthandler  # noqa: F401
 import pdb  # noqa: F401
 import sqlite3  # noqa: F401
@@ -67,11 +69,13 @@ import ipykernel.shellchannel  # noqa: F401
 import IPython.core.application  # noqa: F401
 import IPython.core.completerlib  # noqa: F401
 import IPython.core.crashhandler  # noqa: F401
+import IPython.core.debugger  # noqa: F401
 import IPython.core.logger  # noqa: F401  (a kernel's first cell imports it)
 import IPython.core.oinspect  # noqa: F401
 import IPython.core.shellapp  # noqa: F401
 import IPython.extensions.storemagic  # noqa: F401
 import IPython.terminal.pt_inputhooks  # noqa: F401
+import psutil  # noqa: F401
 import tornado.platform.asyncio  # noqa: F401
 import zmq
 
