@@ -124,13 +124,17 @@ c.ExchangeFactory.collect = _kit_module("gradekit.grading.link_keeping_collect")
 _formgrader_page = _kit_module("gradekit.grading.formgrader_page")
 c.HTMLExporter.extra_template_basedirs = _formgrader_page.TEMPLATE_BASEDIRS
 c.HTMLExporter.extra_template_paths = _formgrader_page.TEMPLATE_PATHS
-# The page carries a Content-Security-Policy that runs only formgrader's own scripts, by their hashes.
-c.HTMLExporter.filters = dict(_formgrader_page.FILTERS)
+# The page carries a Content-Security-Policy that runs only formgrader's own scripts, by their hashes;
+# the student's markdown is drawn as on their feedback page: no heading takes an id of the page's
+# own (a score box's), no javascript: link, no tag left open for the cells below.
+_feedback_page = _kit_module("gradekit.grading.feedback_page")
+c.HTMLExporter.filters = {**_formgrader_page.FILTERS, "markdown2html": _feedback_page.notebook_markdown}
 # The notebook it shows is the student's: their markdown and their outputs' HTML, SVG and markdown
-# are sanitized, and their JavaScript outputs dropped, before the TA's browser sees them.
+# are sanitized, and their JavaScript outputs dropped, before the TA's browser sees them; an
+# output's metadata the templates read is a mapping, or the page would not be drawn at all.
 from nbconvert.preprocessors.sanitize import SanitizeHTML  # noqa: E402
 
-c.HTMLExporter.preprocessors = [SanitizeHTML]
+c.HTMLExporter.preprocessors = [SanitizeHTML, _feedback_page.OutputMetadataAsMappings]
 
 # nbgrader's own autograde steps, in its order, with the character limit after its line limit;
 # a question's 0-point mark scheme is recorded as graded, so only real answers wait for a TA.
@@ -162,7 +166,7 @@ c.GenerateFeedback.preprocessors = [ClearHiddenTests, DiagnosesOnly, GetGrades, 
 
 # Feedback pages: diagnoses wrap, the summary names what each test cell found, and math
 # is typeset by the MathJax the student's Jupyter server serves (no CDN).
-c.GenerateFeedback.exporter_class = _kit_module("gradekit.grading.feedback_page").FeedbackPage
+c.GenerateFeedback.exporter_class = _feedback_page.FeedbackPage
 
 # Grades into the LMS: name a roster (a student_id column plus the LMS's own columns) and
 # `python -m gradekit grade` also writes lms-grades.csv for Canvas or Moodle. Off without a roster.

@@ -14,6 +14,7 @@ from gradekit.grading.feedback_page import (
     INLINE_SCRIPT,
     STDERR_FINDING,
     FeedbackPage,
+    OutputMetadataAsMappings,
     diagnosis_line,
     left_for_htmlexporter,
     script_hash,
@@ -202,7 +203,8 @@ def test_the_course_configuration_sanitizes_the_notebook_formgrader_shows():
     from gradekit.core.course import CONFIG_FILE
 
     config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
-    assert [p.__name__ for p in config.HTMLExporter.preprocessors] == [SanitizeHTML.__name__]
+    names = [p.__name__ for p in config.HTMLExporter.preprocessors]
+    assert names == [SanitizeHTML.__name__, OutputMetadataAsMappings.__name__]
 
 
 def _images(html):
@@ -246,3 +248,52 @@ def test_htmlexporters_pass_is_needed_for_an_image_without_text_or_a_lab_cell_al
     assert left_for_htmlexporter('<p><img src="a.png" title="alt=x"></p>')
     assert left_for_htmlexporter('<img\nsrc="a.png">')
     assert left_for_htmlexporter('<div class="jp-Notebook"></div>')
+
+
+# A written answer that names the page's own ids, links to script, leaves a tag open past its
+# math and shows an image of the reader's own server (fetched with their cookies: a logout).
+HEADINGS_NAMED_AFTER_TESTS = "###### test_square_sum_grad\n\n###### answer_x\n\ntext"
+MISPLACED_MARKDOWN = (
+    '[click](javascript:window.__pwned=9) [r][1] x <a href="https://example.org/">link $</a>$ '
+    "<b>bold `</b>` ![](../../../logout)\n\n[1]: javascript:window.__pwned=10"
+)
+# Output metadata nbconvert's templates read as mappings, given as text.
+ODD_METADATA_OUTPUTS = (
+    nbformat.v4.new_output("display_data", data={"image/png": ONE_PIXEL_PNG}, metadata={"image/png": "x"}),
+    nbformat.v4.new_output("display_data", data={"text/html": "<b>b</b>"}, metadata={"text/html": "s"}),
+)
+MISSING_ATTACHMENT = "see ![plot](attachment:nope.png)"
+
+
+def _rendered_markdown(html, marker):
+    """The HTML of the rendered markdown holding `marker`, up to the end of its cell's own box."""
+    start = html.rindex('rendered_html">', 0, html.index(marker))
+    return html[start : html.index("</div>", start)]
+
+
+def markup_stays_in_place(html):
+    """What both pages promise about a notebook's markdown and odd outputs (MISPLACED_MARKDOWN and the rest)."""
+    answer = _rendered_markdown(html, "link $")
+    for tag in ("a", "b", "code", "p"):
+        assert answer.count(f"<{tag}>") + answer.count(f"<{tag} ") == answer.count(f"</{tag}>"), tag
+    body = _body(html)
+    assert "javascript:" not in body.replace("[1]: javascript:window.__pwned=10", "")
+    images = [image for image in _images(html) if "logout" in str(image) or not image.get("src")]
+    assert images and all(not image.get("src") for image in images)
+    assert "see ![plot](attachment:nope.png)" in html
+
+
+def _markdown_cells(*sources):
+    return [nbformat.v4.new_markdown_cell(source) for source in sources]
+
+
+def test_a_heading_of_the_students_takes_no_id_of_the_pages_own():
+    html = _page([*_markdown_cells(HEADINGS_NAMED_AFTER_TESTS), _test_cell()])
+    assert html.count('id="test_square_sum_grad"') <= 1
+    assert not re.search(r"<h6[^>]*\sid=", html)
+
+
+def test_markdown_stays_in_its_cell_links_to_no_script_and_fetches_nothing_and_odd_outputs_still_draw():
+    html = _page([*_markdown_cells(MISPLACED_MARKDOWN, MISSING_ATTACHMENT), _test_cell(*ODD_METADATA_OUTPUTS)])
+    markup_stays_in_place(html)
+    assert 'class="output_png' in html and "<b>b</b>" in html  # both odd outputs are drawn

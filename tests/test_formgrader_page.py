@@ -6,7 +6,18 @@ import re
 import nbformat
 import pytest
 from nbconvert.exporters import HTMLExporter
-from test_feedback_page import ACTIVE_ATTRIBUTE, ATTACK_MARKDOWN, ATTACK_OUTPUTS, _error, _test_cell
+from test_feedback_page import (
+    ACTIVE_ATTRIBUTE,
+    ATTACK_MARKDOWN,
+    ATTACK_OUTPUTS,
+    HEADINGS_NAMED_AFTER_TESTS,
+    MISPLACED_MARKDOWN,
+    MISSING_ATTACHMENT,
+    ODD_METADATA_OUTPUTS,
+    _error,
+    _test_cell,
+    markup_stays_in_place,
+)
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -98,3 +109,17 @@ def test_a_policy_hashes_exactly_the_inline_scripts_and_handlers_it_is_given():
     policy = page_policy(markup)
     assert re.findall(r"'sha256-[^']+'", policy) == sorted([source_hash("var a = 1;"), source_hash("f();")])
     assert source_hash("var a = 1;") == "'sha256-" + "+dZ6udsWxNVoGfScAq7t5IIF5UJb4F6RhjbN6oe1p4w=" + "'"
+
+
+def test_a_heading_of_the_students_takes_no_score_box_of_the_page():
+    # formgrader finds a cell's score box by the first element whose id is the cell's grade id.
+    html = grading_page([written_answer(HEADINGS_NAMED_AFTER_TESTS), _test_cell()])
+    for grade_id in ("test_square_sum_grad", "answer_x"):
+        assert html.count(f'id="{grade_id}"') == 1, grade_id
+    assert not re.search(r"<h6[^>]*\sid=", html)
+
+
+def test_markdown_stays_in_its_cell_links_to_no_script_and_fetches_nothing_and_odd_outputs_still_draw():
+    cells = [written_answer(MISPLACED_MARKDOWN), nbformat.v4.new_markdown_cell(MISSING_ATTACHMENT)]
+    html = grading_page([*cells, _test_cell(*ODD_METADATA_OUTPUTS)])
+    markup_stays_in_place(html)

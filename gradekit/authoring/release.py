@@ -56,11 +56,11 @@ def copy_source(course: Course, root: Path, notebooks: tuple[str, ...]) -> Cours
     return moved
 
 
-def clone_workspace(workspace: Course, root: Path) -> Course:
-    """Another workspace with the same source, release and gradebook, without regenerating them."""
+def clone_workspace(workspace: Course, root: Path, folders: tuple[str, ...] = ("source", "release")) -> Course:
+    """Another workspace with the same `folders` and gradebook, without regenerating them."""
     clone = workspace.at(root)
     clone.root.mkdir(parents=True, exist_ok=True)
-    for folder in ("source", "release"):
+    for folder in folders:
         shutil.copytree(workspace.root / folder, clone.root / folder)
     shutil.copyfile(workspace.root / "gradebook.db", clone.root / "gradebook.db")
     return clone

@@ -20,9 +20,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import nbgrader
+from bs4 import BeautifulSoup
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from markupsafe import escape
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.markdown_mistune import InvalidNotebook, IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+from nbconvert.preprocessors import Preprocessor
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbformat import NotebookNode
 
@@ -43,7 +49,11 @@ HEAD = "<head>"
 IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 HAS_ALT = re.compile(r"\salt\s*=", re.IGNORECASE)
 LAB_CELLS = "jp-Notebook"
-BARE_HTML = "<html>"  # nbgrader's template names no language; a screen reader then guesses one
+BARE_HTML = "<html>"
+# The only images a notebook's markdown may show: its own, carried in the page (attachments become these).
+EMBEDDED_IMAGE = re.compile(
+    r"\Adata:image/", re.IGNORECASE
+)  # nbgrader's template names no language; a screen reader then guesses one
 # MathJax 2 runs its configuration block with eval and sets inline styles; the page inlines its CSS.
 # Scripts come from files beside the page or the server, or are the template's own, by hash.
 POLICY = (
@@ -94,6 +104,54 @@ def with_policy(html: str, policy: str) -> str:
     return html.replace(HEAD, HEAD + "\n" + meta, 1)
 
 
+@pass_context
+def notebook_markdown(context: Context, source: str) -> str:
+    """A notebook's markdown (a cell's, or an output's) as HTML that stays in its place on the page.
+
+    nbconvert's own filter gives headings the ids the page's own elements use (formgrader finds a
+    cell's score box by its grade id, so a heading named after a test took over that test's box),
+    keeps javascript: links, and leaves a tag the sanitizer kept but the markdown split unclosed,
+    so it ran on over the cells after it. Here headings have no id, harmful links are dropped,
+    every tag the fragment opens is closed in it, and an image that is not carried in the notebook
+    itself has no address (one on the reader's own server would be fetched with their cookies).
+    """
+    attachments = context.get("cell", {}).get("attachments", {})
+    renderer = IPythonRenderer(
+        escape=False, allow_harmful_protocols=False, exclude_anchor_links=True, attachments=attachments
+    )
+    try:
+        html = MarkdownWithMath(renderer=renderer).render(source)
+    except InvalidNotebook:  # an image of an attachment the notebook lacks: the text as it was written
+        return f"<pre>{escape(source)}</pre>"
+    return settled(html)
+
+
+def settled(html: str) -> str:
+    """`html` as a tree serializes it: each tag it opens closed inside it; images without a notebook's own address lose it."""
+    fragment = BeautifulSoup(html, features="html.parser")
+    for image in fragment.find_all("img"):
+        if not EMBEDDED_IMAGE.match(str(image.get("src", ""))):
+            del image["src"]
+    return str(fragment)
+
+
+class OutputMetadataAsMappings(Preprocessor):
+    """Every output's metadata, and each of its per-type entries, a mapping, as the templates read them.
+
+    A notebook is free to put any value there; a string made nbconvert's templates fail on the
+    whole page, so the student's feedback and the TA's grading page were not drawn at all.
+    """
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple[NotebookNode, dict]:
+        for output in cell.get("outputs", []):
+            if "metadata" in output and not isinstance(output.metadata, dict):
+                output.metadata = NotebookNode()
+            for key in [key for key, value in output.get("metadata", {}).items() if "/" in key]:
+                if not isinstance(output.metadata[key], dict):
+                    del output.metadata[key]
+        return cell, resources
+
+
 def left_for_htmlexporter(html: str) -> bool:
     """Whether `html` holds anything HTMLExporter's last pass would change: an image without
     alternative text or a lab-template cell."""
@@ -123,6 +181,7 @@ class FeedbackPage(HTMLExporter):
     def default_filters(self) -> Iterator[tuple[str, Callable[..., Any]]]:
         yield from super().default_filters()
         yield ("diagnosis_line", diagnosis_line)
+        yield ("markdown2html", notebook_markdown)
 
     def from_notebook_node(  # type: ignore[override]  # Exporter declares a notebook back; an HTML page is text
         self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
@@ -160,6 +219,7 @@ class FeedbackPage(HTMLExporter):
         """After nbgrader's steps, make the student's markup inert and add the page's own styles."""
         nb, resources = super()._preprocess(nb, resources)
         nb, resources = SanitizeHTML(parent=self, enabled=True)(nb, resources)
+        nb, resources = OutputMetadataAsMappings(parent=self, enabled=True)(nb, resources)
         with open(PAGE_STYLE) as style:
             resources.setdefault("inlining", {}).setdefault("css", []).append(style.read())
         return nb, resources

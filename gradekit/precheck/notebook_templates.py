@@ -18,6 +18,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from gradekit.authoring.release import clone_workspace
 from gradekit.core.course import Course
 from gradekit.grading.grading_run import RUN_FILE
 
@@ -32,10 +33,8 @@ def notebook_templates(template: Course, root: Path) -> dict[str, Path]:
 def notebook_template(template: Course, root: Path, notebook: str) -> Path:
     """A copy of `template` at `root` whose gradebook knows `notebook` and no other notebook of the assignment."""
     root.mkdir(parents=True)
-    shutil.copytree(template.root / "source", root / "source")
+    moved = clone_workspace(template, root, folders=("source",))
     shutil.copyfile(template.root / RUN_FILE, root / RUN_FILE)
-    moved = template.at(root)
-    shutil.copyfile(template.root / "gradebook.db", moved.root / "gradebook.db")
     with Gradebook(moved.db_url, moved.course_id) as gradebook:
         others = [other.name for other in gradebook.find_assignment(moved.assignment_id).notebooks]
         for other in others:

@@ -3,8 +3,8 @@
 ada's 090_decisions carries the reference code, one answer that also displays every attack the
 feedback page's test uses (a script, an onerror image, an onload SVG, a JavaScript and a markdown
 output) plus an iframe whose document holds a script and an image whose width names an onload
-handler, and a written answer holding a script and a
-javascript: link. It is autograded by the real `nbgrader autograde`. On the grading page none of
+handler, and a written answer holding a script, a javascript: link and headings named after every
+graded cell's id (formgrader finds a cell's score box by that id). It is autograded by the real `nbgrader autograde`. On the grading page none of
 it runs (each would set the page's title or window.__pwned), while formgrader's own scripts do:
 the TA types a score for the written answer and the gradebook holds it.
 """
@@ -37,6 +37,14 @@ GRADED = "answer_hand_graph"
 SCORE = 1.5
 
 
+def _grade_ids(scratch) -> list[str]:
+    """The ids formgrader finds each graded cell's score box by (a heading named so once took it over)."""
+    source = nbformat.read(scratch.source_dir / f"{NOTEBOOK}.ipynb", 4)
+    return [
+        cell.metadata["nbgrader"]["grade_id"] for cell in source.cells if cell.metadata.get("nbgrader", {}).get("grade")
+    ]
+
+
 @pytest.fixture
 def hostile_course(course, tmp_path):
     """A scratch course of 090_decisions with ada's hostile submission autograded by nbgrader."""
@@ -46,7 +54,8 @@ def hostile_course(course, tmp_path):
     first = next(iter(sources))
     sources[first] += "\n" + DISPLAYS_ATTACKS
     written = written_answer_sources(manifest, NOTEBOOK, scratch.source_dir / f"{NOTEBOOK}.ipynb")
-    written[GRADED] += f"\n\n{ATTACK_MARKDOWN} {JAVASCRIPT_LINK}"
+    headings = "".join(f"\n\n###### {grade_id}" for grade_id in _grade_ids(scratch))
+    written[GRADED] += f"\n\n{ATTACK_MARKDOWN} {JAVASCRIPT_LINK}{headings}"
     folder = scratch.submitted_dir / "ada" / scratch.assignment_id
     folder.mkdir(parents=True)
     release = scratch.release_dir / f"{NOTEBOOK}.ipynb"
@@ -75,12 +84,16 @@ def test_no_script_of_the_student_runs_in_formgraders_page_and_the_ta_still_grad
     page.locator("#notebook .MathJax").first.wait_for(state="attached")
     assert page.evaluate("submission_id") == submission_id
     assert page.locator("#notebook").first.inner_text().count("<script>window.__pwned = 5</script>") == 1
-    page.get_by_role("link", name="see my notes").click()
+    notes = page.get_by_role("link", name="see my notes")
+    assert not (notes.get_attribute("href") or "").lower().startswith("javascript")
+    notes.click()
     page.wait_for_timeout(500)
     assert page.evaluate("window.__pwned") is None
     assert page.title() == NOTEBOOK
-    # The sanitizer leaves a markdown link's address alone; the page's policy refused to run it.
-    assert any("Running the JavaScript URL violates" in v for v in violations), violations
+    assert not any("JavaScript URL" in v for v in violations), violations  # the link never reached the policy
+    # The written answer's headings named after the graded cells took no id: each score box is its cell's.
+    grade_ids = _grade_ids(scratch)
+    assert grade_ids and all(page.locator(f'[id="{grade_id}"]').count() == 1 for grade_id in grade_ids)
 
     score_field = page.locator(f"input.score.needs_manual_grade#{GRADED}")
     score_field.scroll_into_view_if_needed()
