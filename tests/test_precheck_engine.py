@@ -196,6 +196,7 @@ def test_a_grading_process_that_hangs_is_replaced_and_the_next_students_check_is
     assert his_seconds < HONEST_CHECK_WITHIN
     assert closing_seconds < CLOSED_WITHIN
     assert _grading_processes_left(tmp_path / "state") == []
+    assert not any((tmp_path / "state" / folder).exists() for folder in ("template", "notebook-templates"))
 
 
 @pytest.mark.nbgrader

@@ -159,8 +159,14 @@ class SealedEngine:
         await asyncio.gather(*(self.grade(f"warm-up-{n}", release.stem, content) for n in range(self.workers)))
 
     def close(self) -> None:
-        """End the grading now (a worker may be stuck on a check) and remove every file of it."""
+        """End the grading now (a worker may be stuck on a check) and remove every file of it.
+
+        The templates go too: they hold the hidden tests, which should not wait on disk for the
+        service's next start.
+        """
         self.runner.close(tuple(self.notebook_templates.values()))
+        for folder in (self.template.root, self.state_dir / "notebook-templates"):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class Runner(Protocol):
