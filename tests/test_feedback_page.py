@@ -277,7 +277,7 @@ def markup_stays_in_place(html):
     for tag in ("a", "b", "code", "p"):
         assert answer.count(f"<{tag}>") + answer.count(f"<{tag} ") == answer.count(f"</{tag}>"), tag
     body = _body(html)
-    assert "javascript:" not in body.replace("[1]: javascript:window.__pwned=10", "")
+    assert "javascript:" not in body
     images = [image for image in _images(html) if "logout" in str(image) or not image.get("src")]
     assert images and all(not image.get("src") for image in images)
     assert "see ![plot](attachment:nope.png)" in html

@@ -49,11 +49,9 @@ HEAD = "<head>"
 IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 HAS_ALT = re.compile(r"\salt\s*=", re.IGNORECASE)
 LAB_CELLS = "jp-Notebook"
-BARE_HTML = "<html>"
+BARE_HTML = "<html>"  # nbgrader's template names no language; a screen reader then guesses one
 # The only images a notebook's markdown may show: its own, carried in the page (attachments become these).
-EMBEDDED_IMAGE = re.compile(
-    r"\Adata:image/", re.IGNORECASE
-)  # nbgrader's template names no language; a screen reader then guesses one
+EMBEDDED_IMAGE = re.compile(r"\Adata:image/", re.IGNORECASE)
 # MathJax 2 runs its configuration block with eval and sets inline styles; the page inlines its CSS.
 # Scripts come from files beside the page or the server, or are the template's own, by hash.
 POLICY = (
@@ -146,7 +144,8 @@ class OutputMetadataAsMappings(Preprocessor):
         for output in cell.get("outputs", []):
             if "metadata" in output and not isinstance(output.metadata, dict):
                 output.metadata = NotebookNode()
-            for key in [key for key, value in output.get("metadata", {}).items() if "/" in key]:
+            per_type = [key for key in output.get("metadata", {}) if "/" in key]
+            for key in per_type:
                 if not isinstance(output.metadata[key], dict):
                     del output.metadata[key]
         return cell, resources

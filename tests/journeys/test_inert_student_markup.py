@@ -1,10 +1,11 @@
 """Pages the kit draws from hostile submissions, opened from disk in Chromium as the TA opens them.
 
-The feedback page: the notebook's answer cell displays a script, an image whose onerror runs
-code, an SVG with onload, a JavaScript output, a markdown output with a script and an image
-whose size names event handlers; the student's written answer holds a script too. The class report and the similarity page: the
-student's folder name, their error message, what a finding or note quotes of their notebook and
-their answer's code each carry markup. Each would set the page's title or window.__pwned if it ran.
+The feedback page: the notebook's answer cell displays a script, an image whose onerror runs code,
+an SVG with onload, a JavaScript output, a markdown output with a script and an image whose size
+names event handlers; the student's written answer holds a script too. The class report and the
+similarity page: the student's folder name, their error message, what a finding or note quotes of
+their notebook and their answer's code each carry markup. Each would set the page's title or
+window.__pwned if it ran.
 """
 
 import contextlib

@@ -4,9 +4,10 @@ ada's 090_decisions carries the reference code, one answer that also displays ev
 feedback page's test uses (a script, an onerror image, an onload SVG, a JavaScript and a markdown
 output) plus an iframe whose document holds a script and an image whose width names an onload
 handler, and a written answer holding a script, a javascript: link and headings named after every
-graded cell's id (formgrader finds a cell's score box by that id). It is autograded by the real `nbgrader autograde`. On the grading page none of
-it runs (each would set the page's title or window.__pwned), while formgrader's own scripts do:
-the TA types a score for the written answer and the gradebook holds it.
+graded cell's id (formgrader finds a cell's score box by that id). It is autograded by the real
+`nbgrader autograde`. On the grading page none of it runs (each would set the page's title or
+window.__pwned), while formgrader's own scripts do: the TA types a score for the written answer and
+the gradebook holds it.
 """
 
 import nbformat
