@@ -130,11 +130,13 @@ c.HTMLExporter.extra_template_paths = _formgrader_page.TEMPLATE_PATHS
 _feedback_page = _kit_module("gradekit.grading.feedback_page")
 c.HTMLExporter.filters = {**_formgrader_page.FILTERS, "markdown2html": _feedback_page.notebook_markdown}
 # The notebook it shows is the student's: their markdown and their outputs' HTML, SVG and markdown
-# are sanitized, and their JavaScript outputs dropped, before the TA's browser sees them; an
-# output's metadata the templates read is a mapping, or the page would not be drawn at all.
+# are sanitized (markup nested deeper than any page needs first shown as text, since the
+# sanitizer's time grows with the depth's square), and their JavaScript outputs dropped, before the
+# TA's browser sees them; the metadata the templates read has the shape they read it as, or the
+# page would not be drawn at all.
 from nbconvert.preprocessors.sanitize import SanitizeHTML  # noqa: E402
 
-c.HTMLExporter.preprocessors = [SanitizeHTML, _feedback_page.OutputMetadataAsMappings]
+c.HTMLExporter.preprocessors = [_feedback_page.ShallowMarkup, SanitizeHTML, _feedback_page.MetadataAsTemplatesRead]
 
 # nbgrader's own autograde steps, in its order, with the character limit after its line limit;
 # a question's 0-point mark scheme is recorded as graded, so only real answers wait for a TA.

@@ -12,11 +12,14 @@ from traitlets.config import Config
 from gradekit.grading.feedback_mathjax import FOLDER
 from gradekit.grading.feedback_page import (
     INLINE_SCRIPT,
+    MAX_MARKUP_DEPTH,
     STDERR_FINDING,
     FeedbackPage,
-    OutputMetadataAsMappings,
+    MetadataAsTemplatesRead,
+    ShallowMarkup,
     diagnosis_line,
     left_for_htmlexporter,
+    markup_depth,
     script_hash,
     with_policy,
 )
@@ -204,7 +207,7 @@ def test_the_course_configuration_sanitizes_the_notebook_formgrader_shows():
 
     config = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     names = [p.__name__ for p in config.HTMLExporter.preprocessors]
-    assert names == [SanitizeHTML.__name__, OutputMetadataAsMappings.__name__]
+    assert names == [ShallowMarkup.__name__, SanitizeHTML.__name__, MetadataAsTemplatesRead.__name__]
 
 
 def _images(html):
@@ -257,12 +260,26 @@ MISPLACED_MARKDOWN = (
     '[click](javascript:window.__pwned=9) [r][1] x <a href="https://example.org/">link $</a>$ '
     "<b>bold `</b>` ![](../../../logout)\n\n[1]: javascript:window.__pwned=10"
 )
-# Output metadata nbconvert's templates read as mappings, given as text.
+# Output metadata nbconvert's templates read as mappings, given as text; an image output naming
+# an address of the reader's own server as its file.
 ODD_METADATA_OUTPUTS = (
     nbformat.v4.new_output("display_data", data={"image/png": ONE_PIXEL_PNG}, metadata={"image/png": "x"}),
     nbformat.v4.new_output("display_data", data={"text/html": "<b>b</b>"}, metadata={"text/html": "s"}),
+    nbformat.v4.new_output(
+        "display_data", data={"image/png": ONE_PIXEL_PNG}, metadata={"filenames": {"image/png": "/hub/logout"}}
+    ),
 )
 MISSING_ATTACHMENT = "see ![plot](attachment:nope.png)"
+EMPTY_ATTACHMENT = "see ![plot](attachment:a.png)"
+DEEP_MARKUP = "<ul><li>" * (MAX_MARKUP_DEPTH // 2 + 1) + "deep"
+
+
+def odd_cells():
+    """Cells whose metadata nbconvert's templates read in another shape, and markup nested deeper than a page needs."""
+    transient = nbformat.v4.new_markdown_cell("a cell with transient text", metadata={"transient": "x"})
+    raw = nbformat.v4.new_raw_cell("raw text", metadata={"raw_mimetype": None})
+    attached = nbformat.v4.new_markdown_cell(EMPTY_ATTACHMENT, attachments={"a.png": {}})
+    return [transient, raw, attached, nbformat.v4.new_markdown_cell(DEEP_MARKUP)]
 
 
 def _rendered_markdown(html, marker):
@@ -280,7 +297,10 @@ def markup_stays_in_place(html):
     assert "javascript:" not in body
     images = [image for image in _images(html) if "logout" in str(image) or not image.get("src")]
     assert images and all(not image.get("src") for image in images)
-    assert "see ![plot](attachment:nope.png)" in html
+    assert all(image.get("src", "").startswith("data:image/") for image in _images(html) if image.get("src"))
+    assert "see ![plot](attachment:nope.png)" in html and "see ![plot](attachment:a.png)" in html
+    assert "a cell with transient text" in html and "raw text" in html
+    assert "&lt;ul&gt;&lt;li&gt;" in html and "<ul><li><ul>" not in html  # the deep markup is text
 
 
 def _markdown_cells(*sources):
@@ -294,6 +314,13 @@ def test_a_heading_of_the_students_takes_no_id_of_the_pages_own():
 
 
 def test_markdown_stays_in_its_cell_links_to_no_script_and_fetches_nothing_and_odd_outputs_still_draw():
-    html = _page([*_markdown_cells(MISPLACED_MARKDOWN, MISSING_ATTACHMENT), _test_cell(*ODD_METADATA_OUTPUTS)])
+    cells = [*_markdown_cells(MISPLACED_MARKDOWN, MISSING_ATTACHMENT), *odd_cells()]
+    html = _page([*cells, _test_cell(*ODD_METADATA_OUTPUTS)])
     markup_stays_in_place(html)
     assert 'class="output_png' in html and "<b>b</b>" in html  # both odd outputs are drawn
+
+
+def test_markup_depth_counts_open_tags_and_passes_over_empty_ones():
+    assert markup_depth("<ul><li>" * 3) == 6
+    assert markup_depth("<p>a<br>b<img src=x/></p><p>c</p>") == 1
+    assert markup_depth("a < b and c > d, $x<y$") == 0

@@ -17,6 +17,7 @@ from test_feedback_page import (
     _error,
     _test_cell,
     markup_stays_in_place,
+    odd_cells,
 )
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
@@ -120,6 +121,6 @@ def test_a_heading_of_the_students_takes_no_score_box_of_the_page():
 
 
 def test_markdown_stays_in_its_cell_links_to_no_script_and_fetches_nothing_and_odd_outputs_still_draw():
-    cells = [written_answer(MISPLACED_MARKDOWN), nbformat.v4.new_markdown_cell(MISSING_ATTACHMENT)]
+    cells = [written_answer(MISPLACED_MARKDOWN), nbformat.v4.new_markdown_cell(MISSING_ATTACHMENT), *odd_cells()]
     html = grading_page([*cells, _test_cell(*ODD_METADATA_OUTPUTS)])
     markup_stays_in_place(html)

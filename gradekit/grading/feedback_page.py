@@ -26,7 +26,7 @@ from jinja2.runtime import Context
 from markupsafe import escape
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
-from nbconvert.filters.markdown_mistune import InvalidNotebook, IPythonRenderer, MarkdownWithMath
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbconvert.preprocessors import Preprocessor
 from nbconvert.preprocessors.sanitize import SanitizeHTML
@@ -50,6 +50,13 @@ IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 HAS_ALT = re.compile(r"\salt\s*=", re.IGNORECASE)
 LAB_CELLS = "jp-Notebook"
 BARE_HTML = "<html>"  # nbgrader's template names no language; a screen reader then guesses one
+# Deeper than any page of the course's needs; the sanitizer's time grows with the depth's square.
+MAX_MARKUP_DEPTH = 64
+# A tag as a reader of tags sees it; `[^<>]` keeps each match short, so a flood of "<a" reads in linear time.
+TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^<>]*?(/?)>")
+VOID_TAGS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
 # The only images a notebook's markdown may show: its own, carried in the page (attachments become these).
 EMBEDDED_IMAGE = re.compile(r"\Adata:image/", re.IGNORECASE)
 # MathJax 2 runs its configuration block with eval and sets inline styles; the page inlines its CSS.
@@ -118,10 +125,14 @@ def notebook_markdown(context: Context, source: str) -> str:
         escape=False, allow_harmful_protocols=False, exclude_anchor_links=True, attachments=attachments
     )
     try:
-        html = MarkdownWithMath(renderer=renderer).render(source)
-    except InvalidNotebook:  # an image of an attachment the notebook lacks: the text as it was written
-        return f"<pre>{escape(source)}</pre>"
-    return settled(html)
+        return settled(MarkdownWithMath(renderer=renderer).render(source))
+    except Exception:  # an image of an attachment the notebook lacks, say: the text as it was written
+        return f"<pre>{html_text(source)}</pre>"
+
+
+def html_text(text: str) -> str:
+    """`text` shown as it is, none of it read as markup."""
+    return str(escape(text))
 
 
 def settled(html: str) -> str:
@@ -133,14 +144,22 @@ def settled(html: str) -> str:
     return str(fragment)
 
 
-class OutputMetadataAsMappings(Preprocessor):
-    """Every output's metadata, and each of its per-type entries, a mapping, as the templates read them.
+class MetadataAsTemplatesRead(Preprocessor):
+    """Every metadata value nbconvert's templates read has the shape they read it as.
 
-    A notebook is free to put any value there; a string made nbconvert's templates fail on the
-    whole page, so the student's feedback and the TA's grading page were not drawn at all.
+    A notebook may put any JSON there: a string for an output's metadata or a cell's `transient`,
+    a number for a raw cell's type, an empty attachment made the templates fail on the whole page,
+    so the student's feedback and the TA's grading page were not drawn at all. What has another
+    shape is dropped: the templates then draw the cell as they would without it.
     """
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple[NotebookNode, dict]:
+        if not isinstance(cell.metadata.get("transient", {}), dict):
+            del cell.metadata["transient"]
+        if not isinstance(cell.metadata.get("raw_mimetype", ""), str):
+            del cell.metadata["raw_mimetype"]
+        if "attachments" in cell:
+            cell.attachments = {name: bundle for name, bundle in cell.attachments.items() if _an_image_bundle(bundle)}
         for output in cell.get("outputs", []):
             if "metadata" in output and not isinstance(output.metadata, dict):
                 output.metadata = NotebookNode()
@@ -149,6 +168,41 @@ class OutputMetadataAsMappings(Preprocessor):
                 if not isinstance(output.metadata[key], dict):
                     del output.metadata[key]
         return cell, resources
+
+
+def _an_image_bundle(bundle: object) -> bool:
+    """An attachment as the markdown filter reads it: at least one type, each with its data as text."""
+    return isinstance(bundle, dict) and bool(bundle) and all(isinstance(data, str) for data in bundle.values())
+
+
+class ShallowMarkup(Preprocessor):
+    """Markup nested deeper than a page needs is shown as text, before the sanitizer reads it.
+
+    The sanitizer's time grows with the square of the nesting: a markdown cell of 160 KB of
+    nested list items took three minutes, on every view of formgrader's page. A written answer or
+    an output holding markup nested deeper than `MAX_MARKUP_DEPTH` is escaped whole instead.
+    """
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple[NotebookNode, dict]:
+        if cell.cell_type in ("markdown", "raw") and markup_depth(cell.source) > MAX_MARKUP_DEPTH:
+            cell.source = html_text(cell.source)
+        for output in cell.get("outputs", []):
+            for kind in ("text/html", "text/markdown"):
+                data = output.get("data", {}).get(kind)
+                if isinstance(data, str) and markup_depth(data) > MAX_MARKUP_DEPTH:
+                    output.data[kind] = html_text(data)
+        return cell, resources
+
+
+def markup_depth(html: str) -> int:
+    """How deep `html`'s tags nest, counted as a reader of tags would (a tag left open counts as open)."""
+    depth = deepest = 0
+    for closing, name, self_closing in TAG.findall(html):
+        if self_closing or name.lower() in VOID_TAGS:
+            continue
+        depth = max(depth - 1, 0) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def left_for_htmlexporter(html: str) -> bool:
@@ -217,8 +271,8 @@ class FeedbackPage(HTMLExporter):
     def _preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
         """After nbgrader's steps, make the student's markup inert and add the page's own styles."""
         nb, resources = super()._preprocess(nb, resources)
-        nb, resources = SanitizeHTML(parent=self, enabled=True)(nb, resources)
-        nb, resources = OutputMetadataAsMappings(parent=self, enabled=True)(nb, resources)
+        for step in (ShallowMarkup, SanitizeHTML, MetadataAsTemplatesRead):
+            nb, resources = step(parent=self, enabled=True)(nb, resources)
         with open(PAGE_STYLE) as style:
             resources.setdefault("inlining", {}).setdefault("css", []).append(style.read())
         return nb, resources
