@@ -257,6 +257,7 @@ def test_htmlexporters_pass_is_needed_for_an_image_without_text_or_a_lab_cell_al
 # math and shows an image of the reader's own server (fetched with their cookies: a logout).
 HEADINGS_NAMED_AFTER_TESTS = "###### test_square_sum_grad\n\n###### answer_x\n\ntext"
 MISPLACED_MARKDOWN = (
+    "[out](../../../logout) [hub](/hub/logout) [again](https:../logout) [site](https://pytorch.org/docs) [top](#toc) "
     '[click](javascript:window.__pwned=9) [r][1] x <a href="https://example.org/">link $</a>$ '
     "<b>bold `</b>` ![](../../../logout)\n\n[1]: javascript:window.__pwned=10"
 )
@@ -299,6 +300,9 @@ def markup_stays_in_place(html):
     assert images and all(not image.get("src") for image in images)
     assert all(image.get("src", "").startswith("data:image/") for image in _images(html) if image.get("src"))
     assert "see ![plot](attachment:nope.png)" in html and "see ![plot](attachment:a.png)" in html
+    links = {link.get_text(): link.get("href") for link in BeautifulSoup(answer, features="html.parser").find_all("a")}
+    assert links["out"] is links["hub"] is links["again"] is None
+    assert (links["site"], links["top"]) == ("https://pytorch.org/docs", "#toc")
     assert "a cell with transient text" in html and "raw text" in html
     assert "&lt;ul&gt;&lt;li&gt;" in html and "<ul><li><ul>" not in html  # the deep markup is text
 

@@ -59,6 +59,9 @@ VOID_TAGS = frozenset(
 )
 # The only images a notebook's markdown may show: its own, carried in the page (attachments become these).
 EMBEDDED_IMAGE = re.compile(r"\Adata:image/", re.IGNORECASE)
+# The only links it may keep: to another site, a mail address, a place on the page. A path of the
+# reader's own server (its logout, say) is one click from doing what it names with their cookies.
+OUTSIDE_LINK = re.compile(r"\A(?:https?://|mailto:|#)", re.IGNORECASE)
 # MathJax 2 runs its configuration block with eval and sets inline styles; the page inlines its CSS.
 # Scripts come from files beside the page or the server, or are the template's own, by hash.
 POLICY = (
@@ -117,8 +120,9 @@ def notebook_markdown(context: Context, source: str) -> str:
     cell's score box by its grade id, so a heading named after a test took over that test's box),
     keeps javascript: links, and leaves a tag the sanitizer kept but the markdown split unclosed,
     so it ran on over the cells after it. Here headings have no id, harmful links are dropped,
-    every tag the fragment opens is closed in it, and an image that is not carried in the notebook
-    itself has no address (one on the reader's own server would be fetched with their cookies).
+    every tag the fragment opens is closed in it, an image that is not carried in the notebook
+    itself has no address (one on the reader's own server would be fetched with their cookies),
+    and a link keeps its address only to another site, a mail address or a place on the page.
     """
     attachments = context.get("cell", {}).get("attachments", {})
     renderer = IPythonRenderer(
@@ -136,11 +140,15 @@ def html_text(text: str) -> str:
 
 
 def settled(html: str) -> str:
-    """`html` as a tree serializes it: each tag it opens closed inside it; images without a notebook's own address lose it."""
+    """`html` as a tree serializes it, each tag it opens closed inside it; an image's address that
+    is not the notebook's own, and a link's that leads into the reader's own server, dropped."""
     fragment = BeautifulSoup(html, features="html.parser")
     for image in fragment.find_all("img"):
         if not EMBEDDED_IMAGE.match(str(image.get("src", ""))):
             del image["src"]
+    for link in fragment.find_all("a"):
+        if link.has_attr("href") and not OUTSIDE_LINK.match(str(link["href"]).strip()):
+            del link["href"]
     return str(fragment)
 
 
