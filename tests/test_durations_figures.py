@@ -1,6 +1,7 @@
 """The suite's timing figure: tiers summed, the least wall time on the cores, the slowest tests first."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,8 @@ def test_a_second_pass_adds_its_tests_to_what_the_first_recorded_and_says_both_p
     second.pytest_sessionfinish(None)
     text = figure.read_text()
     assert "2 tests in" in text and "| nbgrader | 2 | 85 s | 58 s |" in text
-    assert "on 2 workers side by side, then " in text and " in one process." in text
+    # Then "." or, when the machine's cores did work meanwhile (a loaded machine), "; the machine's cores...".
+    assert re.search(r"on 2 workers side by side, then [^,;]*? in one process[.;]", text)
     assert [t.nodeid for t in Recorded.read(record_path(figure)).times] == [
         "tests/test_x.py::test_one",
         "tests/test_z.py::test_alone",
