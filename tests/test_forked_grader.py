@@ -118,18 +118,20 @@ def test_a_daemonic_process_which_multiprocessing_will_not_let_have_children_for
     assert answered and isinstance(ended, OverBudget) and ended.verdict is Verdict.OVER_LIMIT
 
 
-def test_a_fork_that_fails_is_the_graders_to_retry_and_leaves_no_folder(monkeypatch):
-    made = []
-    real_mkdtemp = tempfile.mkdtemp
-    monkeypatch.setattr(tempfile, "mkdtemp", lambda **kw: made.append(real_mkdtemp(**kw)) or made[-1])
+def test_nothing_is_on_disk_before_the_child_exists_so_a_failed_fork_or_a_parent_killed_then_leaves_nothing(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen_while_forking = []
 
     def no_more_processes():
+        seen_while_forking.append(list(tmp_path.iterdir()))
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_more_processes)
     with pytest.raises(GradingProcessLost, match="no grading process could be forked"):
         ForkedGrader(answer_or_misbehave, lambda folder: None)
-    assert made and not any(os.path.exists(folder) for folder in made)
+    assert seen_while_forking == [[]] and list(tmp_path.iterdir()) == []
 
 
 def test_a_child_whose_parent_went_away_removes_its_own_folder_holding_the_scratch_course(grader):

@@ -9,13 +9,17 @@ child starts in an empty context with an event loop of its own
 thread, which waits on the child rather than grading itself, is free at once.
 
 A child holds only its own files: its temporary files and kernel folders go
-under a folder of the parent's (`start` says where), which `close` removes.
+under a folder the parent names and the child makes (`start` says where), which
+`close` removes. The child makes it, not the parent: a parent killed between
+making it and forking (a lost cluster worker, killed as its task began) left it
+behind with nobody to remove it; a child whose parent is gone removes its own.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import secrets
 import shutil
 import signal
 import tempfile
@@ -55,7 +59,7 @@ class ForkedGrader(Generic[Result]):
     """One forked grading process running `task`, one call at a time; `start(folder)` is the first thing it does."""
 
     def __init__(self, task: Callable[..., Result], start: Callable[[str], None]):
-        self.folder = Path(tempfile.mkdtemp(prefix="gradekit-run-"))
+        self.folder = Path(tempfile.gettempdir()) / f"gradekit-run-{secrets.token_hex(8)}"  # made by the child
         self.calls = 0
         self.exit_status: int | None = None
         self.connection: Connection
@@ -66,7 +70,6 @@ class ForkedGrader(Generic[Result]):
             except OSError as error:  # no process to be had (the machine's or the group's task limit)
                 for end in (ours, theirs):
                     end.close()
-                remove_folder(self.folder)
                 raise GradingProcessLost(f"no grading process could be forked: {error}") from error
             if pid == 0:
                 for sibling in (ours, *(child.connection for child in _children)):
@@ -162,6 +165,7 @@ def _child(connection: Connection, task: Callable, start: Callable[[str], None],
 
 def _serve(connection: Connection, task: Callable, start: Callable[[str], None], folder: str) -> None:
     """Calls until the parent's end closes; then, the parent being perhaps dead, the child removes its own files."""
+    os.mkdir(folder, mode=0o700)  # a name taken already is a failed start: the parent hears the pipe close
     start(folder)
     try:
         while True:
