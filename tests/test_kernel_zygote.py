@@ -220,3 +220,44 @@ def test_the_parent_runs_a_kernels_files_once_and_what_one_kernel_changes_in_the
         box.write_text(COUNTING_BOX + "\n# changed\n")
         assert kernel(ask, "third") == "1"
         assert (tmp_path / "runs").read_text() == "run\nrun\n"  # a changed file is run again
+
+
+MODULE_LISTING = """
+import json, sys, torch, ipykernel.ipkernel
+kernel = get_ipython().kernel
+print(json.dumps({
+    "listed": len(kernel._kernel_modules), "torch_listed": torch.__file__ in kernel._kernel_modules,
+    "imports_see_every_module": "torch" in sys.modules and len(sys.modules) > 1000,
+    "table_is_ipkernels_alone": ipykernel.ipkernel.sys.modules is not sys.modules,
+}))
+"""
+
+
+def test_a_forked_kernel_lists_the_parents_module_files_from_a_table_and_imports_see_every_module(tmp_path):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(MODULE_LISTING)])
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        kernel_manager_class=WarmKernelManager,
+        resources={"metadata": {"path": str(tmp_path)}},
+        timeout=60,
+    )
+    with client.setup_kernel(env=grading_environment()):
+        client.execute_cell(notebook.cells[0], 0)
+    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    assert seen == {
+        "listed": seen["listed"],
+        "torch_listed": True,
+        "imports_see_every_module": True,
+        "table_is_ipkernels_alone": True,
+    }
+    assert seen["listed"] > 1000  # the parent's imports, torch's among them
+
+
+def test_ipkernel_reads_sys_modules_only_to_list_the_module_files():
+    """The parent hands ipkernel a table for `sys.modules` (kernel_zygote.SysWithListedModules): only its listing may read it."""
+    import ipykernel.ipkernel
+
+    source = Path(ipykernel.ipkernel.__file__).read_text()
+    assert source.count("sys.modules") == 1
+    assert "self._kernel_modules = [\n            m.__file__ for m in sys.modules.copy().values()" in source

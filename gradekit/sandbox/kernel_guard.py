@@ -178,6 +178,7 @@ class Guard:
         self.notebook_dir = notebook_dir
         self.seal = seal  # forbid new programs when armed (off only where the hook is tested in-process)
         self.snapshot: dict[str, object] = {}
+        self.places: list[tuple[str, object, Place]] = []  # the snapshot's entries, each with where it is looked up
         self.instance_methods: dict[str, object] = {}
         self.shell_hooks: Hooks = {}
         self.armed = False
@@ -209,6 +210,7 @@ class Guard:
     def arm(self) -> None:
         """Take the snapshot the probes compare with, seal the process (seccomp), and log that it is armed."""
         self.snapshot = take_snapshot()
+        self.places = [(name, original, place_of(name)) for name, original in self.snapshot.items()]
         self.instance_methods = instance_methods()
         self.shell_hooks = shell_hooks()
         no_exec = forbid_new_programs() if self.seal else False
@@ -267,9 +269,8 @@ class Guard:
             pass  # a closed or redirected log: the grader sees answers or records missing
 
     def integrity_findings(self) -> list[str]:
-        findings = [
-            f"{name} was replaced" for name, original in self.snapshot.items() if _current(name) is not original
-        ]
+        lookup = CurrentLookup()
+        findings = [f"{name} was replaced" for name, original, place in self.places if lookup.at(place) is not original]
         findings.extend(added_to_classes(self.snapshot))
         now = instance_methods()
         findings.extend(
@@ -330,9 +331,8 @@ def take_snapshot() -> dict[str, object]:
 
 
 def watched_module_names() -> tuple[str, ...]:
-    packaged = (
-        name for name in list(sys.modules) if any(name.startswith(package + ".") for package in WATCHED_PACKAGES)
-    )
+    prefixes = tuple(f"{package}." for package in WATCHED_PACKAGES)
+    packaged = (name for name in list(sys.modules) if name.startswith(prefixes))
     return tuple(dict.fromkeys((*WATCHED_MODULES, *CHECK_MODULES, *sorted(packaged))))
 
 
@@ -349,19 +349,49 @@ def added_to_classes(snapshot: dict[str, object]) -> list[str]:
 
 _MISSING = object()
 
+# Where a snapshot's name is looked up: (kind, container, attribute), read from the name once, at arming.
+Place = tuple[str, str, str]
+MODULE, BUILTIN, CLASS_ATTRIBUTE, MODULE_ATTRIBUTE = "module", "builtin", "class attribute", "module attribute"
+CLASS_PREFIXES = tuple(f"{module_name}.{class_name}." for module_name, class_name in WATCHED_CLASSES)
 
-def _current(name: str) -> object:
+
+def place_of(name: str) -> Place:
+    """Where `name` (a key of `take_snapshot`) lives now: a module, a builtin, or an attribute of a class or module."""
     if name.startswith("sys.modules["):
-        return sys.modules.get(name[len("sys.modules['") : -2], _MISSING)
+        return MODULE, name[len("sys.modules['") : -2], ""
     if name.startswith("builtins."):
-        return vars(builtins).get(name[len("builtins.") :], _MISSING)
-    for module_name, class_name in WATCHED_CLASSES:
-        prefix = f"{module_name}.{class_name}."
-        if name.startswith(prefix):
-            cls = getattr(sys.modules.get(module_name), class_name, None)
-            return vars(cls).get(name[len(prefix) :], _MISSING) if cls is not None else _MISSING
+        return BUILTIN, "", name[len("builtins.") :]
+    if name.startswith(CLASS_PREFIXES):
+        prefix = next(prefix for prefix in CLASS_PREFIXES if name.startswith(prefix))
+        return CLASS_ATTRIBUTE, prefix[:-1], name[len(prefix) :]
     module_name, _, attribute = name.rpartition(".")
-    return vars(sys.modules.get(module_name, sys)).get(attribute, _MISSING)
+    return MODULE_ATTRIBUTE, module_name, attribute
+
+
+class CurrentLookup:
+    """What each place holds now, reading each module's and class's namespace once per probe (they are thousands)."""
+
+    def __init__(self) -> None:
+        self.namespaces: dict[tuple[str, str], Any] = {}
+
+    def at(self, place: Place) -> object:
+        kind, container, attribute = place
+        if kind == MODULE:
+            return sys.modules.get(container, _MISSING)
+        namespace = self.namespaces.get((kind, container))
+        if namespace is None:
+            namespace = self.namespaces[(kind, container)] = self._namespace(kind, container)
+        return namespace.get(attribute, _MISSING)
+
+    @staticmethod
+    def _namespace(kind: str, container: str) -> Any:
+        if kind == BUILTIN:
+            return vars(builtins)
+        if kind == CLASS_ATTRIBUTE:
+            module_name, _, class_name = container.rpartition(".")
+            cls = getattr(sys.modules.get(module_name), class_name, None)
+            return vars(cls) if cls is not None else {}
+        return vars(sys.modules.get(container, sys))
 
 
 def _shell() -> object | None:
