@@ -1,9 +1,11 @@
 """The wire between grader and kernel, with both mirrors in this process (no kernel needed)."""
 
+import fractions
 import functools
 import importlib.util
 import io
 import operator
+import pickle
 import sys
 import zipfile
 from pathlib import Path
@@ -487,3 +489,17 @@ def test_the_wire_grammar_is_declared_once_and_each_side_reads_exactly_its_own_t
         crossing._Decoder(Mirror("grader"), []).decode(("module", "os"))
     with pytest.raises(CrossingError, match="unknown node 'handle'"):
         crossing._Decoder(Mirror("kernel"), []).decode(("handle", "h1", "Model"))
+
+
+def test_only_a_side_that_trusts_its_messages_reads_them_with_pickles_own_reader():
+    """The kernel reads the grader's requests with pickle's reader; the grader reads a kernel's with torch's restricted one."""
+    buffer = io.BytesIO()
+    torch.save({"tree": {"updates": [], "body": fractions.Fraction(1, 3)}, "storages": []}, buffer)
+    message = buffer.getvalue()
+    assert Mirror.loads(message, trusted=True)[0]["body"] == fractions.Fraction(1, 3)
+    with pytest.raises(pickle.UnpicklingError):
+        Mirror.loads(message)
+    request = Mirror("grader").outgoing(lambda encoder: encoder.encode(("returned", [1.5, "two"])))
+    assert Mirror("kernel", trusts_messages=True).incoming(request) == ("returned", [1.5, "two"])
+    with pytest.raises(CrossingError, match="could not be read"):
+        Mirror("grader").incoming(message)

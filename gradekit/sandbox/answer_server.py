@@ -55,7 +55,9 @@ def install(request_path: str, reply_path: str) -> None:
 
     def mirror() -> Mirror:
         if "mirror" not in state:
-            state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer)
+            # The requests are the grader's (the mailbox is read-only here): read with pickle's fast reader.
+            # Whatever a student could make this read, their code can already do in this kernel.
+            state["mirror"] = crossing["Mirror"]("kernel", resolve_answer=resolve_answer, trusts_messages=True)
         return state["mirror"]
 
     reply_handle = os.open(reply_path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
