@@ -40,6 +40,7 @@ from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.idle_allowance import IdleAllowance
 from gradekit.grading.intake import Intake, take_in
 from gradekit.grading.phase_clock import Phase, PhaseTimes
+from gradekit.grading.pristine_files import PristineFiles, remove_path
 from gradekit.grading.run_sink import RunSink
 from gradekit.grading.scratch_gradebook import UnsyncedGradebook, close_connections, share_engine
 from gradekit.grading.sealed_checks import HELPER_MODULES, SealedSources
@@ -150,6 +151,7 @@ class ScratchGrader:
         self.pristine = _files(template_root / "source", template_root) + _files(
             template_root / "gradebook.db", template_root
         )
+        self.kept = PristineFiles(self.pristine, folders=("source",))
         self.sink = RunSink()  # what the Execute step hands back from each run
         self.unsynced = UnsyncedGradebook(self.course.root.resolve() / "gradebook.db").install()
         share_engine(self.course.db_url)
@@ -279,16 +281,9 @@ class ScratchGrader:
     def _reset_course(self) -> None:
         """The scratch course's source and gradebook exactly as the template held them."""
         close_connections(self.course.db_url)  # none may stay open on the file about to be replaced
-        for name in ("source", "gradebook.db", "gradebook.db-journal", "gradebook.db-wal"):
-            path = self.course.root / name
-            if path.is_dir():
-                shutil.rmtree(path)
-            elif path.exists():
-                path.unlink()
-        for relative, content in self.pristine:
-            path = self.course.root / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
+        for name in ("gradebook.db-journal", "gradebook.db-wal"):
+            remove_path(self.course.root / name)
+        self.kept.restore(self.course.root)
 
     def _failed(self, student_id: str, message: str, started: float, notes: tuple[Note, ...] = ()) -> GradedSubmission:
         seconds = time.monotonic() - started

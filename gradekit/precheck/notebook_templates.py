@@ -13,7 +13,9 @@ What the notebook is graded, cell by cell, is the same.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import sqlite3
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -21,6 +23,8 @@ from nbgrader.api import Gradebook
 from gradekit.authoring.release import clone_workspace
 from gradekit.core.course import Course
 from gradekit.grading.grading_run import RUN_FILE
+
+SQLITE_PREFIX = "sqlite:///"
 
 
 def notebook_templates(template: Course, root: Path) -> dict[str, Path]:
@@ -40,4 +44,12 @@ def notebook_template(template: Course, root: Path, notebook: str) -> Path:
         for other in others:
             if other != notebook:
                 gradebook.remove_notebook(other, moved.assignment_id)
+    _compact(moved.db_url)
     return root
+
+
+def _compact(db_url: str) -> None:
+    """Rebuild the gradebook file without the pages the removed notebooks left empty: every check writes it afresh."""
+    if db_url.startswith(SQLITE_PREFIX):
+        with contextlib.closing(sqlite3.connect(db_url.removeprefix(SQLITE_PREFIX))) as database:
+            database.execute("VACUUM")
