@@ -261,3 +261,18 @@ def test_ipkernel_reads_sys_modules_only_to_list_the_module_files():
     source = Path(ipykernel.ipkernel.__file__).read_text()
     assert source.count("sys.modules") == 1
     assert "self._kernel_modules = [\n            m.__file__ for m in sys.modules.copy().values()" in source
+
+
+def test_compacting_the_module_names_keeps_every_module_in_its_order_under_an_equal_name():
+    """The warm parent re-keys sys.modules with fresh name copies (kernel_zygote.compact_module_names)."""
+    import runpy
+
+    zygote = runpy.run_path(str(Path(warm_kernels.__file__).parent.parent / "sandbox" / "kernel_zygote.py"))
+    before = list(sys.modules.items())
+    zygote["compact_module_names"]()
+    after = list(sys.modules.items())
+    assert [(name, id(module)) for name, module in after] == [(name, id(module)) for name, module in before]
+    assert all(new is not old for (new, _), (old, _) in zip(after, before, strict=True))
+    import json as again  # imports find what is already loaded
+
+    assert again is json
