@@ -185,3 +185,22 @@ def test_a_cluster_run_that_ends_early_still_has_its_workers_forget_its_template
         with pytest.raises(RuntimeError):
             next(rows)
     assert forgotten == [Path("template")]
+
+
+def test_a_grading_process_freezes_what_its_grader_holds_and_collects_young_objects_less_often(monkeypatch, tmp_path):
+    import gc
+
+    from gradekit.grading import executors
+
+    monkeypatch.setattr(executors, "ScratchGrader", lambda template, scratch: object())
+    monkeypatch.setattr(executors, "_graders", {})
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # the grader's environment replaces this process's
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    before = gc.get_threshold()
+    try:
+        executors._grader_for(str(tmp_path / "template"))
+        assert gc.get_threshold() == (executors.GENERATION_0_THRESHOLD, *before[1:])
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
