@@ -58,3 +58,10 @@ def test_the_phases_of_a_graded_submission_are_all_there_and_add_up_to_its_wall_
     assert all(graded.phases.of(phase) > 0 for phase in engine - {Phase.OTHER})
     within_the_submission = graded.phases.total - graded.phases.of(Phase.WORKER_START)
     assert within_the_submission == pytest.approx(graded.seconds, rel=0.02, abs=0.05)
+
+
+@pytest.mark.unit
+def test_the_engines_nbgrader_checks_a_notebooks_schema_once_its_steps_have_run(course):
+    from gradekit.grading.submission_grader import nbgrader_api
+
+    assert nbgrader_api(course, warm_kernels=True).config.Exporter.optimistic_validation is True

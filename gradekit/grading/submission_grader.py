@@ -128,6 +128,9 @@ def nbgrader_api(
             steps = timed_gradebook_steps(steps, sink.clock, config)
         config.Autograde.autograde_preprocessors = steps
         config.WarmProvisioner.allow_unconfined = course.allow_unconfined  # the kernels' provisioner reads it
+        # The notebook is checked against its schema once its steps have run, not after each of them
+        # (fourteen checks a notebook): a notebook that ends invalid fails as before, naming the last step.
+        config.Exporter.optimistic_validation = True
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
