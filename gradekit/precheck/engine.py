@@ -105,16 +105,18 @@ class SealedEngine:
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.state_dir, 0o700)  # hidden tests and uploaded answers live below it
-        template = self.state_dir / "template"
-        for folder in (template, self.state_dir / "notebook-templates"):
+        template, per_notebook = self.state_dir / "template", self.state_dir / "notebook-templates"
+        # Both hold the hidden tests: made afresh at each start, removed at close, never readable by a kernel.
+        self.template_folders = (template, per_notebook)
+        for folder in self.template_folders:
             shutil.rmtree(folder, ignore_errors=True)
         notebooks = tuple(sorted(path.stem for path in course.source_dir.glob("*.ipynb")))
         self.template = new_workspace(course, template, notebooks)
         run = GradingRun.of(course)
         # Every template holds the hidden tests: no kernel may read one, its own notebook's or another's.
-        held = tuple(str(folder.resolve()) for folder in (template, self.state_dir / "notebook-templates"))
+        held = tuple(str(folder.resolve()) for folder in self.template_folders)
         dataclasses.replace(run, protected_roots=run.protected_roots + held).write(self.template.root)
-        self.notebook_templates = notebook_templates(self.template, self.state_dir / "notebook-templates")
+        self.notebook_templates = notebook_templates(self.template, per_notebook)
         self.incoming = self.state_dir / "incoming"
         shutil.rmtree(self.incoming, ignore_errors=True)
         self.incoming.mkdir(mode=0o700)
@@ -165,7 +167,7 @@ class SealedEngine:
         service's next start.
         """
         self.runner.close(tuple(self.notebook_templates.values()))
-        for folder in (self.template.root, self.state_dir / "notebook-templates"):
+        for folder in self.template_folders:
             shutil.rmtree(folder, ignore_errors=True)
 
 
