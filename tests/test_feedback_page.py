@@ -328,3 +328,15 @@ def test_markup_depth_counts_open_tags_and_passes_over_empty_ones():
     assert markup_depth("<ul><li>" * 3) == 6
     assert markup_depth("<p>a<br>b<img src=x/></p><p>c</p>") == 1
     assert markup_depth("a < b and c > d, $x<y$") == 0
+
+
+ISOLATED_HTML = nbformat.v4.new_output(
+    "display_data", data={"text/html": "<b>apart</b>"}, metadata={"text/html": {"isolated": True}}
+)
+
+
+def test_html_kept_apart_from_the_page_is_drawn_in_a_frame_with_a_title():
+    html = _page([_test_cell(ISOLATED_HTML, _display({"text/html": "<i>inline</i>"}))])
+    (frame,) = BeautifulSoup(html, features="html.parser").select("iframe")
+    assert frame["title"] and frame["src"].startswith("data:text/html;base64,")
+    assert "<i>inline</i>" in html

@@ -11,6 +11,7 @@ from test_feedback_page import (
     ATTACK_MARKDOWN,
     ATTACK_OUTPUTS,
     HEADINGS_NAMED_AFTER_TESTS,
+    ISOLATED_HTML,
     MISPLACED_MARKDOWN,
     MISSING_ATTACHMENT,
     ODD_METADATA_OUTPUTS,
@@ -124,3 +125,9 @@ def test_markdown_stays_in_its_cell_links_to_no_script_and_fetches_nothing_and_o
     cells = [written_answer(MISPLACED_MARKDOWN), nbformat.v4.new_markdown_cell(MISSING_ATTACHMENT), *odd_cells()]
     html = grading_page([*cells, _test_cell(*ODD_METADATA_OUTPUTS)])
     markup_stays_in_place(html)
+
+
+def test_html_kept_apart_from_formgraders_page_is_drawn_in_a_frame_with_a_title():
+    html = grading_page([_test_cell(ISOLATED_HTML)])
+    frames = re.findall(r"<iframe[^>]*>", html)
+    assert len(frames) == 1 and 'title="' in frames[0]

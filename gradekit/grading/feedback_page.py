@@ -234,7 +234,7 @@ class FeedbackPage(HTMLExporter):
         kwargs.update(template_name="feedback_page", extra_template_basedirs=[TEMPLATES, NBGRADER_TEMPLATES])
         super().__init__(**kwargs)
         # Lets our template extend nbgrader's by the name 'feedback/index.html.j2' and import the
-        # shared 'output_image.html.j2'; the search path was worked out while the exporter
+        # shared macros (page_templates/); the search path was worked out while the exporter
         # started, so it is worked out again.
         self.extra_template_paths = [*self.extra_template_paths, NBGRADER_TEMPLATES, SHARED_TEMPLATES]
         self.template_paths = self._template_paths()

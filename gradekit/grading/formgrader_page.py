@@ -25,10 +25,10 @@ NBGRADER_TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_ex
 
 # Template folders searched by name ('formgrade', 'feedback'): ours shadow nbgrader's grading page.
 TEMPLATE_BASEDIRS = (COURSE_TEMPLATES, NBGRADER_TEMPLATES)
-# What the grading page and the feedback page draw alike (how an output's image is drawn).
+# What the grading page and the feedback page draw alike (an output's image, an output's HTML).
 SHARED_TEMPLATES = os.path.join(HERE, "page_templates")
 # Lets the course's page extend nbgrader's by the name 'formgrade/index.html.j2' and import
-# 'output_image.html.j2'.
+# the shared macros.
 TEMPLATE_PATHS = (NBGRADER_TEMPLATES, SHARED_TEMPLATES)
 
 INLINE_SCRIPT = re.compile(r"<script(?: type=\"text/javascript\")?>(.*?)</script>", re.DOTALL)
