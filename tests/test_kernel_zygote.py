@@ -37,8 +37,9 @@ print(json.dumps({
 """ % str(REPO_ROOT)
 
 
-def _probe(manager_class, folder):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+def _probe(manager_class, folder, code=PROBE):
+    """What a cell of `code` printed (one JSON object), run in a kernel of `manager_class` started in `folder`."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
     env = dict(grading_environment(), PROBE_MARKER="from-the-grader")
     client = NotebookClient(
         notebook,
@@ -234,17 +235,7 @@ print(json.dumps({
 
 
 def test_a_forked_kernel_lists_the_parents_module_files_from_a_table_and_imports_see_every_module(tmp_path):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(MODULE_LISTING)])
-    client = NotebookClient(
-        notebook,
-        kernel_name="python3",
-        kernel_manager_class=WarmKernelManager,
-        resources={"metadata": {"path": str(tmp_path)}},
-        timeout=60,
-    )
-    with client.setup_kernel(env=grading_environment()):
-        client.execute_cell(notebook.cells[0], 0)
-    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    seen = _probe(WarmKernelManager, tmp_path, MODULE_LISTING)
     assert seen == {
         "listed": seen["listed"],
         "torch_listed": True,
