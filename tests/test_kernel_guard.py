@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from IPython.core.interactiveshell import InteractiveShell  # watched by the guard: imported before it arms
 
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT, SECCOMP_ARCHES, Guard
 
@@ -430,3 +431,30 @@ def test_an_armed_kernel_starts_threads_but_no_process(filtered):
     else:
         expected = ["fork:forked", "fork_exec:forked", "clone:forked", "clone3:EINVAL", "thread:ran"]
     assert result.stdout.split() == expected
+
+
+@pytest.mark.unit
+def test_a_probe_reports_a_module_or_class_given_another_type(guard, tmp_path):
+    """The module or class stays the same object with the same namespace; only its type answers lookups now."""
+
+    class AlwaysClose(type(math)):
+        def __getattribute__(self, name):
+            return (lambda *args, **kwargs: True) if name == "isclose" else super().__getattribute__(name)
+
+    class Lenient(type(InteractiveShell)):
+        pass
+
+    shell_type = type(InteractiveShell)
+    try:
+        math.__class__ = AlwaysClose
+        assert math.isclose(1, 2)
+        InteractiveShell.__class__ = Lenient
+        guard.hook(PROBE_EVENT, ("retyped",))
+    finally:
+        math.__class__ = type(os)
+        InteractiveShell.__class__ = shell_type
+    probes = {record["probe"]: record["findings"] for record in _log(tmp_path) if "probe" in record}
+    assert probes["retyped"] == [
+        "the type of sys.modules['math'] was replaced",
+        "the type of IPython.core.interactiveshell.InteractiveShell was replaced",
+    ]

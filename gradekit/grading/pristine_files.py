@@ -1,12 +1,16 @@
-"""Files kept in memory and put back on disk before every submission, exactly as they were.
+"""Files kept in memory and put back on disk before every submission, as fresh copies.
 
 The scratch course's source folder and gradebook are restored before each
 submission is graded, so nothing one student's run changed there reaches the
-next. Most of it is unchanged between two submissions (only the gradebook is
-written by a run): a file whose bytes on disk are still the kept ones stays, a
-changed, missing or replaced one is written again, and whatever was added
-under a kept folder is removed. Reading back is cheaper than writing: a write
-goes through the file system's journal and is written out to disk later.
+next. Most of it is untouched between two submissions (a run writes only the
+gradebook), so a file is left where it is when it is still the very file the
+last restore wrote: the same inode, its status unchanged since (its change time,
+which any write, link, rename, mode or attribute change moves and no one can
+set back), its only name, and its bytes still the kept ones. Anything else is
+written afresh; a kept folder whose own status moved (an entry added, removed or
+renamed, its mode changed) is removed with everything below it and written
+afresh. Reading back is cheaper than writing: a write goes through the file
+system's journal and is written out to disk later.
 """
 
 from __future__ import annotations
@@ -17,57 +21,77 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+# What says a file or folder is the one a restore left: where it lies, and its status as it left it.
+Identity = tuple[int, int, int, int]  # (device, inode, change time in ns, mode)
+
 
 class PristineFiles:
-    """(path relative to a root, content) of each kept file, and the folders under the root they make up."""
+    """(path relative to a root, content) of each kept file, and the folders under the root kept whole."""
 
     def __init__(self, files: Iterable[tuple[str, bytes]], folders: Iterable[str] = ()):
         self.files = dict(files)
         self.folders = tuple(folders)  # kept whole: anything else found below one is removed
-        self.file_folders = {str(parent) for relative in self.files for parent in Path(relative).parents}
+        below = {str(parent) for relative in self.files for parent in Path(relative).parents}
+        self.kept_folders = sorted(
+            folder for folder in below if any(Path(folder).is_relative_to(top) for top in self.folders)
+        )
+        # kept folder -> the names it holds: compared as well, where a file system's times are coarse
+        self.entries = {
+            folder: _entries_below(folder, [*self.kept_folders, *self.files]) for folder in self.kept_folders
+        }
+        self.left: dict[str, Identity] = {}  # relative path -> its identity when the last restore ended
 
     def restore(self, root: Path) -> None:
-        """Make the kept files under `root` exactly as they were kept, rewriting only what differs."""
+        """Make the kept files under `root` exactly as they were kept, writing only what is not as the last restore left it."""
         for folder in self.folders:
-            self._remove_extras(root, root / folder)
+            if not self._as_left(root, [f for f in self.kept_folders if Path(f).is_relative_to(folder)]):
+                remove_path(root / folder)
         for relative, content in self.files.items():
             path = root / relative
-            if not _holds(path, content):
+            if not (self._as_left(root, [relative]) and holds(path, content)):
                 remove_path(path)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(content)
+        self.left = {relative: _identity(root / relative) for relative in [*self.kept_folders, *self.files]}
 
-    def _remove_extras(self, root: Path, folder: Path) -> None:
-        """Remove whatever lies below `folder` that is neither a kept file nor a folder holding one."""
-        if not _is_folder(folder):
-            remove_path(folder)
-            return
-        for parent, folders, files in os.walk(folder, topdown=False):
-            for name in folders + files:
-                path = Path(parent, name)
-                relative = str(path.relative_to(root))
-                kept = self.file_folders if _is_folder(path) else self.files
-                if relative not in kept:
-                    remove_path(path)
+    def _as_left(self, root: Path, relatives: list[str]) -> bool:
+        """Each of `relatives` is still the file or folder the last restore left, with its only name."""
+        for relative in relatives:
+            try:
+                info = os.lstat(root / relative)
+            except OSError:
+                return False
+            if _identity_of(info) != self.left.get(relative) or (stat.S_ISREG(info.st_mode) and info.st_nlink != 1):
+                return False
+            if relative in self.entries and sorted(os.listdir(root / relative)) != self.entries[relative]:
+                return False
+        return bool(relatives)
 
 
-def _is_folder(path: Path) -> bool:
-    """A real folder, not a link to one."""
+def _entries_below(folder: str, relatives: list[str]) -> list[str]:
+    """The names directly below `folder` among `relatives`, sorted."""
+    return sorted(Path(relative).name for relative in relatives if str(Path(relative).parent) == folder)
+
+
+def holds(path: Path, content: bytes) -> bool:
+    """`path` is a regular file (not a link, not a pipe) whose bytes are `content`; reads at most one byte more."""
     try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
-
-
-def _holds(path: Path, content: bytes) -> bool:
-    """`path` is a regular file (not a link) whose bytes are `content`."""
     try:
-        info = os.lstat(path)
+        info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode) or info.st_size != len(content):
             return False
-        return path.read_bytes() == content
+        chunks, wanted = [], len(content) + 1
+        while wanted > 0 and (chunk := os.read(handle, wanted)):
+            chunks.append(chunk)
+            wanted -= len(chunk)
+        return b"".join(chunks) == content
     except OSError:
         return False
+    finally:
+        os.close(handle)
 
 
 def remove_path(path: Path) -> None:
@@ -80,3 +104,11 @@ def remove_path(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink()
+
+
+def _identity(path: Path) -> Identity:
+    return _identity_of(os.lstat(path))
+
+
+def _identity_of(info: os.stat_result) -> Identity:
+    return (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mode)

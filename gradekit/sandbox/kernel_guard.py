@@ -179,6 +179,7 @@ class Guard:
         self.seal = seal  # forbid new programs when armed (off only where the hook is tested in-process)
         self.snapshot: dict[str, object] = {}
         self.places: list[tuple[str, object, Place]] = []  # the snapshot's entries, each with where it is looked up
+        self.types: list[tuple[str, Place, type]] = []  # each watched module and class, where it is, and its type
         self.instance_methods: dict[str, object] = {}
         self.shell_hooks: Hooks = {}
         self.armed = False
@@ -211,6 +212,7 @@ class Guard:
         """Take the snapshot the probes compare with, seal the process (seccomp), and log that it is armed."""
         self.snapshot = take_snapshot()
         self.places = [(name, original, place_of(name)) for name, original in self.snapshot.items()]
+        self.types = watched_types(self.snapshot)
         self.instance_methods = instance_methods()
         self.shell_hooks = shell_hooks()
         no_exec = forbid_new_programs() if self.seal else False
@@ -270,7 +272,12 @@ class Guard:
 
     def integrity_findings(self) -> list[str]:
         lookup = CurrentLookup()
-        findings = [f"{name} was replaced" for name, original, place in self.places if lookup.at(place) is not original]
+        findings = [
+            f"the type of {name} was replaced" for name, place, kind in self.types if _retyped(lookup, place, kind)
+        ]
+        findings += [
+            f"{name} was replaced" for name, original, place in self.places if lookup.at(place) is not original
+        ]
         findings.extend(added_to_classes(self.snapshot))
         now = instance_methods()
         findings.extend(
@@ -328,6 +335,24 @@ def take_snapshot() -> dict[str, object]:
                 if callable(value):
                     snapshot[f"{module_name}.{class_name}.{name}"] = value
     return snapshot
+
+
+def watched_types(snapshot: dict[str, object]) -> list[tuple[str, Place, type]]:
+    """(name, place, type) of each watched module and class: a module or class given another type
+    (`torch.__class__ = Cheat`) keeps its identity and namespace, while its new type's attribute
+    lookup answers what it likes."""
+    modules = [(name, value) for name, value in snapshot.items() if name.startswith("sys.modules[")]
+    classes = [
+        (f"{module_name}.{class_name}", getattr(sys.modules.get(module_name), class_name, None))
+        for module_name, class_name in WATCHED_CLASSES
+    ]
+    return [(name, place_of(name), type(value)) for name, value in modules + classes if value is not None]
+
+
+def _retyped(lookup: CurrentLookup, place: Place, kind: type) -> bool:
+    """What is at `place` now has another type than `kind` (something gone or replaced is reported apart)."""
+    current = lookup.at(place)
+    return current is not _MISSING and type(current) is not kind
 
 
 def watched_module_names() -> tuple[str, ...]:
