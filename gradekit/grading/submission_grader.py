@@ -149,12 +149,12 @@ class ScratchGrader:
         self.course = self.run.applied_to(configured).at(scratch_root)
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
-        # Kept in memory and written afresh for every submission: nothing one student's
+        # Kept in memory and put back as fresh copies for every submission: nothing one student's
         # code might change in the scratch course can reach the next student.
-        self.pristine = _files(template_root / "source", template_root) + _files(
+        template_files = _files(template_root / "source", template_root) + _files(
             template_root / "gradebook.db", template_root
         )
-        self.kept = PristineFiles(self.pristine, folders=("source",))
+        self.kept = PristineFiles(template_files, folders=("source",))
         self.sink = RunSink()  # what the Execute step hands back from each run
         self.unsynced = UnsyncedGradebook(self.course.root.resolve() / "gradebook.db").install()
         share_engine(self.course.db_url)
@@ -174,7 +174,7 @@ class ScratchGrader:
         """The Execute step's traits: the sink, the course's hidden lines, and the trusted sources it grades from."""
         notebooks = SealedSources(
             (Path(relative).stem, nbformat.reads(content.decode(), as_version=4))
-            for relative, content in self.pristine
+            for relative, content in self.kept.files.items()
             if relative.endswith(".ipynb")
         )
         folder = template_root / "source" / self.course.assignment_id

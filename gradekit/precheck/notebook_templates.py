@@ -24,8 +24,6 @@ from gradekit.authoring.release import clone_workspace
 from gradekit.core.course import Course
 from gradekit.grading.grading_run import RUN_FILE
 
-SQLITE_PREFIX = "sqlite:///"
-
 
 def notebook_templates(template: Course, root: Path) -> dict[str, Path]:
     """Notebook name -> the root of its own template under `root`, one for each notebook `template` grades."""
@@ -44,12 +42,11 @@ def notebook_template(template: Course, root: Path, notebook: str) -> Path:
         for other in others:
             if other != notebook:
                 gradebook.remove_notebook(other, moved.assignment_id)
-    _compact(moved.db_url)
+    _compact(moved.root / "gradebook.db")  # a clone's gradebook is always this SQLite file
     return root
 
 
-def _compact(db_url: str) -> None:
+def _compact(gradebook: Path) -> None:
     """Rebuild the gradebook file without the pages the removed notebooks left empty: every check writes it afresh."""
-    if db_url.startswith(SQLITE_PREFIX):
-        with contextlib.closing(sqlite3.connect(db_url.removeprefix(SQLITE_PREFIX))) as database:
-            database.execute("VACUUM")
+    with contextlib.closing(sqlite3.connect(gradebook)) as database:
+        database.execute("VACUUM")
