@@ -3,7 +3,10 @@
 The wire itself (what crosses and how) is tested in test_crossing*.py, with this server answering.
 """
 
+import asyncio
 import builtins
+import os
+import signal
 import warnings
 
 import pytest
@@ -12,7 +15,7 @@ from ipykernel.ipkernel import IPythonKernel
 
 from gradekit.grading.sealed_checks import RemoteAnswer
 from gradekit.sandbox import crossing
-from gradekit.sandbox.answer_server import REQUEST_MESSAGE, install, respond
+from gradekit.sandbox.answer_server import ANSWERED, FAILED, install, respond
 from gradekit.sandbox.crossing import Mirror
 
 pytestmark = pytest.mark.unit
@@ -73,18 +76,25 @@ def test_a_warning_inside_the_students_call_never_becomes_an_error():
         assert reply_to({"warns": warns}, "warns") == ("returned", 7)
 
 
-def test_install_answers_a_request_from_the_mailbox_into_the_reply_and_teaches_the_kernel_its_message(
-    tmp_path, monkeypatch
-):
-    monkeypatch.setattr(IPythonKernel, "msg_types", list(IPythonKernel.msg_types))
-    monkeypatch.setattr(IPythonKernel, "_publish_status", IPythonKernel._publish_status)  # install wraps it
-    monkeypatch.delattr(builtins, "__kit_answer__", raising=False)
-    monkeypatch.setattr(IPythonKernel, "kit_answer_request", None, raising=False)
-    request, reply = tmp_path / "request", tmp_path / "reply"
-    reply.touch()
-    install(str(request), str(reply))
-    assert REQUEST_MESSAGE in IPythonKernel.msg_types and callable(IPythonKernel.kit_answer_request)
+def _mailbox(folder):
+    """The files and FIFOs of a kernel's mailbox, as the grader makes them: (request, reply, bell, answered)."""
+    paths = [folder / name for name in ("request", "reply", "bell", "answered")]
+    paths[1].touch()
+    for fifo in paths[2:]:
+        os.mkfifo(fifo)
+    return paths
 
+
+@pytest.fixture
+def fresh_kernel_class(monkeypatch):
+    """IPythonKernel as the zygote imported it, with a start that does nothing; no answering function yet."""
+    monkeypatch.setattr(IPythonKernel, "start", lambda kernel: None)
+    monkeypatch.delattr(builtins, "__kit_answer__", raising=False)
+
+
+def test_install_answers_a_request_from_the_mailbox_into_the_reply(tmp_path, fresh_kernel_class):
+    request, reply, *fifos = _mailbox(tmp_path)
+    install(*map(str, (request, reply, *fifos)))
     grader = Mirror("grader", call=None)
     request.write_bytes(crossing.call_message(grader, torch.add, (torch.ones(2), torch.ones(2)), {}))
     builtins.__kit_answer__()
@@ -92,24 +102,60 @@ def test_install_answers_a_request_from_the_mailbox_into_the_reply_and_teaches_t
     assert kind == "returned" and value.tolist() == [2.0, 2.0]
 
 
-def test_the_kernel_says_busy_and_idle_around_every_message_but_the_kits_own(tmp_path, monkeypatch):
-    published = []
-    monkeypatch.setattr(IPythonKernel, "msg_types", list(IPythonKernel.msg_types))
-    monkeypatch.setattr(IPythonKernel, "kit_answer_request", None, raising=False)
-    monkeypatch.setattr(IPythonKernel, "_publish_status", lambda _, status, *__: published.append(status))
-    monkeypatch.delattr(builtins, "__kit_answer__", raising=False)
-    (tmp_path / "reply").touch()
-    install(str(tmp_path / "request"), str(tmp_path / "reply"))
-    for kind in ("execute_request", REQUEST_MESSAGE, "complete_request"):
-        for status in ("busy", "idle"):
-            IPythonKernel._publish_status(None, status, "shell", {"header": {"msg_type": kind}})
-    assert published == ["busy", "idle", "busy", "idle"]
+def _rung_once(bell, answered) -> bytes:
+    """Start a kernel on a fresh event loop, ring its bell once, and return what it said through `answered`."""
+    grader_bell = os.open(bell, os.O_WRONLY | os.O_NONBLOCK)
+    grader_answered = os.open(answered, os.O_RDONLY | os.O_NONBLOCK)
+
+    async def ring() -> bytes:
+        IPythonKernel.start(None)  # the kernel's start: it now listens on this loop
+        heard = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().add_reader(grader_answered, lambda: heard.set_result(os.read(grader_answered, 64)))
+        os.write(grader_bell, b"\x01")
+        return await asyncio.wait_for(heard, 10)
+
+    try:
+        return asyncio.run(ring())
+    finally:
+        os.close(grader_bell)
+        os.close(grader_answered)
 
 
-def test_install_refuses_a_reply_that_is_a_link(tmp_path, monkeypatch):
-    monkeypatch.delattr(builtins, "__kit_answer__", raising=False)
+def test_the_kernels_event_loop_answers_each_ring_and_says_so(tmp_path, fresh_kernel_class):
+    request, reply, bell, answered = _mailbox(tmp_path)
+    install(*map(str, (request, reply, bell, answered)))
+    grader = Mirror("grader", call=None)
+    request.write_bytes(crossing.call_message(grader, torch.mul, (torch.ones(2), 3.0), {}))
+    assert _rung_once(bell, answered) == ANSWERED
+    kind, value = crossing.checked_reply(grader.incoming(reply.read_bytes()))
+    assert kind == "returned" and value.tolist() == [3.0, 3.0]
+
+
+def test_an_interrupt_stops_the_answer_and_only_the_answer(tmp_path, fresh_kernel_class, monkeypatch):
+    """While it answers, SIGINT raises KeyboardInterrupt, as in any handler of the kernel's; before and after, it is ignored."""
+    *paths, bell, answered = _mailbox(tmp_path)
+    install(*map(str, (*paths, bell, answered)))
+    handlers = []
+
+    def interrupted():
+        handlers.append(signal.getsignal(signal.SIGINT))
+        signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(builtins, "__kit_answer__", interrupted)  # as a student's replacement would be looked up
+    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel's own setting between handlers
+    try:
+        assert _rung_once(bell, answered) == FAILED
+        assert handlers == [signal.default_int_handler]
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, ignored)
+
+
+def test_install_refuses_a_reply_that_is_a_link(tmp_path, fresh_kernel_class):
+    request, reply, *fifos = _mailbox(tmp_path)
     (tmp_path / "elsewhere").touch()
-    (tmp_path / "reply").symlink_to(tmp_path / "elsewhere")
+    reply.unlink()
+    reply.symlink_to(tmp_path / "elsewhere")
     with pytest.raises(OSError):
-        install(str(tmp_path / "request"), str(tmp_path / "reply"))
+        install(*map(str, (request, reply, *fifos)))
     assert not hasattr(builtins, "__kit_answer__")

@@ -1,6 +1,10 @@
-"""The sealed exchange's mailbox: the grader writes into the request file it made and reads back a bounded reply."""
+"""The sealed exchange's mailbox: the grader writes into the request file it made, rings the kernel's bell, hears
+that it answered and reads back a bounded reply."""
 
+import asyncio
+import contextlib
 import os
+import threading
 
 import pytest
 
@@ -87,3 +91,96 @@ def test_closing_lets_go_of_the_request_file_and_a_later_post_opens_it_again(mai
     assert mailbox._request is None
     mailbox.post(b"second")
     assert mailbox.folder.request.read_bytes() == b"second"
+
+
+# The bell and the answered FIFO, with the kernel's ends opened as answer_server.py opens them.
+
+
+def _kernel_ends(mailbox: Mailbox) -> tuple[int, int]:
+    flags = os.O_RDWR | os.O_NONBLOCK
+    return os.open(mailbox.folder.bell, flags), os.open(mailbox.folder.answered, flags)
+
+
+def _heard(mailbox: Mailbox, seconds: float = 5.0) -> str | None:
+    return asyncio.run(mailbox.answered(seconds))
+
+
+def test_a_ring_reaches_the_kernel_and_what_it_says_back_is_heard(mailbox):
+    bell, answered = _kernel_ends(mailbox)
+    mailbox.post(b"a request")
+    mailbox.ring()
+    assert os.read(bell, 64) == sealed_exchange.RING
+    os.write(answered, sealed_exchange.ANSWERED)
+    assert _heard(mailbox) == "ok"
+    mailbox.post(b"the next request")
+    mailbox.ring()
+    os.write(answered, sealed_exchange.FAILED)
+    assert _heard(mailbox) == "error"
+
+
+def test_what_the_kernel_said_before_a_call_is_forgotten_when_the_call_is_posted(mailbox):
+    _, answered = _kernel_ends(mailbox)
+    mailbox.post(b"first")
+    os.write(answered, sealed_exchange.ANSWERED * 1000)  # said ahead of time, for calls not yet made
+    mailbox.post(b"second")
+    assert _heard(mailbox, 0.05) is None
+
+
+def test_a_kernel_that_never_stops_writing_cannot_hold_the_grader_in_forgetting(mailbox):
+    _, answered = _kernel_ends(mailbox)
+    mailbox.post(b"first")
+    writing = threading.Event()
+    writing.set()
+
+    def flood():
+        while writing.is_set():
+            with contextlib.suppress(BlockingIOError):
+                os.write(answered, sealed_exchange.ANSWERED * 4096)
+
+    flooder = threading.Thread(target=flood)
+    flooder.start()
+    try:
+        mailbox.post(b"second")  # returns after a bounded number of reads
+    finally:
+        writing.clear()
+        flooder.join()
+
+
+def test_a_bell_nobody_listens_to_leaves_the_call_to_the_keepers_schedule(mailbox):
+    """The kernel died (or closed its end): the keeper finds it dead, or holds it to the cell's clock; no error here."""
+    mailbox.post(b"first")
+    mailbox.ring()
+    assert mailbox._silent and _heard(mailbox, 0.05) is None
+    bell, answered = _kernel_ends(mailbox)  # a kernel listening by the next call is heard again
+    mailbox.post(b"second")
+    mailbox.ring()
+    assert os.read(bell, 64) == sealed_exchange.RING
+    os.write(answered, sealed_exchange.ANSWERED)
+    assert _heard(mailbox) == "ok"
+
+
+def test_a_full_bell_is_rung_already(mailbox):
+    bell, _ = _kernel_ends(mailbox)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(bell, b"\x01" * 4096)
+    mailbox.post(b"first")
+    mailbox.ring()
+
+
+def test_a_kernel_that_closed_its_end_leaves_the_wait_to_the_keepers_clock(mailbox):
+    bell, answered = _kernel_ends(mailbox)
+    mailbox.post(b"first")
+    os.close(answered)
+    assert _heard(mailbox, 0.05) is None  # nothing to hear, however ready an ended FIFO reads
+    assert mailbox._silent
+    assert _heard(mailbox, 0.05) is None
+    os.close(bell)
+
+
+def test_a_mailbox_fifo_that_is_no_fifo_is_refused(tmp_path):
+    folder = KernelFolder.make(tmp_path, str(tmp_path), boxed=False)
+    folder.answered.unlink()
+    folder.answered.write_bytes(b"o")
+    with pytest.raises(CrossingError, match="other than the FIFO"):
+        Mailbox(folder).post(b"first")

@@ -34,6 +34,8 @@ class KernelFolder:
         (path / "mailbox").mkdir()
         for name in (kernel_box.REQUEST, kernel_box.REPLY, kernel_box.GUARD_LOG):
             (path / name).touch(mode=0o600)
+        for name in kernel_box.FIFOS:
+            os.mkfifo(path / name, mode=0o600)
         (path / kernel_box.SOCKETS).mkdir(mode=0o700)
         (path / kernel_box.WORK).mkdir()
         if boxed:
@@ -49,6 +51,14 @@ class KernelFolder:
     @property
     def reply(self) -> Path:
         return self.path / kernel_box.REPLY
+
+    @property
+    def bell(self) -> Path:
+        return self.path / kernel_box.BELL
+
+    @property
+    def answered(self) -> Path:
+        return self.path / kernel_box.ANSWERED
 
     @property
     def guard_log(self) -> Path:

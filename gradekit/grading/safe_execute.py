@@ -57,7 +57,7 @@ from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, o
 from gradekit.grading.phase_clock import Phase
 from gradekit.grading.run_sink import NotebookReport
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
-from gradekit.grading.sealed_exchange import GraderStop, Mailbox, SealedExchange
+from gradekit.grading.sealed_exchange import GraderStop, Listening, Mailbox, SealedExchange
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
@@ -321,7 +321,7 @@ class SafeExecute(WarmExecute):
     def _sealed_notebook(self) -> SealedNotebook | None:
         """The grading side of this notebook, once its kernel can answer (sealed grading only)."""
         if self._sealed is None and self._source is not None and self._folder:
-            self._exchange = SealedExchange(Mailbox(self._folder), self.kc, self, self.sink, self._notebook)
+            self._exchange = SealedExchange(Mailbox(self._folder), self, self.sink, self._notebook)
             self._sealed = SealedNotebook(self._source, dict(self.sealed_helpers), self._exchange.call)
         return self._sealed
 
@@ -356,16 +356,16 @@ class SafeExecute(WarmExecute):
         if self._killed_because:
             raise KernelStopped(self._killed_because)
 
-    async def await_answer(self, msg_id: str) -> None:
-        """Wait for the kernel's answer to `msg_id` within the test cell's limit, interrupting it (or killing it) past that."""
+    async def await_answer(self, answered: Listening) -> None:
+        """Wait until `answered` hears the kernel within the test cell's limit, interrupting it (or killing it) past that."""
         self._clock = self._clock or self._new_clock(self.timeout)
         try:
-            status = await self._await_reply(msg_id, self._clock)
+            status = await self._await_reply(answered, self._clock)
         except GraderFailure as failure:
             raise GraderStop(failure) from None
         if status is None:
             await ensure_async(self.km.interrupt_kernel())
-            status = await self._await_reply(msg_id, INTERRUPT_GRACE_SECONDS)
+            status = await self._await_reply(answered, INTERRUPT_GRACE_SECONDS)
             if status is None:
                 self._kill_kernel()
                 self._killed_because = self._past_limit("ignored the interrupt")
@@ -373,8 +373,8 @@ class SafeExecute(WarmExecute):
             self._note_interrupted(self._running)
             raise CellOutOfTime(self._past_limit("was interrupted"))
 
-    async def _await_reply(self, msg_id: str, limit: CellClock | float | None) -> str | None:
-        """The status of the shell reply to `msg_id`, or None once `limit` is up; a dead kernel stops the notebook.
+    async def _await_reply(self, answered: Listening, limit: CellClock | float | None) -> str | None:
+        """What `answered` heard ("ok" or "error"), or None once `limit` is up; a dead kernel stops the notebook.
 
         `limit` is the test cell's clock (judged on the kernel's CPU time, see
         cpu_clock.py), a plain number of wall seconds, or None for no limit.
@@ -384,17 +384,14 @@ class SafeExecute(WarmExecute):
         clock = limit if isinstance(limit, CellClock) else None
         if clock:
             clock.resume()
-        # Read on its own schedule, whatever else the kernel sends; a test cell's clock keeps one across calls.
+        # Judged on its own schedule, whatever the kernel says; a test cell's clock keeps one across calls.
         schedule = clock.schedule if clock else ReadingSchedule()
         try:
             while deadline is None or loop.time() < deadline:
                 wait = schedule.wait() if deadline is None else min(deadline - loop.time(), schedule.wait())
-                try:
-                    reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=max(wait, 0.0)))
-                except Empty:
-                    reply = None
-                if reply is not None and reply["parent_header"].get("msg_id") == msg_id:
-                    return reply["content"].get("status", "error")
+                status = await answered(max(wait, 0.0))
+                if status is not None:
+                    return status
                 if not schedule.due():
                     continue
                 if not await ensure_async(self.km.is_alive()):

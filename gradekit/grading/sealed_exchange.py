@@ -2,11 +2,16 @@
 
 A sealed test cell runs in a thread of the grading worker (sealed_checks.py).
 Each call of a student's function is a request the grader writes into the
-kernel's mailbox (kernel_folders.py), a message that wakes the kernel's
-answering function (answer_server.py), and a reply the grader reads back.
-The mailbox is the grader's: the request goes through a descriptor held since
-the first call, so a kernel that swaps the path only misleads itself, and the
-reply is read only as a regular file of bounded size, never through a link.
+kernel's mailbox (kernel_folders.py), a ring of the mailbox's bell that wakes
+the kernel's answering function (answer_server.py), a word back through the
+mailbox's "answered" FIFO, and a reply the grader reads. The mailbox is the
+grader's: the request, the bell and the answered FIFO go through descriptors
+held since the first call, so a kernel that swaps a path only misleads itself;
+the reply is read only as a regular file of bounded size, never through a
+link. Whatever the kernel writes into its FIFOs can only cut its own answers
+short: the grader reads them without ever waiting on them, forgets what they
+held before each call, and a kernel that never answers is held to the cell's
+clock as before.
 
 Waiting for the answer belongs to the step that keeps the kernel
 (safe_execute.py, seen here as `KernelKeeper`): it holds the cell to its time
@@ -22,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from typing import Any, Protocol
+from typing import Protocol
 
 from gradekit.core.bounded_files import RefusedFile, read_bounded
 from gradekit.core.failures import GraderCause, GraderFailure
@@ -32,7 +37,10 @@ from gradekit.grading.run_sink import RunSink
 from gradekit.grading.sealed_checks import KernelStopped
 from gradekit.sandbox.crossing import MAX_MESSAGE_BYTES, CrossingError
 
-ANSWER_REQUEST = "kit_answer_request"  # the message answer_server.py teaches the kernel
+ANSWERED, FAILED = b"o", b"e"  # answer_server.py's words: its answering function returned, or raised
+RING = b"\x01"
+FIFO_READ_BYTES = 65536  # a FIFO's whole buffer
+STALE_READS = 16  # what a kernel left in its answered FIFO is read away at most this many times a call
 MAX_REPLY_BYTES = MAX_MESSAGE_BYTES + 2**20  # the archive's entries, plus its headers and directory
 NOT_STARTED = "the call was not started"
 
@@ -49,14 +57,20 @@ class GraderStop(KernelStopped):
         self.failure = failure
 
 
+class Listening(Protocol):
+    """How the keeper hears that the kernel answered: "ok" or "error" within `seconds`, or None."""
+
+    async def __call__(self, seconds: float) -> str | None: ...
+
+
 class KernelKeeper(Protocol):
     """What the exchange asks of the step that keeps the kernel alive and on time."""
 
     def refuse_if_killed(self) -> None:
         """Raise KernelStopped, with the same reason, once the grader has killed the kernel."""
 
-    async def await_answer(self, msg_id: str) -> None:
-        """Wait for the kernel's reply to `msg_id` within the running test cell's time limit."""
+    async def await_answer(self, answered: Listening) -> None:
+        """Wait until `answered` hears the kernel within the running test cell's time limit."""
 
     def watchdog_seconds(self) -> float:
         """How long one call to the kernel may make no progress at all."""
@@ -68,12 +82,79 @@ class Mailbox:
 
     def __init__(self, folder: KernelFolder):
         self.folder = folder
-        self._request: int | None = None  # the request file, held open from the first call (see `post`)
+        # Held open from the first call (see `post`): the request file, the bell, and the answered FIFO.
+        self._request: int | None = None
+        self._bell: int | None = None
+        self._answered: int | None = None
+        self._silent = False  # nothing more will be heard: a FIFO's other end is gone
 
     def post(self, request: bytes) -> None:
-        """Empty the reply, then write `request` into the file the grader made."""
+        """Empty the reply, forget what the kernel said before, then write `request` into the file the grader made."""
         _empty(self.folder.reply)  # an answering function that writes nothing must not leave the last reply standing
+        if self._answered is None:
+            self._answered = _open_fifo(self.folder.answered, os.O_RDONLY)
+        self._silent = False
+        self._forget_what_was_said()
         self._write_request(request)
+
+    def ring(self) -> None:
+        """Tell the kernel a request waits: one byte through its bell.
+
+        A bell nobody reads (the kernel died, or closed its end) leaves the call to the keeper's
+        schedule, which finds a dead kernel, or holds a live one to the cell's clock.
+        """
+        try:
+            if self._bell is None:
+                self._bell = _open_fifo(self.folder.bell, os.O_WRONLY)
+            os.write(self._bell, RING)
+        except BlockingIOError:  # the bell is full of rings the kernel has not read: it is rung already
+            pass
+        except OSError:  # no reader: ENXIO when opening, EPIPE when writing
+            self._silent = True
+
+    async def answered(self, seconds: float) -> str | None:
+        """The kernel's word once it says it answered within `seconds` ("ok" or "error"); None when it said nothing."""
+        descriptor = self._answered
+        if descriptor is None or self._silent:
+            await asyncio.sleep(seconds)  # the keeper's schedule goes on: it finds a dead kernel, or the clock ends it
+            return None
+        said = self._said()
+        if said is not None:
+            return said
+        loop = asyncio.get_running_loop()
+        heard: asyncio.Future[str] = loop.create_future()
+
+        def readable() -> None:
+            said = self._said()
+            if said is not None and not heard.done():
+                heard.set_result(said)
+            elif self._silent:
+                loop.remove_reader(descriptor)  # an ended FIFO reads as ready forever
+
+        loop.add_reader(descriptor, readable)
+        try:
+            return await asyncio.wait_for(heard, seconds)
+        except TimeoutError:
+            return None
+        finally:
+            loop.remove_reader(descriptor)
+
+    def _said(self) -> str | None:
+        """What the kernel wrote into the answered FIFO since the grader last read it, if anything."""
+        try:
+            words = os.read(self._answered, FIFO_READ_BYTES) if self._answered is not None else b""
+        except BlockingIOError:
+            return None
+        if not words:  # no writer is left: the kernel ended, or closed its end
+            self._silent = True
+            return None
+        return "ok" if words.endswith(ANSWERED) else "error"
+
+    def _forget_what_was_said(self) -> None:
+        """Read away what the kernel wrote before this call, a bounded number of times (it may keep writing)."""
+        for _ in range(STALE_READS):
+            if self._said() is None:
+                return
 
     def reply(self) -> bytes:
         """The kernel's reply: a regular file of bounded size, never a link to somewhere else."""
@@ -88,9 +169,10 @@ class Mailbox:
         return data
 
     def close(self) -> None:
-        if self._request is not None:
-            os.close(self._request)
-            self._request = None
+        for descriptor in (self._request, self._bell, self._answered):
+            if descriptor is not None:
+                os.close(descriptor)
+        self._request = self._bell = self._answered = None
 
     def _write_request(self, data: bytes) -> None:
         """Write through a descriptor held since the first call: the grader's own file, whatever is later at its path."""
@@ -113,9 +195,8 @@ class SealedExchange:
     Built on the event loop's thread; `call` is what the test cells' thread uses.
     """
 
-    def __init__(self, mailbox: Mailbox, client: Any, keeper: KernelKeeper, sink: RunSink, notebook: str):
+    def __init__(self, mailbox: Mailbox, keeper: KernelKeeper, sink: RunSink, notebook: str):
         self.mailbox = mailbox
-        self._client = client  # the kernel client (jupyter_client's), which nbclient started
         self._keeper = keeper
         self._sink = sink
         self._notebook = notebook
@@ -153,18 +234,21 @@ class SealedExchange:
         self._keeper.refuse_if_killed()  # a test's clean-up calling again after the kill: the same reason
         self._stage = "the request was being written"
         self.mailbox.post(request)
-        msg_id = self._ask_for_answer()
+        self.mailbox.ring()
         self._stage = "the kernel was asked to answer"
         with self._sink.clock.phase(Phase.SEALED_KERNEL):
-            await self._keeper.await_answer(msg_id)
+            await self._keeper.await_answer(self.mailbox.answered)
         self._stage = "the reply was being read"
         return self.mailbox.reply()
 
-    def _ask_for_answer(self) -> str:
-        """Send the kernel's answering message (answer_server.py); its id."""
-        message = self._client.session.msg(ANSWER_REQUEST, {})
-        self._client.shell_channel.send(message)
-        return str(message["header"]["msg_id"])
+
+def _open_fifo(path: os.PathLike[str], access: int) -> int:
+    """One end of a FIFO of the mailbox, never waiting and never through a link; refused if it is no FIFO."""
+    descriptor = os.open(path, access | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    if not stat.S_ISFIFO(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise CrossingError("the kernel's mailbox holds something other than the FIFO the grader made")
+    return descriptor
 
 
 def _empty(path: os.PathLike[str]) -> None:

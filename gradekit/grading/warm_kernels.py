@@ -103,6 +103,7 @@ class Zygote:
         if folder is not None and guarded:
             request.update(guard=str(GUARD_FILE), answer_server=str(ANSWER_SERVER_FILE))
             request.update(request=str(folder.request), reply=str(folder.reply))
+            request.update(bell=str(folder.bell), answered=str(folder.answered))
         with self.lock:
             reply = self._ask(request)
         if "pid" not in reply:

@@ -2,18 +2,19 @@
 
 Loaded by path for every graded kernel before any cell runs: the kernels' warm parent
 runs it once and each kernel it forks calls `install` (kernel_zygote.py).
-`install` puts one function, `__kit_answer__`, among the builtins, and teaches
-the kernel one message of the kit's own, `kit_answer_request`, on its shell
-channel. The grader writes a request into the kernel's mailbox and sends that
-message (cheaper than a silent cell, which IPython would parse, compile and
-flush around); the kernel calls `__kit_answer__`, which reads the request, calls what it names (an answer, a
-method of an object it holds, or a function of the course's public module) and writes its
-reply into the one file of the mailbox it may write. That file is opened here,
-before any student code runs; the mailbox itself is read-only to the kernel
-(kernel_box.py), so the kernel can change what the reply says, never what the
-grader opens. Both messages are made by `crossing.py`. The student can
-replace any of this; that only changes what their own answers report, which
-the grader then judges like any other answer.
+`install` puts one function, `__kit_answer__`, among the builtins, and has the kernel's
+event loop listen on the mailbox's bell. The grader writes a request into the kernel's
+mailbox and rings the bell (one byte through a FIFO); the kernel calls `__kit_answer__`,
+which reads the request, calls what it names (an answer, a method of an object it holds,
+or a function of the course's public module) and writes its reply into the one file of
+the mailbox it may write, then says so through the mailbox's second FIFO ("answered").
+No Jupyter message is sent either way: a shell message cost both processes about two
+milliseconds of CPU per call (a hop through the kernel's shell thread, signing, parsing,
+flushing), a FIFO some microseconds. Every descriptor is opened here, before any student
+code runs; the mailbox itself is read-only to the kernel (kernel_box.py), so the kernel
+can change what the reply says, never what the grader opens. Both messages are made by
+`crossing.py`. The student can replace any of this; that only changes what their own
+answers report, which the grader then judges like any other answer.
 """
 
 from __future__ import annotations
@@ -21,24 +22,24 @@ from __future__ import annotations
 import builtins
 import os
 import runpy
+import signal
 import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from zmq.eventloop.zmqstream import ZMQStream
-
     from gradekit.sandbox.crossing import Mirror
 
 CROSSING_FILE = "crossing.py"
-REQUEST_MESSAGE, REPLY_MESSAGE = "kit_answer_request", "kit_answer_reply"
+ANSWERED, FAILED = b"o", b"e"  # what the kernel writes into the answered FIFO: `__kit_answer__` returned, or raised
+BELL_READ_BYTES = 4096  # rings since the last answer are read at once: one answer serves them all
 
 # The wire, loaded with this file: where the zygote loads it once, every kernel starts with it compiled.
 _CROSSING: dict[str, Any] = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), CROSSING_FILE))
 
 
-def install(request_path: str, reply_path: str) -> None:
+def install(request_path: str, reply_path: str, bell_path: str, answered_path: str) -> None:
     crossing = _CROSSING
     state: dict[str, Mirror] = {}
 
@@ -61,6 +62,10 @@ def install(request_path: str, reply_path: str) -> None:
         return state["mirror"]
 
     reply_handle = os.open(reply_path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    # Both FIFOs are held open for reading and writing: neither end ever sees the other gone
+    # (a bell whose writer closed would read as ready forever), and neither open waits for a partner.
+    fifo_flags = os.O_RDWR | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    bell, answered = os.open(bell_path, fifo_flags), os.open(answered_path, fifo_flags)
 
     def answer() -> None:
         with open(request_path, "rb") as request:
@@ -71,44 +76,51 @@ def install(request_path: str, reply_path: str) -> None:
             written += os.pwrite(reply_handle, reply[written:], written)
 
     builtins.__kit_answer__ = answer  # type: ignore[attr-defined]  # the kit's own builtin, made here
-    _listen_on_the_shell_channel()
+    _answer_when_rung(bell, answered)
 
 
-def _listen_on_the_shell_channel() -> None:
-    """Every kernel made after this handles REQUEST_MESSAGE by calling `__kit_answer__` as it stands.
+def _answer_when_rung(bell: int, answered: int) -> None:
+    """Every kernel made after this answers each ring of `bell` on its event loop, calling `__kit_answer__` as it stands.
 
     The kernel's class is taught before the kernel exists (the zygote imported
     it), and before the guard takes its snapshot of that class. The name is
-    looked up at each call, so a student who replaces the function is judged
+    looked up at each ring, so a student who replaces the function is judged
     on what the replacement writes, as when a cell called it.
     """
     from ipykernel.ipkernel import IPythonKernel
+    from tornado.ioloop import IOLoop
 
-    def kit_answer_request(
-        kernel: IPythonKernel, stream: ZMQStream, ident: list[bytes], parent: dict[str, Any]
-    ) -> None:
-        status = "ok"
+    def rung(descriptor: int, events: int) -> None:
         try:
-            builtins.__kit_answer__()  # type: ignore[attr-defined]  # made by install(), or the student's
-        except BaseException:  # KeyboardInterrupt included: the grader always hears back, then reads the reply
-            status = "error"
-        session = kernel.session
-        if session is not None:  # always, in a kernel that received this message through it
-            session.send(stream, REPLY_MESSAGE, {"status": status}, parent, ident=ident)
+            if not os.read(bell, BELL_READ_BYTES):
+                return
+            os.write(answered, _answer_interruptibly())
+        except BaseException:  # a ring already read, a full FIFO: the grader's clock decides
+            pass
 
-    publish_status = IPythonKernel._publish_status
+    start = IPythonKernel.start
 
-    def status_unless_answering(
-        kernel: IPythonKernel, status: str, channel: str, parent: dict[str, Any] | None = None
-    ) -> None:
-        """Busy and idle on IOPub, except around the kit's own message: the grader waits for its reply alone."""
-        about = parent or kernel.get_parent(channel) or {}
-        if about.get("header", {}).get("msg_type") != REQUEST_MESSAGE:
-            publish_status(kernel, status, channel, parent)
+    def start_and_listen(kernel: IPythonKernel) -> None:
+        start(kernel)
+        IOLoop.current().add_handler(bell, rung, IOLoop.READ)
 
-    IPythonKernel.kit_answer_request = kit_answer_request  # type: ignore[attr-defined]  # the kit's own message
-    IPythonKernel.msg_types = [*IPythonKernel.msg_types, REQUEST_MESSAGE]
-    IPythonKernel._publish_status = status_unless_answering  # type: ignore[method-assign,assignment]
+    IPythonKernel.start = start_and_listen  # type: ignore[method-assign]
+
+
+def _answer_interruptibly() -> bytes:
+    """Call `__kit_answer__` as a message handler of the kernel's would be: an interrupt (SIGINT) stops it.
+
+    Between handlers the kernel ignores SIGINT, so an interrupt the grader sends
+    late, after the answer, is lost rather than raised in the kernel's event loop.
+    """
+    ignored = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        builtins.__kit_answer__()  # type: ignore[attr-defined]  # made by install(), or the student's
+    except BaseException:  # KeyboardInterrupt included: the grader always hears back, then reads the reply
+        return FAILED
+    finally:
+        signal.signal(signal.SIGINT, ignored)
+    return ANSWERED
 
 
 def respond(mirror: Mirror, data: bytes, crossing: dict[str, Any]) -> bytes:

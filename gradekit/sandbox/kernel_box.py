@@ -55,6 +55,11 @@ KEPT_FLAGS = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, 1 << 10), (2
 REQUEST = "mailbox/request"
 REPLY = "mailbox/reply"
 GUARD_LOG = "mailbox/guard.jsonl"
+# Two FIFOs: the grader rings the bell once a request is written, the kernel says "answered" once
+# its reply is. A FIFO on a read-only mount can still be opened for writing: nothing it carries
+# reaches the disk, and the kernel can neither replace nor remove either.
+BELL, ANSWERED = "mailbox/bell", "mailbox/answered"
+FIFOS = (BELL, ANSWERED)
 SOCKETS = "sockets"  # where the kernel binds its Jupyter sockets (ipc transport)
 WORK = "work"  # the kernel's working folder: copies of its notebook's support files
 CONNECTION = "connection.json"

@@ -5,7 +5,8 @@ the gradekit package, so nothing of the repository is importable in the
 kernels it forks. Protocol, one JSON object per line:
   stdin  <- {"argv": [...], "cwd": "...", "env": {...}, "kernel_dir": "path",
              "box": "path", "tmp_bytes": n, "keep": ["path", ...], "guard": "path", "answer_server": "path",
-             "request": "path", "reply": "path"}                   start `python -m ipykernel_launcher ...`
+             "request": "path", "reply": "path", "bell": "path", "answered": "path"}
+                                                                   start `python -m ipykernel_launcher ...`
   stdout -> {"pid": 1234} or {"error": "..."}
   stdin  <- {"ended": 1234}   stdout -> {"status": wait status or null}
   stdin  <- {"clear": true}   stdout -> {"cleared": n}    kill what finished kernels left running
@@ -15,7 +16,8 @@ the read-only views "keep" that its fresh /tmp would hide; a
 kernel whose environment sets KIT_KERNEL_MEMORY_BYTES gets that address-space
 limit; with "guard", the kernel installs that guard (kernel_guard.py) before
 any cell runs; with "answer_server", it answers the grader's calls
-(answer_server.py), reading "request" and writing "reply".
+(answer_server.py), reading "request" and writing "reply" each time "bell" rings, and
+saying so through "answered".
 """
 
 from __future__ import annotations
@@ -218,7 +220,7 @@ def become_kernel(request: dict[str, Any]) -> NoReturn:
     sys.argv = ["ipykernel_launcher", *request["argv"], *KERNEL_OPTIONS]
     if request.get("answer_server"):  # before the guard: its file lies where the guard forbids reading
         server = kernel_file(request, "answer_server")
-        server["install"](request["request"], request["reply"])
+        server["install"](request["request"], request["reply"], request["bell"], request["answered"])
     if request.get("guard"):
         kernel_file(request, "guard")["install"]()
     LOADED.clear()  # the kernel's copy: what it installed keeps its own globals, and no cell finds the guard's here
