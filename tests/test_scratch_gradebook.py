@@ -86,3 +86,18 @@ def test_once_no_longer_shared_each_gradebook_builds_its_engine_again(tmp_path):
     assert nbgrader.api.create_engine(url) is nbgrader.api.create_engine(url)
     stop_sharing(url)
     assert nbgrader.api.create_engine(url) is not nbgrader.api.create_engine(url)
+
+
+def test_the_tables_of_a_shared_gradebook_are_checked_at_its_first_open_only_and_of_others_at_each(shared, monkeypatch):
+    url, other = shared
+    for made in (url, other):
+        Gradebook(made).close()
+    stop_sharing(url)
+    share_engine(url)  # shared anew: its first open checks again
+    checked = []
+    create_all = nbgrader.api.Base.metadata.create_all
+    monkeypatch.setattr(create_all, "create_all", lambda bind, *a, **k: checked.append(str(bind.url)))
+    for _ in range(3):
+        Gradebook(url).close()
+        Gradebook(other).close()
+    assert checked == [url, other, other, other]

@@ -13,7 +13,10 @@ nbgrader also opens the gradebook afresh about ten times a submission, and each
 open builds a new SQLAlchemy engine whose statement cache starts empty, so every
 query is compiled again. The worker keeps one engine for the scratch gradebook
 instead (`SharedEngine`): nbgrader's `Gradebook` still opens and closes it as
-before, and its connections are closed before each try rewrites the file.
+before, and its connections are closed before each try rewrites the file. Each
+open also checks that every table exists (fourteen queries, about 1.7 ms, ten
+times a submission); on a shared engine that check runs once: the file is always
+the template's, whose tables nbgrader made, and a try only adds rows.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class SharedEngine:
 
     def __init__(self) -> None:
         self.engines: dict[str, Engine | None] = {}  # shared URL -> its engine, once nbgrader asked for it
+        self.tables_checked: set[str] = set()  # shared URLs whose tables nbgrader's create_all has checked
 
     def __call__(self, url: Any, *args: Any, **kwargs: Any) -> Engine:
         key = str(url)
@@ -73,12 +77,33 @@ class SharedEngine:
             engine = self.engines[key] = create_engine(url, *args, **kwargs)
         return engine
 
+    def shared_url(self, engine: object) -> str | None:
+        return next((url for url, shared in self.engines.items() if shared is engine), None)
+
     @classmethod
     def installed(cls) -> SharedEngine:
         factory = nbgrader.api.create_engine
         if not isinstance(factory, SharedEngine):
             factory = nbgrader.api.create_engine = cls()
+            metadata = nbgrader.api.Base.metadata
+            metadata.create_all = TablesCheckedOnce(metadata.create_all, factory)
         return factory
+
+
+class TablesCheckedOnce:
+    """nbgrader's `Base.metadata.create_all`, run once per shared engine and every time for any other."""
+
+    def __init__(self, create_all: Any, shared: SharedEngine) -> None:
+        self.create_all = create_all
+        self.shared = shared
+
+    def __call__(self, bind: Any = None, *args: Any, **kwargs: Any) -> None:
+        url = self.shared.shared_url(bind)
+        if url is not None and url in self.shared.tables_checked:
+            return
+        self.create_all(bind, *args, **kwargs)
+        if url is not None:
+            self.shared.tables_checked.add(url)
 
 
 def share_engine(url: str) -> None:
@@ -95,7 +120,9 @@ def close_connections(url: str) -> None:
 
 def stop_sharing(url: str) -> None:
     close_connections(url)
-    SharedEngine.installed().engines.pop(url, None)
+    shared = SharedEngine.installed()
+    shared.engines.pop(url, None)
+    shared.tables_checked.discard(url)
 
 
 def _main_file(connection: sqlite3.Connection) -> Path | None:
