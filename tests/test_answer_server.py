@@ -6,7 +6,10 @@ The wire itself (what crosses and how) is tested in test_crossing*.py, with this
 import asyncio
 import builtins
 import os
+import random
 import signal
+import threading
+import time
 import warnings
 
 import pytest
@@ -15,7 +18,7 @@ from ipykernel.ipkernel import IPythonKernel
 
 from gradekit.grading.sealed_checks import RemoteAnswer
 from gradekit.sandbox import crossing
-from gradekit.sandbox.answer_server import ANSWERED, FAILED, install, respond
+from gradekit.sandbox.answer_server import ANSWERED, FAILED, answer_ring, install, respond
 from gradekit.sandbox.crossing import Mirror
 
 pytestmark = pytest.mark.unit
@@ -149,6 +152,41 @@ def test_an_interrupt_stops_the_answer_and_only_the_answer(tmp_path, fresh_kerne
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, ignored)
+
+
+def test_interrupts_landing_anywhere_around_an_answer_still_end_it_with_its_word_and_sigint_ignored_again(monkeypatch):
+    """However close to an answer's start or end an interrupt lands (a thread sends them all the while)."""
+    bell, answered = os.pipe(), os.pipe()
+    os.set_blocking(answered[0], False)
+    monkeypatch.setattr(builtins, "__kit_answer__", lambda: sum(range(50)), raising=False)
+    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sending = threading.Event()
+    sending.set()
+
+    def interrupt_all_the_while():
+        while sending.is_set():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(random.random() * 2e-4)
+
+    interrupter = threading.Thread(target=interrupt_all_the_while)
+    interrupter.start()
+    unsaid = armed = 0
+    try:
+        for _ in range(50_000):
+            os.write(bell[1], b"\x01")
+            answer_ring(bell[0], answered[1])  # never raises
+            try:
+                os.read(answered[0], 64)
+            except BlockingIOError:
+                unsaid += 1
+            armed += signal.getsignal(signal.SIGINT) != signal.SIG_IGN
+    finally:
+        sending.clear()
+        interrupter.join()
+        signal.signal(signal.SIGINT, ignored)
+        for descriptor in (*bell, *answered):
+            os.close(descriptor)
+    assert (unsaid, armed) == (0, 0)
 
 
 def test_install_refuses_a_reply_that_is_a_link(tmp_path, fresh_kernel_class):

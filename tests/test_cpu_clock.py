@@ -78,6 +78,36 @@ def test_a_spinning_process_uses_cpu_time_and_a_sleeping_one_does_not():
     assert slept.waiting is not None and spun.waiting is not None
 
 
+# A kernel that only sleeps, in hundreds of threads woken together: each waits a moment for a CPU.
+WOKEN_TOGETHER = """
+import threading, time
+threading.stack_size(256 * 1024)
+def sleeper():
+    while True:
+        time.sleep(0.05 - time.monotonic() % 0.05)
+for _ in range(300):
+    threading.Thread(target=sleeper, daemon=True).start()
+time.sleep(600)
+"""
+
+
+@pytest.mark.nbgrader
+def test_threads_woken_together_never_add_up_to_a_starved_kernel():
+    """Their waits summed once exceeded the wall time itself, and an idle kernel was judged held back by the machine."""
+    sleeper = _start(WOKEN_TOGETHER)
+    try:
+        time.sleep(0.5)  # its threads started
+        before, started = kernel_usage(sleeper.pid), time.monotonic()
+        time.sleep(2.0)
+        after, elapsed = kernel_usage(sleeper.pid), time.monotonic() - started
+    finally:
+        _stop(sleeper)
+    assert before.waiting is not None and after.waiting is not None
+    waited = after.waiting - before.waiting
+    slept = elapsed - (after.cpu - before.cpu) - waited
+    assert waited < slept, f"waited {waited:.2f} s of {elapsed:.2f} s"
+
+
 @pytest.mark.nbgrader
 def test_children_of_the_group_count_even_after_leaving_its_session():
     leader = _start(SLEEPING_LEADER)

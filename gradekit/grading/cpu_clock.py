@@ -12,7 +12,11 @@ stays as a backstop at `BACKSTOP_FACTOR` times the limit. When it fires, the
 kernel's run-queue wait (time it was ready to run but had no CPU, from
 /proc/<pid>/task/<tid>/schedstat) tells who is to blame: a kernel that waited
 for a CPU longer than it slept was held back by the machine, one that mostly
-slept or blocked just sat there, which is the student's timeout.
+slept or blocked just sat there, which is the student's timeout. The wait is
+that of the kernel's longest-waiting thread, never a sum over threads: hundreds
+of sleeping threads woken at once each wait a moment, and summed they would
+make an idle kernel look starved, turning the student's timeout into the
+grader's failure.
 
 The seconds in which the kernel neither ran nor waited for a CPU are also
 charged, read by read, to the submission's idle allowance when the clock has
@@ -51,7 +55,7 @@ PROC = Path("/proc")
 
 @dataclasses.dataclass(frozen=True)
 class Usage:
-    """A kernel's totals so far: CPU seconds, and seconds spent waiting for a CPU (None where unknown)."""
+    """A kernel's totals so far: CPU seconds, and the seconds its longest-waiting thread waited for a CPU (None where unknown)."""
 
     cpu: float
     waiting: float | None
@@ -97,10 +101,10 @@ def group_usage(processes: Callable[[], Iterable[int]]) -> Callable[[int], Usage
 
 
 def _summed(ticks: dict[int, int]) -> Usage:
-    """The CPU seconds of processes by their ticks, and their run-queue wait where it can be read."""
+    """The CPU seconds of processes by their ticks, and the longest run-queue wait of any one of their threads."""
     waits = [_waiting(pid) for pid in ticks]
     known = [wait for wait in waits if wait is not None]
-    return Usage(sum(ticks.values()) / CLOCK_TICKS, sum(known) if known else None)
+    return Usage(sum(ticks.values()) / CLOCK_TICKS, max(known) if known else None)
 
 
 class ReadingSchedule:
@@ -224,16 +228,16 @@ def _processes() -> dict[int, tuple[int, int, int, int]]:
 
 
 def _waiting(pid: int) -> float | None:
-    """Seconds all threads of `pid` spent runnable but not running (schedstat's second field)."""
-    total, known = 0, False
+    """Seconds the longest-waiting thread of `pid` spent runnable but not running (schedstat's second field)."""
+    longest, known = 0, False
     try:
         tasks = list((PROC / str(pid) / "task").iterdir())
     except OSError:
         return None
     for task in tasks:
         try:
-            total += int((task / "schedstat").read_text().split()[1])
+            longest = max(longest, int((task / "schedstat").read_text().split()[1]))
             known = True
         except (OSError, IndexError, ValueError):
             continue
-    return total / 1e9 if known else None
+    return longest / 1e9 if known else None

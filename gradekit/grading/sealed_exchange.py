@@ -165,7 +165,10 @@ class Mailbox:
         except OSError:
             data = b""
         if not data:  # the grader emptied the reply before asking
-            raise CrossingError("the kernel gave no answer (its answering function failed, or was removed or replaced)")
+            raise CrossingError(
+                "the kernel gave no answer (its answering function failed or was replaced, "
+                "or something in the kernel said it had answered before it had)"
+            )
         return data
 
     def close(self) -> None:

@@ -20,6 +20,7 @@ answers report, which the grader then judges like any other answer.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import runpy
 import signal
@@ -90,37 +91,47 @@ def _answer_when_rung(bell: int, answered: int) -> None:
     from ipykernel.ipkernel import IPythonKernel
     from tornado.ioloop import IOLoop
 
-    def rung(descriptor: int, events: int) -> None:
-        try:
-            if not os.read(bell, BELL_READ_BYTES):
-                return
-            os.write(answered, _answer_interruptibly())
-        except BaseException:  # a ring already read, a full FIFO: the grader's clock decides
-            pass
-
     start = IPythonKernel.start
 
     def start_and_listen(kernel: IPythonKernel) -> None:
         start(kernel)
-        IOLoop.current().add_handler(bell, rung, IOLoop.READ)
+        IOLoop.current().add_handler(bell, lambda *_: answer_ring(bell, answered), IOLoop.READ)
 
     IPythonKernel.start = start_and_listen  # type: ignore[method-assign]
 
 
-def _answer_interruptibly() -> bytes:
-    """Call `__kit_answer__` as a message handler of the kernel's would be: an interrupt (SIGINT) stops it.
+def answer_ring(bell: int, answered: int) -> None:
+    """Answer what rang `bell` and say so through `answered`, whenever the grader's interrupt lands.
 
-    Between handlers the kernel ignores SIGINT, so an interrupt the grader sends
-    late, after the answer, is lost rather than raised in the kernel's event loop.
+    `__kit_answer__` runs as a message handler of the kernel's would: an interrupt
+    (SIGINT) stops it. Between handlers the kernel ignores SIGINT, so one sent
+    late is dropped; one that landed during the answer but is raised just after
+    it (Python raises a pending signal at its next check) is caught while the
+    handler is put back, and the call ends with its word all the same, never with
+    an error in the kernel's event loop.
     """
-    ignored = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        if not os.read(bell, BELL_READ_BYTES):
+            return
+    except OSError:  # no ring after all: another read took it
+        return
+    between = signal.getsignal(signal.SIGINT)
+    said = FAILED
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         builtins.__kit_answer__()  # type: ignore[attr-defined]  # made by install(), or the student's
+        said = ANSWERED
     except BaseException:  # KeyboardInterrupt included: the grader always hears back, then reads the reply
-        return FAILED
+        pass
     finally:
-        signal.signal(signal.SIGINT, ignored)
-    return ANSWERED
+        while True:  # putting SIG_IGN back drops a pending interrupt; one raised before that is caught here
+            try:
+                signal.signal(signal.SIGINT, between)
+                break
+            except KeyboardInterrupt:
+                continue
+    with contextlib.suppress(OSError):  # a full FIFO: the grader's clock decides
+        os.write(answered, said)
 
 
 def respond(mirror: Mirror, data: bytes, crossing: dict[str, Any]) -> bytes:
