@@ -184,3 +184,14 @@ def test_a_mailbox_fifo_that_is_no_fifo_is_refused(tmp_path):
     folder.answered.write_bytes(b"o")
     with pytest.raises(CrossingError, match="other than the FIFO"):
         Mailbox(folder).post(b"first")
+
+
+def test_a_word_read_just_as_a_wait_timed_out_is_heard_by_the_next_wait(mailbox):
+    """The reader may run once more after its wait gave up: what it read then is kept, never dropped."""
+    _, answered = _kernel_ends(mailbox)
+    mailbox.post(b"a long call")
+    mailbox.ring()
+    assert _heard(mailbox, 0.01) is None  # the kernel still computing
+    os.write(answered, sealed_exchange.ANSWERED)
+    mailbox._listen()  # what the reader does when it runs after the wait timed out
+    assert _heard(mailbox, 0.01) == "ok"

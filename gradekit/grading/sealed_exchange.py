@@ -87,6 +87,7 @@ class Mailbox:
         self._bell: int | None = None
         self._answered: int | None = None
         self._silent = False  # nothing more will be heard: a FIFO's other end is gone
+        self._word: str | None = None  # what the kernel said of this call, once read and until it is taken
 
     def post(self, request: bytes) -> None:
         """Empty the reply, forget what the kernel said before, then write `request` into the file the grader made."""
@@ -95,6 +96,7 @@ class Mailbox:
             self._answered = _open_fifo(self.folder.answered, os.O_RDONLY)
         self._silent = False
         self._forget_what_was_said()
+        self._word = None
         self._write_request(request)
 
     def ring(self) -> None:
@@ -113,31 +115,45 @@ class Mailbox:
             self._silent = True
 
     async def answered(self, seconds: float) -> str | None:
-        """The kernel's word once it says it answered within `seconds` ("ok" or "error"); None when it said nothing."""
+        """The kernel's word once it says it answered within `seconds` ("ok" or "error"); None when it said nothing.
+
+        A word is kept on the mailbox as soon as it is read, never only in a waiter: one read just
+        as a wait timed out is there for the next wait (a word read and dropped once left a kernel
+        idle and a grader waiting until the clock killed it).
+        """
         descriptor = self._answered
         if descriptor is None or self._silent:
             await asyncio.sleep(seconds)  # the keeper's schedule goes on: it finds a dead kernel, or the clock ends it
-            return None
+            return self._taken()
+        self._listen()
+        if self._word is None and not self._silent:
+            loop = asyncio.get_running_loop()
+            heard: asyncio.Future[None] = loop.create_future()
+
+            def readable() -> None:
+                self._listen()
+                if self._word is not None or self._silent:  # an ended FIFO reads as ready forever
+                    loop.remove_reader(descriptor)
+                    if not heard.done():
+                        heard.set_result(None)
+
+            loop.add_reader(descriptor, readable)
+            try:
+                await asyncio.wait_for(heard, seconds)
+            except TimeoutError:
+                pass
+            finally:
+                loop.remove_reader(descriptor)
+        return self._taken()
+
+    def _listen(self) -> None:
         said = self._said()
         if said is not None:
-            return said
-        loop = asyncio.get_running_loop()
-        heard: asyncio.Future[str] = loop.create_future()
+            self._word = said
 
-        def readable() -> None:
-            said = self._said()
-            if said is not None and not heard.done():
-                heard.set_result(said)
-            elif self._silent:
-                loop.remove_reader(descriptor)  # an ended FIFO reads as ready forever
-
-        loop.add_reader(descriptor, readable)
-        try:
-            return await asyncio.wait_for(heard, seconds)
-        except TimeoutError:
-            return None
-        finally:
-            loop.remove_reader(descriptor)
+    def _taken(self) -> str | None:
+        word, self._word = self._word, None
+        return word
 
     def _said(self) -> str | None:
         """What the kernel wrote into the answered FIFO since the grader last read it, if anything."""
