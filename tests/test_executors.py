@@ -1,6 +1,8 @@
 """A grading worker that dies or raises takes down only the submission that caused it."""
 
+import inspect
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -9,6 +11,7 @@ import pytest
 
 from gradekit.core.failures import GraderCause
 from gradekit.core.status import Status
+from gradekit.grading import executors
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.submission_grader import GradedSubmission
 from gradekit.grading.task_budget import TaskBudget
@@ -204,3 +207,11 @@ def test_a_grading_process_freezes_what_its_grader_holds_and_collects_young_obje
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+def test_the_grading_process_imports_at_its_start_what_torchs_assert_close_imports_at_its_first_call():
+    """Else a pre-check's first student of each grading process waits about half a second for that import."""
+    from torch.testing import _comparison
+
+    lazily = re.findall(r"^\s+from (torch[\w.]+) import", inspect.getsource(_comparison), re.MULTILINE)
+    assert lazily and set(lazily) <= set(executors.IMPORTED_BY_CHECKS)
