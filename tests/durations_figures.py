@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from gradekit.commands.figures import markdown_table, seconds_text
-from gradekit.core.process_readings import machine_busy_seconds
+from gradekit.core.process_readings import machine_busy_seconds, machine_stolen_seconds
 
 SLOWEST = 30
 CPU_STAMP = "cpu-seconds"  # the user property each phase's CPU seconds travel in
@@ -45,11 +45,13 @@ class TimedTest:
 @dataclasses.dataclass(frozen=True)
 class SuiteRun:
     """One pass of the suite: on how many workers (0: in pytest's own process), its seconds from start to
-    end, and the seconds the machine's cores were busy meanwhile (whoever's work: servers included)."""
+    end, the seconds the machine's cores were busy meanwhile (whoever's work: servers included), and the
+    seconds the host of a virtual machine gave its cores to others meanwhile (the run was that much slowed)."""
 
     workers: int
     elapsed: float
     busy: float = 0.0
+    stolen: float = 0.0
 
 
 def cpu_seconds() -> float:
@@ -121,6 +123,7 @@ class DurationsFigure:
         self.recorded = earlier or Recorded()
         self.walls: dict[str, float] = {}
         self.started, self.busy_at_start = time.monotonic(), machine_busy_seconds()
+        self.stolen_at_start = machine_stolen_seconds()
 
     @property
     def times(self) -> list[TimedTest]:
@@ -137,7 +140,8 @@ class DurationsFigure:
 
     def pytest_sessionfinish(self, session):
         elapsed, busy = time.monotonic() - self.started, machine_busy_seconds() - self.busy_at_start
-        self.recorded.passes.append(SuiteRun(self.workers, elapsed, busy))
+        stolen = machine_stolen_seconds() - self.stolen_at_start
+        self.recorded.passes.append(SuiteRun(self.workers, elapsed, busy, stolen))
         if self.times:
             recorded = self.recorded
             mean_load = sum(recorded.loads) / len(recorded.loads)
@@ -199,9 +203,16 @@ def _elapsed_text(passes: list[SuiteRun], cores: int) -> str:
         took = f"The run took **{seconds_text(elapsed)}** from start to end: " + ", then ".join(parts)
     if not busy:
         return took + "."
+    stolen = sum(run.stolen for run in passes)
+    taken = (
+        f", and the host of this virtual machine gave {seconds_text(stolen)} of them to others "
+        f"({stolen / (elapsed * cores):.0%}: the run was that much slowed)"
+        if stolen
+        else ""
+    )
     return (
         f"{took}; the machine's cores were busy for {seconds_text(busy)} of the {seconds_text(elapsed * cores)} "
-        f"they had ({busy / (elapsed * cores):.0%}, servers and all)."
+        f"they had ({busy / (elapsed * cores):.0%}, servers and all){taken}."
     )
 
 

@@ -152,6 +152,8 @@ def test_the_run_says_how_long_it_took_and_on_how_many_workers():
     busy = render(_times(), TIERS, 2, 0.0, Path("f"), [SuiteRun(2, 600.0, 900.0), SuiteRun(0, 60.0, 40.0)])
     assert "took **11.0 min** from start to end: 10.0 min on 2 workers side by side, then 60 s in one process;" in busy
     assert "busy for 15.7 min of the 22.0 min they had (71%, servers and all)." in busy
+    slowed = render(_times(), TIERS, 2, 0.0, Path("f"), [SuiteRun(2, 600.0, 900.0, 66.0), SuiteRun(0, 60.0, 40.0)])
+    assert "(71%, servers and all), and the host of this virtual machine gave 66 s of them to others (5%" in slowed
 
 
 def test_the_figure_names_pytest_as_the_command_that_wrote_it_where_the_docs_expect_it():

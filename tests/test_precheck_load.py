@@ -55,9 +55,9 @@ def test_the_printed_lines_and_the_figure_say_which_engine_graded():
     assert f"4 check(s) at a time on {engine}" in precheck_load_figure(result)
 
 
-def cohort_of(students, times, rejected=None, unanswered=0):
+def cohort_of(students, times, rejected=None, unanswered=0, busy_seconds=0.0, stolen_seconds=0.0):
     rejected = students if rejected is None else rejected
-    return CohortLoad(students, tuple(times), rejected, unanswered, wall_seconds=12.5)
+    return CohortLoad(students, tuple(times), rejected, unanswered, 12.5, busy_seconds, stolen_seconds)
 
 
 @pytest.mark.unit
@@ -80,7 +80,8 @@ def test_a_run_holds_only_when_everyone_was_answered_and_every_second_request_me
 
 @pytest.mark.unit
 def test_the_lines_say_the_service_the_lone_student_then_one_row_per_cohort():
-    cohorts = (cohort_of(10, [1.0] * 10), cohort_of(50, [2.0] * 48, 50, 2))
+    cores = os.cpu_count()
+    cohorts = (cohort_of(10, [1.0] * 10), cohort_of(50, [2.0] * 48, 50, 2, 12.5 * cores * 0.9, 12.5 * cores * 0.05))
     lines = load_lines(LoadResult("010_history", 2, 2, 1.234, cohorts, "the service's own processes", 0.5))
     assert lines[0] == "pre-check load on 010_history: 2 checks at a time, 2 cores, load 0.5 at the start"
     assert lines[2] == "one student alone, service warm: first result in 1.23 s"
@@ -96,8 +97,26 @@ def test_the_lines_say_the_service_the_lone_student_then_one_row_per_cohort():
         "unanswered",
         "wall",
         "s",
+        "cores",
+        "busy",
+        "stolen",
     ]
     assert [line.split() for line in lines[5:]] == [
-        ["10", "1.00", "1.00", "10", "0", "12.5"],
-        ["50", "2.00", "2.00", "50", "2", "12.5"],
+        ["10", "1.00", "1.00", "10", "0", "12.5", "not", "read", "not", "read"],  # the machine did not say
+        ["50", "2.00", "2.00", "50", "2", "12.5", "90%", "5%"],
     ]
+
+
+@pytest.mark.unit
+def test_the_cores_busy_and_stolen_shares_are_the_machines_times_over_the_cohorts_wall_time_on_every_core():
+    cores = os.cpu_count()
+    assert cohort_of(3, [1.0] * 3, busy_seconds=12.5 * cores).cores_busy == pytest.approx(1.0)
+    assert cohort_of(3, [1.0] * 3, busy_seconds=1.0, stolen_seconds=12.5 * cores / 10).cores_stolen == pytest.approx(
+        0.1
+    )
+    assert cohort_of(3, [1.0] * 3, busy_seconds=12.5 * cores / 4).cores_busy == pytest.approx(0.25)
+    assert math.isnan(cohort_of(3, [1.0] * 3).cores_busy) and cohort_of(3, [1.0] * 3).cores_busy_words == "not read"
+    figure = precheck_load_figure(
+        LoadResult("010_history", 2, 2, 1.0, (cohort_of(3, [1.0] * 3, busy_seconds=12.5 * cores),))
+    )
+    assert [cell.strip() for cell in figure.splitlines()[-1].split("|")[-3:-1]] == ["100%", "0%"]

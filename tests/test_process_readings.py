@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from gradekit.core import process_readings
 from gradekit.core.process_readings import (
+    CLOCK_TICKS,
     machine_busy_seconds,
+    machine_stolen_seconds,
     memory_bytes,
     process_cpu_seconds,
     process_stat,
@@ -31,6 +34,19 @@ def test_a_process_cpu_time_and_the_machines_busy_time_grow_by_the_work_done():
     _spin(0.5)
     assert process_cpu_seconds(os.getpid()) - mine >= 0.4
     assert machine_busy_seconds() - machine >= 0.4  # this process's half second, and whatever else ran
+
+
+@pytest.mark.unit
+def test_the_hosts_steal_time_is_not_the_machines_work_but_is_read_on_its_own(tmp_path, monkeypatch):
+    # user nice system idle iowait irq softirq steal guest guest_nice, in ticks (the guest's 300 inside user)
+    (tmp_path / "stat").write_text(f"cpu  {1000 + 300} 20 200 5000 70 3 7 400 300 0\ncpu0 1 2 3\n")
+    monkeypatch.setattr(process_readings, "PROC", tmp_path)
+    assert machine_busy_seconds() == pytest.approx((1300 + 20 + 200 + 3 + 7) / CLOCK_TICKS)  # guest once
+    assert machine_stolen_seconds() == pytest.approx(400 / CLOCK_TICKS)
+    (tmp_path / "stat").write_text("cpu  10 0 5 100\n")  # an old kernel's four fields: no steal to read
+    assert (machine_busy_seconds(), machine_stolen_seconds()) == (pytest.approx(15 / CLOCK_TICKS), 0.0)
+    (tmp_path / "stat").unlink()
+    assert (machine_busy_seconds(), machine_stolen_seconds()) == (0.0, 0.0)
 
 
 @pytest.mark.nbgrader  # it starts a process

@@ -183,6 +183,8 @@ def precheck_load_figure(result: PrecheckLoad) -> str:
             c.rejected_for_cooldown,
             c.unanswered,
             f"{c.wall_seconds:.0f} s",
+            c.cores_busy_words,
+            c.cores_stolen_words,
         )
         for c in result.cohorts
     ]
@@ -190,9 +192,21 @@ def precheck_load_figure(result: PrecheckLoad) -> str:
         f"Every simulated student pre-checks `{result.notebook}` (the reference answers), waits for the result, "
         f"then asks again at once; the service grades {result.workers} check(s) at a time on {result.engine}, with "
         f"{result.cores} cores (load {result.load_average:.1f} when the run began), on loopback. One student alone on the warm service: first result in "
-        f"{result.lone_first_result:.2f} s.\n\n"
+        f"{result.lone_first_result:.2f} s. Cores busy: the share of the machine's cores' time spent on any "
+        "work while the cohort ran (service, students and grading alike); stolen by the host: the share a virtual "
+        "machine's host gave to others meanwhile, by which the cores ran slower than a quiet machine's.\n\n"
         + markdown_table(
-            ("students", "p50 to result", "p95 to result", "rejected for cooldown", "unanswered", "wall time"), rows
+            (
+                "students",
+                "p50 to result",
+                "p95 to result",
+                "rejected for cooldown",
+                "unanswered",
+                "wall time",
+                "cores busy",
+                "stolen by the host",
+            ),
+            rows,
         )
     )
 

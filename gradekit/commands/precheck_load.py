@@ -33,6 +33,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
 from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
+from gradekit.core.process_readings import machine_busy_seconds, machine_stolen_seconds
 from gradekit.precheck.engine import without_hub_credentials
 from gradekit.precheck.run import DEFAULT_PREFIX, running_service
 from gradekit.proof.subjects import answer_sources, fill_answers
@@ -58,6 +59,32 @@ class CohortLoad:
     rejected_for_cooldown: int  # second requests refused by the cooldown (every student sends one)
     unanswered: int  # students still waiting when the cohort's time ran out
     wall_seconds: float
+    busy_seconds: float = 0.0  # the machine's cores' busy time meanwhile (anyone's work); 0 where Linux does not say
+    stolen_seconds: float = 0.0  # the cores' time the host of a virtual machine gave to others meanwhile
+
+    @property
+    def cores_busy(self) -> float:
+        """The share of the cores' time that was busy during the cohort; NaN where it was not read."""
+        return self._share(self.busy_seconds)
+
+    @property
+    def cores_stolen(self) -> float:
+        """The share of the cores' time the host took for others (0 on bare metal); NaN where busy was not read."""
+        return self._share(self.stolen_seconds) if self.busy_seconds else float("nan")
+
+    @property
+    def cores_busy_words(self) -> str:
+        return _percent(self.cores_busy)
+
+    @property
+    def cores_stolen_words(self) -> str:
+        return _percent(self.cores_stolen)
+
+    def _share(self, seconds: float) -> float:
+        cores = os.cpu_count() or 1  # /proc/stat counts every core of the machine
+        if not self.busy_seconds or not self.wall_seconds:
+            return float("nan")
+        return seconds / (self.wall_seconds * cores)
 
     @property
     def p50(self) -> float:
@@ -81,6 +108,10 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return all(c.unanswered == 0 and c.rejected_for_cooldown == c.students for c in self.cohorts)
+
+
+def _percent(share: float) -> str:
+    return "not read" if share != share else f"{share:.0%}"
 
 
 def percentile(values: tuple[float, ...], percent: int) -> float:
@@ -166,7 +197,7 @@ async def _cohort(client, base: str, tokens: dict, tag: str, size: int, plan: Lo
     for name in names:
         tokens[secrets.token_hex(16)] = name
     token_of = {name: token for token, name in tokens.items()}
-    started = time.monotonic()
+    started, busy_before, stolen_before = time.monotonic(), machine_busy_seconds(), machine_stolen_seconds()
     tasks = [asyncio.ensure_future(_student(client, base, token_of[name], plan.notebook, content)) for name in names]
     done, pending = await asyncio.wait(tasks, timeout=plan.time_limit)
     for task in pending:
@@ -179,6 +210,8 @@ async def _cohort(client, base: str, tokens: dict, tag: str, size: int, plan: Lo
         sum(1 for _, refused in outcomes if refused),
         size - len(times),
         time.monotonic() - started,
+        machine_busy_seconds() - busy_before,
+        machine_stolen_seconds() - stolen_before,
     )
 
 
@@ -226,11 +259,11 @@ def load_lines(result: LoadResult) -> list[str]:
         f"engine: {result.engine}",
         f"one student alone, service warm: first result in {result.lone_first_result:.2f} s",
         "",
-        f"{'students':>8}  {'p50 s':>7}  {'p95 s':>7}  {'rejected for cooldown':>21}  {'unanswered':>10}  {'wall s':>7}",
+        f"{'students':>8}  {'p50 s':>7}  {'p95 s':>7}  {'rejected for cooldown':>21}  {'unanswered':>10}  {'wall s':>7}  {'cores busy':>10}  {'stolen':>8}",
     ]
     for cohort in result.cohorts:
         lines.append(
             f"{cohort.students:>8}  {cohort.p50:>7.2f}  {cohort.p95:>7.2f}  {cohort.rejected_for_cooldown:>21}  "
-            f"{cohort.unanswered:>10}  {cohort.wall_seconds:>7.1f}"
+            f"{cohort.unanswered:>10}  {cohort.wall_seconds:>7.1f}  {cohort.cores_busy_words:>10}  {cohort.cores_stolen_words:>8}"
         )
     return lines

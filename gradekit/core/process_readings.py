@@ -16,15 +16,30 @@ PROC = Path("/proc")
 
 
 def machine_busy_seconds() -> float:
-    """Seconds all the machine's cores have spent on work (not idle, not waiting on a disk) since it started;
-    0 where the machine does not say (no /proc/stat)."""
+    """Seconds all the machine's cores have spent on its own work (not idle, not waiting on a disk, not
+    taken by the host of a virtual machine) since it started; 0 where the machine does not say (no /proc/stat)."""
+    ticks = _cpu_ticks()
+    if not ticks:
+        return 0.0
+    idle, iowait, stolen = ticks[3], ticks[4], ticks[7]
+    guest = ticks[8] + ticks[9]  # a virtual machine's time, already counted in user and nice
+    return (sum(ticks) - idle - iowait - stolen - guest) / CLOCK_TICKS
+
+
+def machine_stolen_seconds() -> float:
+    """Seconds the host of this virtual machine gave its cores to others while they had work (Linux's steal
+    time): the machine ran that much slower than a quiet one. 0 on bare metal, or where the machine does not say."""
+    ticks = _cpu_ticks()
+    return ticks[7] / CLOCK_TICKS if ticks else 0.0
+
+
+def _cpu_ticks() -> list[int]:
+    """/proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal, guest, guest_nice."""
     try:
         ticks = [int(field) for field in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
     except (OSError, ValueError):
-        return 0.0
-    idle, iowait = ticks[3], ticks[4] if len(ticks) > 4 else 0
-    guest = sum(ticks[8:10])  # a virtual machine's time, already counted in user and nice
-    return (sum(ticks) - idle - iowait - guest) / CLOCK_TICKS
+        return []
+    return (ticks + [0] * 10)[:10]  # an older kernel lists fewer
 
 
 def process_stat(pid: int) -> tuple[int, int, int, int] | None:
