@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,8 @@ from gradekit.grading.gradebook_copy import (
     gradebook_member,
     gradebook_present,
     load_gradebook,
+    sqlite_file,
+    sqlite_path,
 )
 
 pytestmark = pytest.mark.unit
@@ -60,3 +63,13 @@ def test_each_kind_has_its_member_and_a_missing_pg_dump_says_what_to_install(tmp
     monkeypatch.setenv("PATH", str(tmp_path))  # no PostgreSQL client tools on it
     with pytest.raises(GradebookCopyError, match="pg_dump is not installed.*postgresql-client"):
         copy_gradebook(PG_URL)
+
+
+def test_a_sqlite_gradebooks_file_is_read_from_its_address_whatever_the_driver_and_other_databases_have_none():
+    assert sqlite_file("sqlite:////srv/course/gradebook.db") == Path("/srv/course/gradebook.db")
+    assert sqlite_file("sqlite:///gradebook.db") == Path("gradebook.db")  # relative to where the course runs
+    assert sqlite_file("sqlite+pysqlite:////srv/course/gradebook.db") == Path("/srv/course/gradebook.db")
+    assert sqlite_file("sqlite://") is None and sqlite_file("sqlite:///:memory:") is None
+    assert sqlite_file("postgresql://grader@localhost/course") is None
+    with pytest.raises(GradebookCopyError, match="not a SQLite gradebook in a file"):
+        sqlite_path("sqlite://")

@@ -30,6 +30,7 @@ from gradekit.core.grading_stamp import GradingStamp, stamp_now
 from gradekit.core.outcome import Outcome
 from gradekit.grading.deadlines import record_deadlines
 from gradekit.grading.gradebook import open_gradebook
+from gradekit.grading.gradebook_copy import sqlite_file
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.internal_errors import LOG_NAME, crashed, record_internal_errors
 from gradekit.grading.phase_clock import Phase, PhaseTimes
@@ -146,10 +147,11 @@ def build_template(course: Course, root: Path, notebooks: tuple[str, ...]) -> Co
     the cells the course gradebook holds, as serial nbgrader would; any other
     database is mirrored by generating the assignment into a fresh SQLite file.
     """
-    if not course.db_url.startswith("sqlite:///"):
+    course_file = sqlite_file(course.db_url)
+    if course_file is None:
         return new_workspace(course, root, notebooks)
     template = copy_source(course, root, notebooks)
-    shutil.copyfile(course.db_url.removeprefix("sqlite:///"), root / "gradebook.db")
+    shutil.copyfile(course_file, root / "gradebook.db")
     return template
 
 

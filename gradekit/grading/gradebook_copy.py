@@ -29,10 +29,18 @@ def is_sqlite(db_url: str) -> bool:
 
 
 def sqlite_path(db_url: str) -> Path:
-    database = make_url(db_url).database
-    if not database or database == ":memory:":
+    file = sqlite_file(db_url)
+    if file is None:
         raise GradebookCopyError(f"{db_url} is not a SQLite gradebook in a file")
-    return Path(database)
+    return file
+
+
+def sqlite_file(db_url: str) -> Path | None:
+    """The file of a SQLite gradebook; None for any other database, or one SQLite keeps in memory."""
+    if not is_sqlite(db_url):
+        return None
+    database = make_url(db_url).database
+    return Path(database) if database and database != ":memory:" else None
 
 
 def gradebook_member(db_url: str) -> str:

@@ -21,6 +21,7 @@ from gradekit.core.atomic_files import atomic_write
 from gradekit.core.course import Course
 from gradekit.core.grades import CellGrade, SubmissionGrades
 from gradekit.core.outcome import Outcome
+from gradekit.grading.gradebook_copy import sqlite_file
 from gradekit.grading.refresh import gradebook_rows
 
 REGRADE_FILE = "regrade.csv"
@@ -93,7 +94,8 @@ class RegradeDiff:
 
 def grades_before(course: Course) -> dict[str, SubmissionGrades]:
     """The grades the gradebook holds for every graded student, by id; none before the first grading."""
-    if course.db_url.startswith("sqlite:///") and not Path(course.db_url.removeprefix("sqlite:///")).is_file():
+    course_file = sqlite_file(course.db_url)
+    if course_file is not None and not course_file.is_file():
         return {}  # reading would create an empty gradebook
     try:
         rows = gradebook_rows(course)
