@@ -74,3 +74,9 @@ def test_the_documented_command_builds_the_hubs_environment_on_the_systems_own_p
     )
     assert re.search(r"kit-precheck .*enabled", extensions.stdout + extensions.stderr), extensions.stderr
     assert (kit / ".venv" / "etc" / "jupyter" / "nbgrader_config.py").is_file()
+    # Compiled ahead: a student's account cannot write the environment's cache, so an uncompiled
+    # module would be compiled again at every import. The packages' own test suites are left out.
+    (packages,) = (kit / ".venv" / "lib").glob("python3.*/site-packages")
+    assert list((packages / "torch" / "__pycache__").glob("__init__.*.pyc"))
+    assert list((packages / "nbgrader" / "__pycache__").glob("__init__.*.pyc"))
+    assert (packages / "tornado" / "test").is_dir() and not (packages / "tornado" / "test" / "__pycache__").exists()
