@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import math
 import os
 import secrets
 import statistics
@@ -70,7 +71,7 @@ class CohortLoad:
     @property
     def cores_stolen(self) -> float:
         """The share of the cores' time the host took for others (0 on bare metal); NaN where busy was not read."""
-        return self._share(self.stolen_seconds) if self.busy_seconds else float("nan")
+        return self._share(self.stolen_seconds)
 
     @property
     def cores_busy_words(self) -> str:
@@ -111,7 +112,7 @@ class LoadResult:
 
 
 def _percent(share: float) -> str:
-    return "not read" if share != share else f"{share:.0%}"
+    return "not read" if math.isnan(share) else f"{share:.0%}"
 
 
 def percentile(values: tuple[float, ...], percent: int) -> float:

@@ -37,10 +37,10 @@ def sqlite_path(db_url: str) -> Path:
 
 def sqlite_file(db_url: str) -> Path | None:
     """The file of a SQLite gradebook; None for any other database, or one SQLite keeps in memory."""
-    if not is_sqlite(db_url):
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
         return None
-    database = make_url(db_url).database
-    return Path(database) if database and database != ":memory:" else None
+    return Path(url.database)
 
 
 def gradebook_member(db_url: str) -> str:
