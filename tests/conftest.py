@@ -16,9 +16,10 @@ from gradekit.proof.rules import run_proof
 
 @pytest.fixture(scope="session", autouse=True)
 def gradebook_schema_read_once():
-    """Every new gradebook takes its schema's version from one in-process read (gradebook_fixtures.py)."""
+    """Every new gradebook of a test takes its schema's version from one in-process read, as the kit's own do."""
     import nbgrader.api
-    from gradebook_fixtures import schema_version
+
+    from gradekit.core.nbgrader_in_process import schema_version
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(nbgrader.api, "get_alembic_version", schema_version)

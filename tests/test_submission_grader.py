@@ -4,7 +4,7 @@ import pytest
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.status import Status
-from gradekit.grading.submission_grader import GradedSubmission, grader_error, nbgrader_error
+from gradekit.grading.submission_grader import GradedSubmission, grader_error
 
 
 @pytest.mark.unit
@@ -26,12 +26,6 @@ def test_a_grader_error_scores_nothing_and_says_how_often_it_was_tried():
     )
     assert row.message == f"{failure} (tried 3 times)"
     assert row.ok is False
-
-
-@pytest.mark.unit
-def test_nbgrader_error_keeps_its_error_lines_once_each():
-    log = "[AutogradeApp | ERROR] There was an error\n[AutogradeApp | ERROR] There was an error\nTraceback\n"
-    assert nbgrader_error({"success": False, "log": log}) == "There was an error"
 
 
 @pytest.mark.nbgrader

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from gradekit.authoring.due_header import add_due_headers
 from gradekit.core.course import Course
-from gradekit.core.nbgrader_cli import run_nbgrader
+from gradekit.core.nbgrader_in_process import generate_assignment
 
 
 def build_release(course: Course) -> Path:
-    """Run real `nbgrader generate_assignment` in `course`; returns the release folder."""
-    run_nbgrader(course, "generate_assignment", course.assignment_id, "--force")
+    """Run real nbgrader's generate_assignment for `course`, in this process; returns the release folder."""
+    generate_assignment(course)
     if course.due_date is not None:  # CourseKit.due_dates: the students read it at the top of each notebook
         add_due_headers(course.release_dir, course.due_date)
     return course.release_dir

@@ -14,7 +14,8 @@ from gradekit.core.course import CONFIG_FILE, Course, load_course
 from gradekit.core.extensions import read_extensions
 from gradekit.core.grades import SubmissionGrades
 from gradekit.core.manifest import Manifest
-from gradekit.core.nbgrader_cli import NbgraderError, run_nbgrader
+from gradekit.core.nbgrader_cli import run_nbgrader
+from gradekit.core.nbgrader_in_process import export, succeeded
 from gradekit.core.outcome import Outcome
 from gradekit.core.row_record import load_rows, save_rows
 from gradekit.grading.cohort import CohortResult, Executor, grade_cohort, submitted_students
@@ -24,7 +25,7 @@ from gradekit.grading.gradebook import late_policy
 from gradekit.grading.internal_errors import LOG_NAME
 from gradekit.grading.refresh import gradebook_rows, reapply_late_penalties, rows_kept
 from gradekit.grading.regrade_diff import RegradeDiff, grades_before, regrade_diff, write_regrade_csv
-from gradekit.grading.submission_grader import nbgrader_api, nbgrader_error
+from gradekit.grading.submission_grader import nbgrader_api
 from gradekit.lms.export_step import export_for_lms
 from gradekit.report.class_figures import TermFacts
 from gradekit.report.class_report import write_class_report
@@ -33,6 +34,9 @@ from gradekit.report.tables import student_table
 
 logger = logging.getLogger(__name__)
 GRADEBOOK_VARIABLE = "KIT_GRADEBOOK_URL"  # nbgrader_config.py reads it too
+# A process of its own pays off once its pages take several times its start: a student's eleven pages
+# take about five seconds of one core, nbgrader's import about one and a half.
+FEEDBACK_STUDENTS_PER_RUN = 4
 
 
 def grade_and_report(
@@ -112,7 +116,7 @@ def write_reports(
     if any(row.grades for row in rows):
         generate_feedback(course, processes)
         bundle_mathjax(course.feedback_dir)  # the pages typeset their math from disk too
-    run_nbgrader(course, "export", f"--to={grades_csv(course)}")
+    export(course, grades_csv(course))
     lms = export_for_lms(course)
     # Written before the class report, which links the page when it is there.
     similarity = write_similarity_report(
@@ -165,21 +169,23 @@ def print_summary(course: Course, rows: tuple[Outcome, ...], files: ReportFiles,
 
 
 def generate_feedback(course: Course, processes: int) -> None:
-    """nbgrader's generate_feedback for every student with graded notebooks, split among `processes` runs at once.
+    """nbgrader's generate_feedback for every student with graded notebooks, split among up to `processes` runs at once.
 
     Each run leaves out the other runs' students (CourseDirectory.student_id_exclude), so every
     student's pages are written by exactly one run; converting a notebook takes about half a
     second of one core, which a class of notebooks makes the longest step after grading. A
-    single run is nbgrader's API in this process, which has nbgrader loaded already: a new
-    process spends seconds importing it (jsonschema's URI grammars above all) before its first page.
+    run of its own is a new process, which spends seconds importing nbgrader (jsonschema's URI
+    grammars above all) before its first page, so each gets at least FEEDBACK_STUDENTS_PER_RUN
+    students; a single run is nbgrader's API in this process, which has nbgrader loaded already.
     """
     folder = course.autograded_dir
     students = sorted(path.name for path in folder.iterdir() if path.is_dir()) if folder.is_dir() else []
-    groups = [students[start::processes] for start in range(max(1, min(processes, len(students))))]
-    if len(groups) == 1:
+    runs = max(1, min(processes, len(students) // FEEDBACK_STUDENTS_PER_RUN))
+    if runs == 1:
         feedback_in_process(course)
         return
-    runs = [
+    groups = [students[start::runs] for start in range(runs)]
+    commands = [
         (
             course,
             "generate_feedback",
@@ -189,16 +195,15 @@ def generate_feedback(course: Course, processes: int) -> None:
         )
         for group in groups
     ]
-    with ThreadPoolExecutor(len(runs)) as pool:
-        for done in [pool.submit(run_nbgrader, *args) for args in runs]:
+    with ThreadPoolExecutor(len(commands)) as pool:
+        for done in [pool.submit(run_nbgrader, *args) for args in commands]:
             done.result()  # a failed run raises here, as the single run would
 
 
 def feedback_in_process(course: Course) -> None:
     """nbgrader's generate_feedback of every graded student, through its API, configured as the course says."""
     outcome = nbgrader_api(course, warm_kernels=False).generate_feedback(course.assignment_id, force=True)
-    if not outcome["success"]:
-        raise NbgraderError(f"nbgrader generate_feedback failed: {nbgrader_error(outcome)}")
+    succeeded(outcome, "generate_feedback")
 
 
 class NotACourseFolder(ValueError):

@@ -10,7 +10,6 @@ back as plain values (the gradebook record and the graded files).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import logging
 import os
@@ -23,12 +22,12 @@ from pathlib import Path
 import nbformat
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
-from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Config
 
 from gradekit.core.course import Course, load_course
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.log import hush_known_noise
+from gradekit.core.nbgrader_in_process import course_api, course_config, nbgrader_error
 from gradekit.core.notes import Note, NoteKind
 from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
@@ -107,9 +106,7 @@ def nbgrader_api(
     `execute` sets (the run's sink, hidden lines and sealed sources); every
     other step is nbgrader's own, in the order the configuration lists them.
     """
-    config = copy.deepcopy(course.nbgrader_config)  # the course's own stays as it was loaded
-    config.CourseDirectory.root = str(course.root)
-    config.CourseDirectory.db_url = course.db_url
+    config = course_config(course)
     if cell_timeout:
         config.Execute.timeout = int(cell_timeout)
     if warm_kernels:
@@ -131,7 +128,7 @@ def nbgrader_api(
         # The notebook is checked against its schema once its steps have run, not after each of them
         # (fourteen checks a notebook): a notebook that ends invalid fails as before, naming the last step.
         config.Exporter.optimistic_validation = True
-    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    return course_api(course, config)
 
 
 def _steps(config: Config, pipeline: str) -> list:
@@ -314,20 +311,7 @@ def withhold(record: SubmissionRecord, notebooks: set[str]) -> SubmissionRecord:
     return dataclasses.replace(record, notebooks=tuple(held(n) for n in record.notebooks))
 
 
-def nbgrader_error(outcome: dict) -> str:
-    """nbgrader's own error lines from a failed run, or the end of its log."""
-    log = outcome.get("error") or outcome.get("log", "")
-    errors = [line.split("ERROR]", 1)[1].strip() for line in log.splitlines() if "ERROR]" in line]
-    errors = [line for line in errors if line and not line.startswith("Traceback")]
-    return " / ".join(dict.fromkeys(errors))[:400] if errors else _last_lines(log)
-
-
 def _files(entry: Path, base: Path | None = None) -> tuple[tuple[str, bytes], ...]:
     """(path relative to `base`, content) of the file `entry` or of every file below it; `base` defaults to `entry`."""
     paths = sorted(entry.rglob("*")) if entry.is_dir() else [entry]
     return tuple((str(path.relative_to(base or entry)), path.read_bytes()) for path in paths if path.is_file())
-
-
-def _last_lines(text: str, count: int = 6) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return "\n".join(lines[-count:]) or "nbgrader reported a failure without a message"

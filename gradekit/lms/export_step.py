@@ -7,7 +7,8 @@ import logging
 from pathlib import Path
 
 from gradekit.core.course import Course
-from gradekit.core.nbgrader_cli import NbgraderError, run_nbgrader
+from gradekit.core.nbgrader_cli import NbgraderError
+from gradekit.core.nbgrader_in_process import export
 
 EXPORTER = "gradekit.lms.export_plugin.LmsExportPlugin"
 
@@ -26,7 +27,7 @@ def export_for_lms(course: Course) -> Path | None:
         return None
     target = lms_import_file(course)
     try:
-        run_nbgrader(course, "export", f"--exporter={EXPORTER}", f"--to={target}", f"--LmsExportPlugin.roster={roster}")
+        export(course, target, EXPORTER, {"roster": str(roster)})
     except NbgraderError as error:  # a bad roster must not cost the TA the class report that follows
         log.error("LMS import file not written: %s", error)
         return None
