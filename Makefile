@@ -7,6 +7,10 @@ BIN := $(CURDIR)/$(VENV)/bin
 # nbgrader calls `alembic` by name, so the environment's bin/ leads PATH.
 export PATH := $(BIN):$(PATH)
 unexport PYTHONPATH
+# Python's bytecode cache is written (__pycache__, which git ignores) even where the shell turns it
+# off: without it every new process compiles the kit's modules again (about 0.3 s each) and every
+# pytest process rewrites every test module's asserts again (about 4 s).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test check environment system-packages box-package prove release sync lock clean-demo precheck-lab
 
