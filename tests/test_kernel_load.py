@@ -3,6 +3,7 @@ its figures (cores, students per core and per GiB, percentiles) from given readi
 
 import asyncio
 import math
+import os
 
 import pytest
 
@@ -123,3 +124,18 @@ def test_the_command_runs_a_class_on_a_notebook_and_prints_its_figures(capsys, t
     assert row[0] == "2" and row[-1] == "0" and int(row[-2]) > 2  # two students, several cells, none failed
     written = figure.read_text()
     assert written.startswith(f"<!-- written by: python -m gradekit {' '.join(argv[:-2])} --notebook 010_history")
+
+
+@pytest.mark.nbgrader
+def test_a_kernel_that_dies_before_it_answers_is_named_with_its_last_words(tmp_path):
+    student = SimulatedStudent("010_history", ("1",))
+    broken = dict(os.environ, PYTHONHOME=str(tmp_path / "no-python-here"))  # the interpreter cannot start
+
+    async def start_and_stop():
+        try:
+            await student.start(tmp_path, broken)
+        finally:
+            await student.stop()
+
+    with pytest.raises(RuntimeError, match=r"(?s)010_history's kernel: .*died.*last words:.*Fatal Python error"):
+        asyncio.run(start_and_stop())

@@ -197,13 +197,22 @@ class SimulatedStudent:
         return int(getattr(self.manager.provisioner, "pid", 0) or 0)
 
     async def start(self, home: Path, environment: dict[str, str]) -> float:
-        """Seconds from asking for the kernel to the answer of its first cell (its imports)."""
+        """Seconds from asking for the kernel to the answer of its first cell (its imports).
+
+        The kernel's own notes go to a file of its own in `home`, kept off the terminal and read back
+        only when the kernel dies before it answers.
+        """
         started = time.monotonic()
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # the kernel's own notes, not its cells'
-        await self.manager.start_kernel(cwd=str(home), env=environment, **quiet)
+        notes = home / f"kernel-{id(self)}.log"
+        with notes.open("wb") as written:
+            await self.manager.start_kernel(cwd=str(home), env=environment, stdout=subprocess.DEVNULL, stderr=written)
         self.client = self.manager.client()
         self.client.start_channels()
-        await self.client.wait_for_ready(timeout=CELL_LIMIT_SECONDS)
+        try:
+            await self.client.wait_for_ready(timeout=CELL_LIMIT_SECONDS)
+        except RuntimeError as error:  # jupyter_client's word for a kernel that died or never answered
+            said = notes.read_text(errors="replace").strip().splitlines()[-12:]
+            raise RuntimeError(f"{self.notebook}'s kernel: {error}; its last words:\n" + "\n".join(said)) from None
         await self._run(0, timed=False)
         return time.monotonic() - started
 
