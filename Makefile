@@ -80,7 +80,7 @@ box-package:
 # type checker), the unit tests (no kernel, no nbgrader run, no system package), then every
 # check of every notebook against the reference, blank stubs and controls, in process.
 # Each part is one process on one core, so two run side by side (each part's output is
-# printed whole when it ends): about 45 s on two quiet cores, about 70 s from a fresh clone,
+# printed whole when it ends): about 38 s on two quiet cores, about 70 s from a fresh clone,
 # whose first type check reads torch's stubs for half a minute.
 FAST_TIER := check-style check-types check-unit check-notebooks
 .PHONY: $(FAST_TIER)

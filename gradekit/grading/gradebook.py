@@ -14,11 +14,17 @@ from gradekit.core.course import Course
 from gradekit.core.diagnoses import diagnoses_by_cell, failure_messages, read_graded
 from gradekit.core.grades import CellGrade, SubmissionGrades, WrittenGrade
 from gradekit.core.nbgrader_cli import with_tools_first
+from gradekit.core.nbgrader_in_process import read_schema_here
 from gradekit.grading.late_policy import LatePolicy
 
 
 def open_gradebook(course: Course) -> Gradebook:
-    """nbgrader's gradebook; it may run `alembic` by name, so this interpreter's bin/ must be on PATH."""
+    """nbgrader's gradebook; a new one is stamped with the schema's version read here (nbgrader_in_process.py).
+
+    This interpreter's bin/ still goes first on PATH, where nbgrader's own way finds `alembic` by name
+    (a process of the kit's that creates a gradebook without coming through here).
+    """
+    read_schema_here()
     os.environ["PATH"] = with_tools_first(os.environ.get("PATH", ""))
     return Gradebook(course.db_url, course.course_id)
 
