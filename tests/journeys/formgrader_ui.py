@@ -27,10 +27,16 @@ def type_and_save(page, field, text: str, api: str):
 
 
 def open_the_waiting_submission(formgrader, assignment_id: str, notebook: str, submissions: int) -> None:
-    """Manual Grading > the assignment > the notebook (of `submissions` rows) > the one submission waiting for a TA."""
+    """Manual Grading > the assignment > the notebook (of `submissions` rows) > the one submission waiting for a TA.
+
+    Each link is found by where it leads, not by its text: Manage Assignments also shows the
+    assignment's name as a link (to its source folder), and a locator by name could resolve on that
+    page while Manual Grading is still loading, so a loaded machine opened the folder instead.
+    """
     formgrader.get_by_role("link", name="Manual Grading").click()
-    formgrader.get_by_role("link", name=assignment_id, exact=True).click()
-    formgrader.get_by_role("link", name=notebook, exact=True).click()
+    gradebook = f"/formgrader/gradebook/{assignment_id}"
+    formgrader.locator(f'a[href$="{gradebook}"]').click(timeout=KERNEL_TIMEOUT_MS)
+    formgrader.locator(f'a[href$="{gradebook}/{notebook}"]').click(timeout=KERNEL_TIMEOUT_MS)
     formgrader.locator("#main-table tr", has_text=f"Submission #{submissions}").wait_for()  # the table has loaded
     waiting = formgrader.locator("#main-table tr", has=formgrader.locator(".needs-manual-grade .glyphicon-ok"))
     assert waiting.count() == 1, f"{waiting.count()} submissions wait for a TA, not one"
