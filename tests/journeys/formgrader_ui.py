@@ -37,10 +37,12 @@ def open_the_waiting_submission(formgrader, assignment_id: str, notebook: str, s
     gradebook = f"/formgrader/gradebook/{assignment_id}"
     formgrader.locator(f'a[href$="{gradebook}"]').click(timeout=KERNEL_TIMEOUT_MS)
     formgrader.locator(f'a[href$="{gradebook}/{notebook}"]').click(timeout=KERNEL_TIMEOUT_MS)
-    formgrader.locator("#main-table tr", has_text=f"Submission #{submissions}").wait_for()  # the table has loaded
+    # The table comes once formgrader has scored every submission of the notebook: a kernel's wait, as the cohort's.
+    formgrader.locator("#main-table tr", has_text=f"Submission #{submissions}").wait_for(timeout=KERNEL_TIMEOUT_MS)
     waiting = formgrader.locator("#main-table tr", has=formgrader.locator(".needs-manual-grade .glyphicon-ok"))
     assert waiting.count() == 1, f"{waiting.count()} submissions wait for a TA, not one"
     waiting.get_by_role("link").first.click()
+    formgrader.locator("#notebook").first.wait_for(timeout=KERNEL_TIMEOUT_MS)  # the grading page is rendered on request
 
 
 def score_written_answers(page, formgrader, scores: dict[str, float]) -> None:
