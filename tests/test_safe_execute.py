@@ -1,7 +1,10 @@
 """The Execute step that keeps the kernel: its time limits against a starved kernel, its watchdog, a killed kernel's reason."""
 
+import time
+
 import nbformat
 import pytest
+from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 from test_time_limits import cpu_hogs
 
@@ -39,3 +42,56 @@ def test_a_kernel_starved_past_the_backstop_is_the_graders_failure(tmp_path):
         SafeExecute(timeout=1).preprocess(notebook, resources)
     assert failure.value.cause is GraderCause.OVERLOADED
     assert "waited" in failure.value.detail and "for a CPU" in failure.value.detail
+
+
+# A cell that finishes at once but leaves outputs behind it, which a slowed grader reads one by one.
+TRAILING_OUTPUTS = 6
+GRADER_SECONDS_PER_OUTPUT = 0.4
+QUIET_SECONDS = 1  # nbclient's wait for the last outputs, shortened: the outputs take longer than it in all
+
+
+def _with_trailing_outputs(tmp_path):
+    displays = f"for n in range({TRAILING_OUTPUTS}):\n    display(n)"
+    notebook = new_notebook(cells=[new_code_cell(displays), new_code_cell("print('the next cell ran')")])
+    nbformat.write(notebook, tmp_path / "trailing.ipynb")
+    return notebook, {"metadata": {"path": str(tmp_path)}, "unique_key": "trailing"}
+
+
+def _slow_grader(monkeypatch):
+    """The grader's reading of each output slowed, as a loaded machine slows its decoding of large ones."""
+    output = SafeExecute.output
+
+    def slowly(self, *args, **kwargs):
+        time.sleep(GRADER_SECONDS_PER_OUTPUT)
+        return output(self, *args, **kwargs)
+
+    monkeypatch.setattr(SafeExecute, "output", slowly)
+
+
+@pytest.mark.notebook
+def test_outputs_a_slow_grader_is_still_reading_after_the_reply_cost_the_cell_nothing(tmp_path, monkeypatch):
+    assert TRAILING_OUTPUTS * GRADER_SECONDS_PER_OUTPUT > 2 * QUIET_SECONDS > 2 * GRADER_SECONDS_PER_OUTPUT
+    _slow_grader(monkeypatch)
+    notebook, resources = _with_trailing_outputs(tmp_path)
+    executed, _ = SafeExecute(timeout=10, iopub_timeout=QUIET_SECONDS).preprocess(notebook, resources)
+    shown, after = executed.cells
+    assert [o.output_type for o in shown.outputs] == ["display_data"] * TRAILING_OUTPUTS
+    assert [o.get("text") for o in after.outputs] == ["the next cell ran\n"]
+
+
+@pytest.mark.notebook
+def test_a_kernel_that_never_says_it_is_idle_is_still_ended_once_silent(tmp_path, monkeypatch):
+    """The last word of a cell's stream lost: the quiet that follows ends the cell, as nbclient's wait did."""
+    process = NotebookClient.process_message
+
+    def deaf_to_idle(self, msg, cell, cell_index):
+        if msg["msg_type"] == "status" and msg["content"].get("execution_state") == "idle":
+            return None
+        return process(self, msg, cell, cell_index)
+
+    monkeypatch.setattr(NotebookClient, "process_message", deaf_to_idle)
+    notebook, resources = _with_trailing_outputs(tmp_path)
+    executed, _ = SafeExecute(timeout=10, iopub_timeout=QUIET_SECONDS).preprocess(notebook, resources)
+    shown, after = executed.cells
+    assert "ignored the interrupt" in shown.outputs[-1].evalue
+    assert after.outputs[-1].ename == "NotRun"

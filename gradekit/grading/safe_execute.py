@@ -58,6 +58,7 @@ from gradekit.grading.phase_clock import Phase
 from gradekit.grading.run_sink import NotebookReport
 from gradekit.grading.sealed_checks import CellOutOfTime, KernelStopped, SealedNotebook
 from gradekit.grading.sealed_exchange import GraderStop, Listening, Mailbox, SealedExchange
+from gradekit.grading.trailing_output import await_trailing_output
 from gradekit.grading.warm_kernels import WarmExecute, killed_from_outside
 from gradekit.sandbox.kernel_guard import ARM_EVENT, PROBE_EVENT
 
@@ -85,6 +86,7 @@ class SafeExecute(WarmExecute):
         help="Sealed grading: the course's helper modules beside the notebooks, by module name -> their file.",
     ).tag(config=True)
     _ended_by: Verdict | None = None  # why the last cell's clock ended it, if it did
+    _last_arrival = 0.0  # when the last message of a running cell was read (time.monotonic())
 
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km: Any = None) -> tuple[NotebookNode, dict]:
         self._notebook = (resources or {}).get("unique_key", "notebook")
@@ -172,6 +174,10 @@ class SafeExecute(WarmExecute):
             problem = await asyncio.to_thread(sealed.run_readonly, cell)
             if problem:
                 self._notes.append(Note(NoteKind.NOT_RUN, self._notebook, problem, (_cell_name(cell),)))
+
+    def process_message(self, msg: dict[str, Any], cell: NotebookNode, cell_index: int) -> NotebookNode | None:
+        self._last_arrival = time.monotonic()  # the cell's stream is still coming (see _settle)
+        return super().process_message(msg, cell, cell_index)
 
     def output(
         self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None, cell_index: int
@@ -271,11 +277,17 @@ class SafeExecute(WarmExecute):
         task_poll_output_msg: asyncio.Future[Any],
         task_poll_kernel_alive: asyncio.Future[Any],
     ) -> dict[str, Any]:
-        """What nbclient does with a cell's reply: wait for the cell's last output, then return the reply."""
+        """What nbclient does with a cell's reply: wait for the cell's last output, then return the reply.
+
+        The wait lasts while the outputs keep coming (trailing_output.py): a slow grader is not a kernel
+        that ignored its interrupt.
+        """
         if self.record_timing:
             cell["metadata"]["execution"]["shell.execute_reply"] = timestamp(msg)
+        self._last_arrival = time.monotonic()
         try:
-            await asyncio.wait_for(task_poll_output_msg, self.iopub_timeout)
+            quiet, at_most = self.iopub_timeout, self.watchdog_seconds()
+            await await_trailing_output(task_poll_output_msg, quiet, at_most, lambda: self._last_arrival)
         except (asyncio.TimeoutError, Empty):
             if self.raise_on_iopub_timeout:  # the kernel ignored the interrupt
                 task_poll_kernel_alive.cancel()
