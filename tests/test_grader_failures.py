@@ -44,6 +44,21 @@ def one_student(small_cohort, tmp_path):
     return dataclasses.replace(scratch, grader_attempts=2, retry_backoff_seconds=0.1)
 
 
+@pytest.fixture
+def parent_starts(monkeypatch, tmp_path):
+    """How many warm parents the gradings have started so far, counted in whichever process started them."""
+    record = tmp_path / "warm-parents-started"
+    start = warm_kernels.Zygote.__init__
+
+    def counted(self, *args, **kwargs):
+        with open(record, "a") as started:
+            started.write(".")
+        start(self, *args, **kwargs)
+
+    monkeypatch.setattr(warm_kernels.Zygote, "__init__", counted)  # before the workers fork, so theirs count too
+    return lambda: len(record.read_text()) if record.exists() else 0
+
+
 def _grade(course, task=grade_task):
     result = grade_cohort(course, LocalExecutor(1, task=task), (NOTEBOOK,), Progress(1, io.StringIO()))
     (row,) = result.rows
@@ -179,29 +194,36 @@ def test_each_failure_of_the_grader_met_once_is_retried_until_full_marks(one_stu
 
 
 @pytest.mark.parametrize("cause", [GraderCause.ZYGOTE_START, GraderCause.TEMP_FILE_MISSING], ids=str)
-def test_a_failure_that_persists_is_a_grader_error_and_the_gradebook_keeps_its_grade(one_student, monkeypatch, cause):
+def test_a_failure_that_persists_is_a_grader_error_and_the_gradebook_keeps_its_grade(
+    one_student, monkeypatch, cause, parent_starts
+):
     assert _full_marks(_grade(one_student))
-    before = read_record(one_student, STUDENT)
+    before, parents_before = read_record(one_student, STUDENT), parent_starts()
     _inject(monkeypatch, cause, None)
     row = _grade(one_student)
     assert row.status is Status.GRADER_ERROR and row.cause is cause and row.grades is None
     assert "tried 2 times" in row.message and not row.findings
     assert read_record(one_student, STUDENT) == before
+    assert parent_starts() - parents_before == 2, "the fault may lie in the warm parent: each try starts a fresh one"
 
 
-def test_an_unreadable_reply_that_persists_is_the_submissions_finding(one_student, monkeypatch):
+def test_an_unreadable_reply_that_persists_is_the_submissions_finding(one_student, monkeypatch, parent_starts):
     """A submission can break its replies itself: on a fresh kernel every time, the finding stands."""
     _inject(monkeypatch, GraderCause.REPLY_UNREADABLE, None)
     row = _grade(one_student)
     assert row.status is Status.FLAGGED and row.cause is None
     assert any("could not be read" in finding.text for finding in row.findings)
+    assert row.attempts == 2 and parent_starts() == 1, "a kernel's fault spares the warm parent the retry forks from"
 
 
-def test_a_kernel_killed_on_every_try_leaves_the_submissions_own_outcome(one_student, monkeypatch):
-    """A kernel may SIGKILL itself: on a fresh kernel every time, its stopped cells score as any dead kernel's."""
+def test_a_kernel_killed_on_every_try_leaves_the_submissions_own_outcome(one_student, monkeypatch, parent_starts):
+    """A kernel may SIGKILL itself: on a fresh kernel every time, its stopped cells score as any dead kernel's.
+
+    Its retries fork from the same warm parent: a kernel that kills itself costs the class no new parent's imports.
+    """
     _inject(monkeypatch, GraderCause.KERNEL_KILLED, None)
     row = _grade(one_student)
-    assert row.status is Status.GRADED and row.cause is None and row.attempts == 2
+    assert row.status is Status.GRADED and row.cause is None and row.attempts == 2 and parent_starts() == 1
     assert not _full_marks(row) and any(note.kind is NoteKind.KERNEL_STOPPED for note in row.notes)
 
 

@@ -33,7 +33,7 @@ from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
 from gradekit.grading import kernel_cgroups, worker_box
 from gradekit.grading.gradebook_records import NotebookRecord, SubmissionRecord, read_record
-from gradekit.grading.grader_failures import backoff_seconds
+from gradekit.grading.grader_failures import THE_WARM_PARENT_OUTLIVES, backoff_seconds
 from gradekit.grading.grading_run import GradingRun
 from gradekit.grading.hidden_lines import hidden_test_lines
 from gradekit.grading.idle_allowance import IdleAllowance
@@ -202,7 +202,8 @@ class ScratchGrader:
                 shutil.rmtree(self.course.autograded_dir / student_id, ignore_errors=True)
             log.warning("%s: try %d of %d failed: %s", student_id, attempt, attempts, failure)
             if attempt < attempts:
-                discard_zygote()  # the next try starts from a fresh warm parent, hence fresh kernels
+                if failure.cause not in THE_WARM_PARENT_OUTLIVES:
+                    discard_zygote()  # the next try starts from a fresh warm parent
                 time.sleep(backoff_seconds(attempt + 1, self.course.retry_backoff_seconds))
         return grader_error(student_id, failure, attempts, time.monotonic() - started, WORKER_ID, trace)
 
