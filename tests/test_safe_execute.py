@@ -81,7 +81,7 @@ def test_outputs_a_slow_grader_is_still_reading_after_the_reply_cost_the_cell_no
 
 @pytest.mark.notebook
 def test_a_kernel_that_never_says_it_is_idle_is_still_ended_once_silent(tmp_path, monkeypatch):
-    """The last word of a cell's stream lost: the quiet that follows ends the cell, as nbclient's wait did."""
+    """The last word of a cell's stream lost: the silence that follows ends the cell, as nbclient's wait did."""
     process = NotebookClient.process_message
 
     def deaf_to_idle(self, msg, cell, cell_index):
@@ -92,6 +92,38 @@ def test_a_kernel_that_never_says_it_is_idle_is_still_ended_once_silent(tmp_path
     monkeypatch.setattr(NotebookClient, "process_message", deaf_to_idle)
     notebook, resources = _with_trailing_outputs(tmp_path)
     executed, _ = SafeExecute(timeout=10, iopub_timeout=QUIET_SECONDS).preprocess(notebook, resources)
+    shown, after = executed.cells
+    assert "ignored the interrupt" in shown.outputs[-1].evalue
+    assert after.outputs[-1].ename == "NotRun"
+
+
+# Code the kernel runs after its reply and before it says it is idle (a hook of its own), printing all along.
+AFTER_THE_REPLY = """
+import time
+_kernel = get_ipython().kernel
+
+def _after_the_reply():
+    del _kernel.post_handler_hook
+    type(_kernel).post_handler_hook(_kernel)
+    started = time.monotonic()
+    while time.monotonic() - started < 120:
+        {step}
+        print(".", flush=True)
+
+_kernel.post_handler_hook = _after_the_reply
+"""
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize(
+    "step", ["sum(range(200_000))", f"time.sleep({QUIET_SECONDS / 2})"], ids=["computes", "trickles-while-sleeping"]
+)
+def test_a_kernel_running_on_after_its_reply_gets_no_more_than_the_quiet_time(tmp_path, step):
+    """Its reply sent, a cell that computes or sleeps between prints is ended by its CPU or its silence."""
+    cells = [new_code_cell(AFTER_THE_REPLY.format(step=step)), new_code_cell("print('the next cell ran')")]
+    nbformat.write(new_notebook(cells=cells), tmp_path / "after.ipynb")
+    resources = {"metadata": {"path": str(tmp_path)}, "unique_key": "after"}
+    executed, _ = SafeExecute(timeout=10, iopub_timeout=QUIET_SECONDS).preprocess(new_notebook(cells=cells), resources)
     shown, after = executed.cells
     assert "ignored the interrupt" in shown.outputs[-1].evalue
     assert after.outputs[-1].ename == "NotRun"

@@ -35,12 +35,13 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
 from nbclient.client import timestamp
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 from traitlets import Dict, Instance, Set, Unicode
@@ -48,7 +49,7 @@ from traitlets import Dict, Instance, Set, Unicode
 from gradekit.core.cell_ids import grade_id
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.notes import FindingKind, Note, NoteKind
-from gradekit.grading.cpu_clock import CellClock, ReadingSchedule, Verdict, group_usage, kernel_usage
+from gradekit.grading.cpu_clock import CellClock, ReadingSchedule, Usage, Verdict, group_usage, kernel_usage
 from gradekit.grading.hidden_lines import cut_hidden_lines, hidden_test_lines
 from gradekit.grading.kernel_cgroups import KernelGroup, TreeEvents
 from gradekit.grading.kernel_folders import KernelFolder
@@ -86,7 +87,8 @@ class SafeExecute(WarmExecute):
         help="Sealed grading: the course's helper modules beside the notebooks, by module name -> their file.",
     ).tag(config=True)
     _ended_by: Verdict | None = None  # why the last cell's clock ended it, if it did
-    _last_arrival = 0.0  # when the last message of a running cell was read (time.monotonic())
+    _silent_seconds = 0.0  # how long the grader has waited for the kernel's messages with none ready
+    _silent_since: float | None = None  # when the present such wait began
 
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km: Any = None) -> tuple[NotebookNode, dict]:
         self._notebook = (resources or {}).get("unique_key", "notebook")
@@ -175,9 +177,38 @@ class SafeExecute(WarmExecute):
             if problem:
                 self._notes.append(Note(NoteKind.NOT_RUN, self._notebook, problem, (_cell_name(cell),)))
 
-    def process_message(self, msg: dict[str, Any], cell: NotebookNode, cell_index: int) -> NotebookNode | None:
-        self._last_arrival = time.monotonic()  # the cell's stream is still coming (see _settle)
-        return super().process_message(msg, cell, cell_index)
+    async def _async_poll_output_msg(self, parent_msg_id: str, cell: NotebookNode, cell_index: int) -> None:
+        """nbclient's reading of a cell's messages, timing the waits with none ready: the kernel's silence."""
+        assert self.kc is not None  # set up by nbclient before any cell runs
+        channel = self.kc.iopub_channel
+        while True:
+            if not await ensure_async(channel.msg_ready()):
+                self._silent_since = time.monotonic()
+                try:
+                    await channel.socket.poll()
+                finally:
+                    self._silent_seconds += time.monotonic() - self._silent_since
+                    self._silent_since = None
+            msg = await ensure_async(channel.get_msg(timeout=None))
+            if msg["parent_header"].get("msg_id") == parent_msg_id:
+                try:
+                    self.process_message(msg, cell, cell_index)
+                except CellExecutionComplete:
+                    return
+
+    def _kernel_silence(self) -> float:
+        """Seconds the grader has waited for the kernel's messages with none ready, the present wait included."""
+        waiting = time.monotonic() - self._silent_since if self._silent_since is not None else 0.0
+        return self._silent_seconds + waiting
+
+    def _kernel_cpu_from_now(self) -> Callable[[], float]:
+        """The kernel's CPU seconds from now on, read on demand (0 where its process cannot be read)."""
+        pid = getattr(self.km.provisioner, "pid", None)
+        if not pid:
+            return lambda: 0.0
+        usage = self._usage()
+        start = usage(pid).cpu
+        return lambda: usage(pid).cpu - start
 
     def output(
         self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None, cell_index: int
@@ -279,15 +310,16 @@ class SafeExecute(WarmExecute):
     ) -> dict[str, Any]:
         """What nbclient does with a cell's reply: wait for the cell's last output, then return the reply.
 
-        The wait lasts while the outputs keep coming (trailing_output.py): a slow grader is not a kernel
-        that ignored its interrupt.
+        The grader's reading of the outputs costs the kernel nothing (trailing_output.py): a slow grader
+        is not a kernel that ignored its interrupt.
         """
         if self.record_timing:
             cell["metadata"]["execution"]["shell.execute_reply"] = timestamp(msg)
-        self._last_arrival = time.monotonic()
+        silent_before, cpu = self._kernel_silence(), self._kernel_cpu_from_now()
         try:
             quiet, at_most = self.iopub_timeout, self.watchdog_seconds()
-            await await_trailing_output(task_poll_output_msg, quiet, at_most, lambda: self._last_arrival)
+            silence = lambda: self._kernel_silence() - silent_before  # noqa: E731
+            await await_trailing_output(task_poll_output_msg, quiet, at_most, silence, cpu)
         except (asyncio.TimeoutError, Empty):
             if self.raise_on_iopub_timeout:  # the kernel ignored the interrupt
                 task_poll_kernel_alive.cancel()
@@ -307,8 +339,11 @@ class SafeExecute(WarmExecute):
         self._ended_by = None
         if not (limit and pid):
             return None
-        usage = group_usage(self._cgroup.processes) if self._cgroup is not None else kernel_usage
-        return CellClock(pid, limit, usage, allowance=self.sink.idle)
+        return CellClock(pid, limit, self._usage(), allowance=self.sink.idle)
+
+    def _usage(self) -> Callable[[int], Usage]:
+        """How the kernel's use of the machine is read: its cgroup's processes where it has one, else its tree."""
+        return group_usage(self._cgroup.processes) if self._cgroup is not None else kernel_usage
 
     def _judge(self, clock: CellClock) -> Verdict:
         """The clock's verdict; an overloaded machine is the grader's failure, raised here."""
