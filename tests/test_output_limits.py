@@ -4,7 +4,14 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, OutputBudget, admitted, output_bytes
+from gradekit.grading.output_limits import (
+    CUT_BY_THE_GRADER,
+    ENTRY_BYTES,
+    LimitOutputSize,
+    OutputBudget,
+    admitted,
+    output_bytes,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -65,6 +72,13 @@ def test_the_notebook_budget_holds_across_cells_and_a_flood_leaves_one_note():
     assert [output.data.get("image/png") is not None for output in first] == [True, True, False]
     assert len(second) == 1 and CUT_BY_THE_GRADER in second[0].data["text/plain"]
     assert sum(output_bytes(output) for cell in graded.cells for output in cell.outputs) < 2500 + 1000
+
+
+def test_a_flood_of_empty_outputs_is_held_to_the_notebook_budget_by_their_entries():
+    budget = OutputBudget(per_output=1000, per_notebook=10_000)
+    empty = [nbformat.v4.new_output("display_data", data={"text/plain": ""}) for _ in range(20_000)]
+    kept = admitted(budget, empty)
+    assert len(kept) == 10_000 // ENTRY_BYTES + 1 and CUT_BY_THE_GRADER in kept[-1].data["text/plain"]
 
 
 def test_a_cut_stream_keeps_its_name_and_its_head():

@@ -22,6 +22,9 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
 CUT_BY_THE_GRADER = "cut by the grader"  # in every note of a cut, so a reader (and a test) can find them
+# What an output costs the notebook's budget besides its content: its entry in the notebook (about this
+# many bytes as nbformat writes it), so a flood of empty outputs is held to the budget as a flood of text is.
+ENTRY_BYTES = 100
 
 
 def output_bytes(output: dict) -> int:
@@ -66,7 +69,7 @@ class OutputBudget:
         by whether it has one, and by whether it wrote to stderr.
         """
         size = output_bytes(output)
-        if self.take(size):
+        if self.take(size + ENTRY_BYTES):
             outputs.append(output)
             return
         room = max(min(self.per_output, self.per_notebook - self.kept), 0)
