@@ -185,6 +185,31 @@ def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_no
         assert ask({"clear": True}) == {"cleared": 0}  # not PID 1 of a box: it would see the whole machine
 
 
+# A box file whose kernel interrupts its parent, then ends: as a kernel inside the box could signal PID 1.
+INTERRUPTING_BOX = """
+import os, signal
+
+def enter(kernel_dir, *args):
+    os.kill(os.getppid(), signal.SIGINT)
+    os._exit(0)
+"""
+
+
+def test_a_kernel_that_interrupts_its_parent_leaves_it_serving(tmp_path):
+    """The parent handles no SIGINT: inside its box, PID 1 then takes none from a kernel, so none can end it."""
+    box = tmp_path / "box.py"
+    box.write_text(INTERRUPTING_BOX)
+    with _warm_parent() as ask:
+        request = {"argv": [], "cwd": str(tmp_path), "env": {}, "box": str(box), "kernel_dir": str(tmp_path)}
+        pid = ask(dict(request, tmp_bytes=2**20))["pid"]
+        deadline = time.monotonic() + 30
+        while (status := ask({"ended": pid})["status"]) is None:
+            assert time.monotonic() < deadline, "the interrupting kernel never ended"
+            time.sleep(0.05)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        assert "pid" in ask(dict(request, tmp_bytes=2**20))  # still forking: the interrupt ended nothing
+
+
 # A box file that notes each run of itself, and whose `enter` changes its own state, writes what it saw, and ends the kernel.
 COUNTING_BOX = """
 import os

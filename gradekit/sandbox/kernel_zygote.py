@@ -196,6 +196,7 @@ def become_kernel(request: dict[str, Any]) -> NoReturn:
     """In the forked child: look exactly like `python -m ipykernel_launcher` started in `cwd`."""
     os.setsid()  # its own process group, so signals to the kernel spare the zygote
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a kernel started the usual way has it
     # The kernel's own process output (start-up notes, not cell output) would
     # flood the grader's terminal, one copy per notebook: discard it.
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -273,6 +274,9 @@ def clear_leftovers() -> int:
 
 def serve() -> None:
     signal.signal(signal.SIGCHLD, reap_children)
+    # PID 1 of its box takes from inside the box only the signals it handles: not SIGINT, which
+    # would end it (and every kernel of its worker) as a KeyboardInterrupt. SIGCHLD only reaps.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     ipykernel.ipkernel.sys = SysWithListedModules(sys)  # type: ignore[assignment]
     compact_module_names()
     # What the imports made is never collected: each kernel's collector skips it, and so never
