@@ -81,6 +81,13 @@ def test_a_flood_of_empty_outputs_is_held_to_the_notebook_budget_by_their_entrie
     assert len(kept) == 10_000 // ENTRY_BYTES + 1 and CUT_BY_THE_GRADER in kept[-1].data["text/plain"]
 
 
+def test_copies_of_an_output_count_once_each_against_the_notebook_and_alone_against_an_output():
+    budget = OutputBudget(per_output=1000, per_notebook=10_000)
+    assert not budget.take(600, copies=20) and budget.kept == 0  # 12,000 bytes in all: past the notebook's
+    assert budget.take(600, copies=10) and budget.kept == 6000  # each within an output's 1,000
+    assert not budget.take(1200, copies=1)
+
+
 def test_a_cut_stream_keeps_its_name_and_its_head():
     budget = OutputBudget(per_output=400, per_notebook=10_000)
     stderr = nbformat.v4.new_output("stream", name="stderr", text="warning " * 200)

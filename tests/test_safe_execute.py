@@ -10,6 +10,7 @@ from test_time_limits import cpu_hogs
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.grading import safe_execute
+from gradekit.grading.output_limits import CUT_BY_THE_GRADER, LimitOutputSize, output_bytes
 from gradekit.grading.safe_execute import SafeExecute
 from gradekit.grading.sealed_checks import KernelStopped
 
@@ -127,3 +128,25 @@ def test_a_kernel_running_on_after_its_reply_gets_no_more_than_the_quiet_time(tm
     shown, after = executed.cells
     assert "ignored the interrupt" in shown.outputs[-1].evalue
     assert after.outputs[-1].ename == "NotRun"
+
+
+SHOWN_TIMES, UPDATE_CHARACTERS = 40, 400_000  # forty copies of the update: twice the notebook's budget
+SHOWN_THEN_UPDATED = f"""
+from IPython.display import display, update_display
+for _ in range({SHOWN_TIMES}):
+    display({{"text/plain": "small"}}, raw=True, display_id="same")
+update_display({{"text/plain": "u" * {UPDATE_CHARACTERS}}}, raw=True, display_id="same")
+"""
+
+
+@pytest.mark.notebook
+def test_an_update_shown_under_one_id_many_times_is_held_to_the_budget_once_for_each_copy(tmp_path):
+    budget = LimitOutputSize().max_notebook_bytes
+    assert SHOWN_TIMES * UPDATE_CHARACTERS > budget > UPDATE_CHARACTERS
+    notebook = new_notebook(cells=[new_code_cell(SHOWN_THEN_UPDATED)])
+    resources = {"metadata": {"path": str(tmp_path)}, "unique_key": "updated"}
+    executed, _ = SafeExecute(timeout=10).preprocess(notebook, resources)
+    (shown,) = executed.cells
+    assert len(shown.outputs) == SHOWN_TIMES
+    assert sum(output_bytes(output) for output in shown.outputs) < budget
+    assert all(CUT_BY_THE_GRADER in output.data["text/plain"] for output in shown.outputs)

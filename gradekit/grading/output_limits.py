@@ -53,11 +53,14 @@ class OutputBudget:
         self.kept = 0  # bytes of the outputs admitted so far
         self._last_cut: dict | None = None  # the note this budget made last, so a run of cuts leaves one
 
-    def take(self, size: int) -> bool:
-        """Count `size` bytes against the budget if they fit, else count nothing; whether they fit."""
-        if size > min(self.per_output, self.per_notebook - self.kept):
+    def take(self, size: int, copies: int = 1) -> bool:
+        """Count `copies` outputs of `size` bytes against the budget if they fit, else count nothing; whether they fit.
+
+        Copies: an update of a display rewrites every output shown under its id, each kept in the notebook.
+        """
+        if size > self.per_output or size * copies > self.per_notebook - self.kept:
             return False
-        self.kept += size
+        self.kept += size * copies
         return True
 
     def admit(self, outputs: list, output: dict) -> None:

@@ -234,10 +234,11 @@ class SafeExecute(WarmExecute):
         """
 
     def _update_display_id(self, display_id: str, msg: dict[str, Any]) -> None:
-        """An update replaces an output's data: it is held to the same budget first."""
+        """An update replaces the data of every output shown under its id: it is held to the budget once for each."""
         content = msg.get("content", {})
         size = output_bytes(content)
-        if not self._outputs.take(size):
+        shown = sum(len(indices) for indices in self._display_id_map.get(display_id, {}).values())
+        if not self._outputs.take(size, copies=max(shown, 1)):
             note = f"[an updated output of {size:,} bytes {CUT_BY_THE_GRADER}: past the output budget]"
             msg["content"] = {**content, "data": {"text/plain": note}, "metadata": {}}
         super()._update_display_id(display_id, msg)
