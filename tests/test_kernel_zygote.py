@@ -168,20 +168,30 @@ def _warm_parent():
         assert parent.wait(timeout=30) == 0
 
 
+def _kernel_request(folder, box):
+    """A request for a kernel boxed by the file `box` (a stand-in, which ends the kernel itself)."""
+    return {"argv": [], "cwd": str(folder), "env": {}, "box": str(box), "kernel_dir": str(folder), "tmp_bytes": 2**20}
+
+
+def _how_it_ended(ask, request):
+    """Fork the kernel `request` asks for and wait until the parent tells how it ended (its wait status)."""
+    pid = ask(request)["pid"]
+    deadline = time.monotonic() + 30
+    while (status := ask({"ended": pid})["status"]) is None:
+        assert time.monotonic() < deadline, "the kernel never ended"
+        time.sleep(0.05)
+    assert ask({"ended": pid}) == {"status": None}  # told once
+    return status
+
+
 def test_the_parent_forks_on_request_tells_once_how_a_kernel_ended_and_clears_nothing_outside_a_box(tmp_path):
     from gradekit.sandbox.kernel_zygote import BOX_FAILED
 
     box = tmp_path / "box.py"
     box.write_text(FAILING_BOX)
     with _warm_parent() as ask:
-        request = {"argv": [], "cwd": str(tmp_path), "env": {}, "box": str(box), "kernel_dir": str(tmp_path)}
-        pid = ask(dict(request, tmp_bytes=2**20))["pid"]
-        deadline = time.monotonic() + 30
-        while (status := ask({"ended": pid})["status"]) is None:
-            assert time.monotonic() < deadline, "the kernel that could not box itself never ended"
-            time.sleep(0.05)
+        status = _how_it_ended(ask, _kernel_request(tmp_path, box))
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == BOX_FAILED
-        assert ask({"ended": pid}) == {"status": None}  # told once
         assert ask({"clear": True}) == {"cleared": 0}  # not PID 1 of a box: it would see the whole machine
 
 
@@ -200,14 +210,9 @@ def test_a_kernel_that_interrupts_its_parent_leaves_it_serving(tmp_path):
     box = tmp_path / "box.py"
     box.write_text(INTERRUPTING_BOX)
     with _warm_parent() as ask:
-        request = {"argv": [], "cwd": str(tmp_path), "env": {}, "box": str(box), "kernel_dir": str(tmp_path)}
-        pid = ask(dict(request, tmp_bytes=2**20))["pid"]
-        deadline = time.monotonic() + 30
-        while (status := ask({"ended": pid})["status"]) is None:
-            assert time.monotonic() < deadline, "the interrupting kernel never ended"
-            time.sleep(0.05)
+        status = _how_it_ended(ask, _kernel_request(tmp_path, box))
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-        assert "pid" in ask(dict(request, tmp_bytes=2**20))  # still forking: the interrupt ended nothing
+        assert "pid" in ask(_kernel_request(tmp_path, box))  # still forking: the interrupt ended nothing
 
 
 # A box file that notes each run of itself, and whose `enter` changes its own state, writes what it saw, and ends the kernel.
