@@ -76,7 +76,7 @@ class OutputBudget:
             outputs.append(output)
             return
         room = max(min(self.per_output, self.per_notebook - self.kept), 0)
-        cut = _cut(output, size, room, self._why(size))
+        cut = _cut(output, size, room, self._why(size + ENTRY_BYTES))
         last = self._last_cut
         if last is not None and outputs and outputs[-1] is last and _same_kind(last, cut):
             return
