@@ -120,8 +120,13 @@ def test_a_probe_reports_methods_added_to_tensors(guard, tmp_path):
 @pytest.mark.unit
 def test_other_processes_are_off_limits(guard):
     guard.hook("open", (f"/proc/{os.getpid()}/status", "r", 0))
+    guard.hook("open", (f"/proc/{os.getpid()}", None, os.O_RDONLY))
+    guard.hook("open", (f"/proc/{os.getppid()}/stat", "r", 0))  # what any process may read of another
     with pytest.raises(PermissionError, match="another process"):
         guard.hook("open", (f"/proc/{os.getppid()}/mem", "r+b", os.O_RDWR))
+    # Its folder opened, a relative open (`fd/0` with `dir_fd`) would reach its private entries unseen.
+    with pytest.raises(PermissionError, match="another process"):
+        guard.hook("open", (f"/proc/{os.getppid()}", None, os.O_RDONLY))
 
 
 @pytest.mark.nbgrader

@@ -492,11 +492,15 @@ PRIVATE_PROC_ENTRIES = {"mem", "environ", "fd", "map_files", "pagemap", "cwd", "
 
 
 def _other_process(path: str, reading: bool) -> str | None:
-    """The /proc entry of another process that this access would read privately or write, if any."""
+    """The /proc entry of another process that this access would read privately or write, if any.
+
+    Its folder itself counts as private: opened, it is a descriptor through which a relative open
+    reaches its private entries, and the open's audit event names only the relative path.
+    """
     parts = path.split(os.sep)
     if len(parts) < 3 or parts[1] != "proc" or not parts[2].isdigit() or parts[2] == str(os.getpid()):
         return None
-    if not reading or (len(parts) > 3 and parts[3] in PRIVATE_PROC_ENTRIES):
+    if not reading or len(parts) == 3 or parts[3] in PRIVATE_PROC_ENTRIES:
         return os.sep.join(parts[:4])
     return None
 
