@@ -122,7 +122,6 @@ _kernel.post_handler_hook = _after_the_reply
 def test_a_kernel_running_on_after_its_reply_gets_no_more_than_the_quiet_time(tmp_path, step):
     """Its reply sent, a cell that computes or sleeps between prints is ended by its CPU or its silence."""
     cells = [new_code_cell(AFTER_THE_REPLY.format(step=step)), new_code_cell("print('the next cell ran')")]
-    nbformat.write(new_notebook(cells=cells), tmp_path / "after.ipynb")
     resources = {"metadata": {"path": str(tmp_path)}, "unique_key": "after"}
     executed, _ = SafeExecute(timeout=10, iopub_timeout=QUIET_SECONDS).preprocess(new_notebook(cells=cells), resources)
     shown, after = executed.cells
