@@ -196,8 +196,12 @@ class SafeExecute(WarmExecute):
                 except CellExecutionComplete:
                     return
 
-    def _kernel_silence(self) -> float:
-        """Seconds the grader has waited for the kernel's messages with none ready, the present wait included."""
+    def _kernel_silence_from_now(self) -> Callable[[], float]:
+        """The seconds the grader waits from now on for the kernel's messages with none ready, read on demand."""
+        start = self._silence_so_far()
+        return lambda: self._silence_so_far() - start
+
+    def _silence_so_far(self) -> float:
         waiting = time.monotonic() - self._silent_since if self._silent_since is not None else 0.0
         return self._silent_seconds + waiting
 
@@ -316,10 +320,9 @@ class SafeExecute(WarmExecute):
         """
         if self.record_timing:
             cell["metadata"]["execution"]["shell.execute_reply"] = timestamp(msg)
-        silent_before, cpu = self._kernel_silence(), self._kernel_cpu_from_now()
+        silence, cpu = self._kernel_silence_from_now(), self._kernel_cpu_from_now()
         try:
             quiet, at_most = self.iopub_timeout, self.watchdog_seconds()
-            silence = lambda: self._kernel_silence() - silent_before  # noqa: E731
             await await_trailing_output(task_poll_output_msg, quiet, at_most, silence, cpu)
         except (asyncio.TimeoutError, Empty):
             if self.raise_on_iopub_timeout:  # the kernel ignored the interrupt
