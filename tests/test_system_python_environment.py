@@ -20,7 +20,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEPLOYMENT_PAGE = REPO_ROOT / "docs" / "pages" / "deployment.md"
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 # What `make environment` reads: its rules, the lock, and the course's Jupyter pieces.
-ENVIRONMENT_INPUTS = ("Makefile", "requirements.lock", "deploy/jupyter/environment", "deploy/precheck-lab/labextension")
+ENVIRONMENT_INPUTS = (
+    "Makefile",
+    "requirements.lock",
+    "deploy/install_lock.py",
+    "deploy/jupyter/environment",
+    "deploy/precheck-lab/labextension",
+)
 HUB_IMPORTS = "import nbgrader, jupyterhub, jupyterlab, notebook, torch, dask.distributed, psycopg, mkdocs, pymdownx"
 
 
