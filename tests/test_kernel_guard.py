@@ -463,3 +463,16 @@ def test_a_probe_reports_a_module_or_class_given_another_type(guard, tmp_path):
         "the type of sys.modules['math'] was replaced",
         "the type of IPython.core.interactiveshell.InteractiveShell was replaced",
     ]
+
+
+@pytest.mark.unit
+def test_an_event_the_guard_cannot_judge_is_refused_and_logged_as_any_refusal(guard, tmp_path, monkeypatch):
+    def confused(*args):
+        raise RuntimeError("an argument the checks did not foresee")
+
+    monkeypatch.setattr(guard, "path_reason", confused)
+    for _ in range(2):
+        with pytest.raises(PermissionError, match="confused the grading guard"):
+            guard.hook("open", ("/anywhere", "r", 0))
+    assert _log(tmp_path)[1:] == [{"refused": "open", "reason": "confused the grading guard"}]
+    assert guard.refusals == 1

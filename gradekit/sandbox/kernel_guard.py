@@ -92,6 +92,7 @@ REFUSED_EVENTS = {
     "socket.sendto": "opened a network connection",
 }
 REFUSED_PREFIXES = {"ctypes.": "used ctypes (raw memory access)"}
+CONFUSED = "confused the grading guard"  # the reason for an event whose judging raised: refused, and logged
 
 # Audit events whose first argument is a path: refused inside the protected roots.
 PATH_EVENTS = {
@@ -188,10 +189,8 @@ class Guard:
         self.sandboxed = False  # whether Landlock confines the kernel's files (kernel_sandbox.py)
 
     def hook(self, event: str, args: AuditArgs) -> None:
-        """Raise PermissionError for a refused event (the tests call this directly)."""
-        reason = self.verdict(event, args)
-        if reason is not None:
-            raise PermissionError(f"grading forbids this: the answer {reason}")
+        """Raise PermissionError for a refused event, as the installed hook does (the tests call this directly)."""
+        audit_hook(event, args, self)
 
     def verdict(self, event: str, args: AuditArgs) -> str | None:
         """Why `event` is refused (logged), or None; never raises, whatever the student passed."""
@@ -561,7 +560,11 @@ def audit_hook(event: str, args: AuditArgs, guard: Guard) -> None:
     try:
         reason = guard.verdict(event, args)
     except Exception:
-        reason = "confused the grading guard"
+        reason = CONFUSED
+        try:  # counted and logged as any refusal, unless the log itself is what failed
+            guard.log_refusal(event, reason)
+        except Exception:
+            pass
     if reason is None:
         return
     del guard
