@@ -51,6 +51,11 @@ def graded_case(name: str) -> str:
     return name
 
 
+def case_folder(scratch, name: str) -> Path:
+    """Where the cohort put case `name`'s graded notebooks (skipped as `graded_case` says)."""
+    return scratch.autograded_dir / graded_case(name) / scratch.assignment_id
+
+
 @pytest.fixture(scope="module")
 def graded(course, manifest, tmp_path_factory):
     """One cohort: an honest student and every case, graded together with a short cell timeout."""
@@ -192,10 +197,7 @@ def test_what_the_kernel_prints_during_a_check_never_reaches_the_test_cell(grade
     """The answer prints what it found, then raises: the test cell shows the diagnosis only."""
     scratch = graded[0]
     notebook = nbformat.read(
-        scratch.autograded_dir
-        / graded_case("reads-the-test-from-the-kernel")
-        / scratch.assignment_id
-        / "010_history.ipynb",
+        case_folder(scratch, "reads-the-test-from-the-kernel") / "010_history.ipynb",
         4,
     )
     outputs = cells_by_grade_id(notebook)["test_gradient_at"].outputs
@@ -206,14 +208,14 @@ def test_what_the_kernel_prints_during_a_check_never_reaches_the_test_cell(grade
 
 def test_outputs_are_cut_to_size(graded):
     scratch, _, _, _ = graded
-    notebook = scratch.autograded_dir / graded_case("prints-megabytes") / scratch.assignment_id / f"{TARGET}.ipynb"
+    notebook = case_folder(scratch, "prints-megabytes") / f"{TARGET}.ipynb"
     text = notebook.read_text()
     assert len(text) < 500_000 and "more characters cut by the grader" in text
 
 
 def test_shadowing_files_never_reach_the_kernel(graded, course):
     scratch, _, _, _ = graded
-    folder = scratch.autograded_dir / graded_case("shadowing-files") / scratch.assignment_id
+    folder = case_folder(scratch, "shadowing-files")
     assert not (folder / "torch.py").exists() and not (folder / "numpy.py").exists()
     assert (folder / "autograd_checks.py").read_bytes() == (course.source_dir / "autograd_checks.py").read_bytes()
 
@@ -227,16 +229,14 @@ def test_no_file_of_the_students_own_but_notebooks_reaches_autograded(graded, co
     for folder in sorted(scratch.autograded_dir.glob(f"*/{scratch.assignment_id}")):
         others = {path.name for path in folder.iterdir()} - released - course_files - stamps
         assert others == set(), folder
-    shadowed = scratch.autograded_dir / graded_case("shadowing-files") / scratch.assignment_id
+    shadowed = case_folder(scratch, "shadowing-files")
     assert not (shadowed / "notes.html").exists() and not (shadowed / "figure.svg").exists()
 
 
 def test_files_opened_in_c_code_are_refused_by_the_system(graded):
     """torch.from_file opens files without an audit event: Landlock refuses the course's files."""
     scratch, _, _, _ = graded
-    notebook = nbformat.read(
-        scratch.autograded_dir / graded_case("reads-course-files-from-c") / scratch.assignment_id / f"{TARGET}.ipynb", 4
-    )
+    notebook = nbformat.read(case_folder(scratch, "reads-course-files-from-c") / f"{TARGET}.ipynb", 4)
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
     assert "the gradebook stayed out of reach" in printed and "read the gradebook" not in printed
 
@@ -244,10 +244,7 @@ def test_files_opened_in_c_code_are_refused_by_the_system(graded):
 def test_no_kernel_reads_another_processes_environment(graded):
     scratch = graded[0]
     notebook = nbformat.read(
-        scratch.autograded_dir
-        / graded_case("reads-the-graders-environment-from-c")
-        / scratch.assignment_id
-        / "010_history.ipynb",
+        case_folder(scratch, "reads-the-graders-environment-from-c") / "010_history.ipynb",
         4,
     )
     printed = "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
@@ -258,10 +255,7 @@ def test_no_kernel_leaves_a_note_for_the_next(graded):
     """A kernel's /tmp is a tmpfs of its own box (Landlock keeps it out of /dev/shm): the note goes with the kernel."""
     scratch, _, _, _ = graded
     notebook = nbformat.read(
-        scratch.autograded_dir
-        / graded_case("writes-a-note-for-the-next-student")
-        / scratch.assignment_id
-        / f"{TARGET}.ipynb",
+        case_folder(scratch, "writes-a-note-for-the-next-student") / f"{TARGET}.ipynb",
         4,
     )
     printed = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
