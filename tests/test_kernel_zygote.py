@@ -23,7 +23,7 @@ pytestmark = pytest.mark.notebook
 
 
 PROBE = """
-import json, os, sys
+import gc, json, os, sys
 try:
     import solutions
     reachable = True
@@ -32,7 +32,7 @@ except ImportError:
 print(json.dumps({
     "path0": sys.path[0], "cwd": os.getcwd(), "marker": os.environ.get("PROBE_MARKER"),
     "pid": os.getpid(), "solutions": reachable, "argv0": os.path.basename(sys.argv[0]),
-    "repo_on_path": any(os.path.realpath(p) == os.path.realpath(%r) for p in sys.path),
+    "collecting": gc.isenabled(), "repo_on_path": any(os.path.realpath(p) == os.path.realpath(%r) for p in sys.path),
 }))
 """ % str(REPO_ROOT)
 
@@ -57,9 +57,10 @@ def test_forked_kernel_matches_a_normal_kernel(tmp_path):
     normal = _probe(AsyncKernelManager, tmp_path)
     first = _probe(WarmKernelManager, tmp_path)
     second = _probe(WarmKernelManager, tmp_path)
-    for key in ("path0", "cwd", "marker", "solutions", "argv0", "repo_on_path"):
+    for key in ("path0", "cwd", "marker", "solutions", "argv0", "repo_on_path", "collecting"):
         assert first[key] == normal[key], key
     assert first["cwd"] == str(tmp_path) and first["marker"] == "from-the-grader"
+    assert first["collecting"]  # the parent imports with its collector off, and turns it on before any fork
     assert not first["solutions"] and not first["repo_on_path"]
     # Every notebook gets a process of its own.
     assert len({first["pid"], second["pid"], os.getpid()}) == 3
