@@ -254,6 +254,35 @@ def test_the_parent_runs_a_kernels_files_once_and_what_one_kernel_changes_in_the
         assert (tmp_path / "runs").read_text() == "run\nrun\n"  # a changed file is run again
 
 
+# A box file that writes which of the modules STACK (defined above it) its kernel found imported, and ends the kernel.
+STACK_BOX = """
+import json, os, sys
+
+def enter(kernel_dir, *args):
+    with open(os.path.join(kernel_dir, "seen"), "w") as seen:
+        seen.write(json.dumps([name for name in STACK if name in sys.modules]))
+    os._exit(0)
+"""
+
+
+def test_the_parent_imports_the_compile_stack_for_the_first_kernel_that_compiles_and_keeps_it(tmp_path):
+    from gradekit.sandbox.kernel_zygote import COMPILE_STACK
+
+    box = tmp_path / "box.py"
+    box.write_text(f"STACK = {COMPILE_STACK!r}\n{STACK_BOX}")
+
+    def imported_in(ask, name, **compiles):
+        folder = tmp_path / name
+        folder.mkdir()
+        _how_it_ended(ask, dict(_kernel_request(folder, box), **compiles))
+        return json.loads((folder / "seen").read_text())
+
+    with _warm_parent() as ask:
+        assert imported_in(ask, "first") == []  # a run that never compiles goes without
+        assert imported_in(ask, "compiling", compiles=True) == list(COMPILE_STACK)
+        assert imported_in(ask, "after") == list(COMPILE_STACK)  # kept for every kernel after it
+
+
 MODULE_LISTING = """
 import json, sys, torch, ipykernel.ipkernel
 kernel = get_ipython().kernel

@@ -1,15 +1,17 @@
-"""The warm kernels' parent is started without the grader's secrets (how its kernels look: test_kernel_zygote.py)."""
+"""The warm kernels' parent: started without the grader's secrets, told which kernels compile (how its kernels look: test_kernel_zygote.py)."""
 
+import json
 import os
 
 import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from gradekit.grading.warm_kernels import Zygote, discard_zygote, without_secrets, zygote
+from gradekit.grading.warm_kernels import WarmExecute, Zygote, calls_compile, discard_zygote, without_secrets, zygote
 from gradekit.sandbox.kernel_guard import PROTECTED_VARIABLE
+from gradekit.sandbox.kernel_zygote import COMPILE_STACK
 
-pytestmark = pytest.mark.notebook
 
-
+@pytest.mark.notebook
 def test_the_kernels_parent_never_holds_the_graders_secrets(monkeypatch, tmp_path):
     """Kernels are forked from the zygote and can read its environment block: it must hold no password, no course path."""
     monkeypatch.setenv("KIT_GRADEBOOK_URL", "postgresql://grader:sw0rdfish@127.0.0.1/gradebook")
@@ -25,6 +27,7 @@ def test_the_kernels_parent_never_holds_the_graders_secrets(monkeypatch, tmp_pat
     assert b"PATH=" in block
 
 
+@pytest.mark.notebook
 def test_a_forked_process_that_ends_its_zygote_leaves_its_parents_running_with_its_folder():
     """A forked grading process ends with discard_zygote: the parent's own zygote must outlive it."""
     parent = zygote()
@@ -40,3 +43,24 @@ def test_a_forked_process_that_ends_its_zygote_leaves_its_parents_running_with_i
         assert zygote() is parent and parent.process.poll() is None and parent.kernels_root.is_dir()
     finally:
         discard_zygote()
+
+
+@pytest.mark.unit
+def test_a_notebook_calls_compile_when_a_code_cell_names_torch_compile():
+    assert calls_compile(new_notebook(cells=[new_code_cell("fast = torch.compile(slow, backend='aot_eager')")]))
+    assert not calls_compile(new_notebook(cells=[new_markdown_cell("`torch.compile` is for later")]))
+    assert not calls_compile(new_notebook(cells=[new_code_cell("pattern = re.compile('x')")]))
+
+
+@pytest.mark.notebook
+def test_a_notebook_that_compiles_finds_the_compile_stack_imported_in_its_kernels_first_cell(tmp_path):
+    probe = f"import json, sys\nprint(json.dumps([n for n in {COMPILE_STACK!r} if n in sys.modules]))"
+    named = "import torch\ncompiled = torch.compile  # named, never called"
+    notebook = new_notebook(cells=[new_code_cell(probe), new_code_cell(named)])
+    discard_zygote()  # a fresh warm parent, which no earlier kernel of this process asked for the stack
+    try:
+        executed, _ = WarmExecute(timeout=60).preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
+    finally:
+        discard_zygote()
+    assert json.loads(executed.cells[0].outputs[0]["text"]) == list(COMPILE_STACK)
+    assert "outputs" in executed.cells[1] and not executed.cells[1].outputs

@@ -92,10 +92,21 @@ class Zygote:
         return seconds
 
     def spawn(
-        self, argv: list[str], cwd: str, env: dict[str, str], folder: KernelFolder | None = None, guarded: bool = False
+        self,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        folder: KernelFolder | None = None,
+        guarded: bool = False,
+        compiles: bool = False,
     ) -> tuple[int, int]:
-        """Fork a kernel; returns its PID inside the zygote's box and as the rest of the machine sees it."""
+        """Fork a kernel; returns its PID inside the zygote's box and as the rest of the machine sees it.
+
+        `compiles`: the kernel's notebook calls torch.compile, whose modules the zygote then imports first.
+        """
         request: dict = {"argv": argv, "cwd": cwd, "env": env}
+        if compiles:
+            request["compiles"] = True
         if folder is not None and folder.boxed:
             request.update(box=str(BOX_FILE), kernel_dir=str(folder.path), tmp_bytes=KERNEL_TMP_BYTES)
             request.update(file_bytes=KERNEL_FILE_BYTES)
@@ -369,7 +380,8 @@ class WarmProvisioner(LocalProvisioner):
             env.update(HOME="/tmp", TMPDIR="/tmp", IPYTHONDIR="/tmp/ipython", MPLCONFIGDIR="/tmp/matplotlib")
         argv = _boxed_arguments(cmd[3:], folder)
         try:
-            box_pid, pid = zygote(self.allow_unconfined).spawn(argv, notebook_dir, env, folder, self.guarded)
+            compiles = bool(getattr(self.parent, "compiles", False))
+            box_pid, pid = zygote(self.allow_unconfined).spawn(argv, notebook_dir, env, folder, self.guarded, compiles)
         except (OSError, GraderFailure) as error:
             self.remove_private_files()
             if isinstance(error, GraderFailure):
@@ -429,6 +441,7 @@ def _boxed_arguments(argv: list[str], folder: KernelFolder) -> list[str]:
 
 class WarmKernelManager(AsyncKernelManager):
     client_factory = Type(klass=AsyncKernelClient, default_value=PromptKernelClient)
+    compiles = False  # the notebook calls torch.compile (WarmExecute says so): its warm parent imports that first
 
     async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         if self.provisioner is None:
@@ -440,6 +453,15 @@ class WarmKernelManager(AsyncKernelManager):
         # A forked kernel is gone milliseconds after its shutdown reply; polling
         # every 0.1 s made each notebook wait for most of that interval.
         await super()._async_wait(pollinterval=min(pollinterval, SHUTDOWN_POLL_SECONDS))
+
+
+def calls_compile(notebook: NotebookNode) -> bool:
+    """Whether a code cell of `notebook` names torch.compile: a hint for the warm parent, never a grade.
+
+    A notebook that compiles under another name only starts a little slower (its kernel imports
+    what it needs); one that names it without compiling costs its warm parent one import.
+    """
+    return any(cell.get("cell_type") == "code" and "torch.compile" in cell.get("source", "") for cell in notebook.cells)
 
 
 class WarmExecute(Execute):
@@ -476,6 +498,8 @@ class WarmExecute(Execute):
             raise
 
     async def async_start_new_kernel(self, **kwargs: Any) -> None:
+        if isinstance(self.km, WarmKernelManager):
+            self.km.compiles = calls_compile(self.nb)
         try:
             with self.sink.clock.phase(Phase.KERNEL_START):
                 await super().async_start_new_kernel(**kwargs)

@@ -5,7 +5,7 @@ the gradekit package, so nothing of the repository is importable in the
 kernels it forks. Protocol, one JSON object per line:
   stdin  <- {"argv": [...], "cwd": "...", "env": {...}, "kernel_dir": "path",
              "box": "path", "tmp_bytes": n, "keep": ["path", ...], "guard": "path", "answer_server": "path",
-             "request": "path", "reply": "path", "bell": "path", "answered": "path"}
+             "request": "path", "reply": "path", "bell": "path", "answered": "path", "compiles": true}
                                                                    start `python -m ipykernel_launcher ...`
   stdout -> {"pid": 1234} or {"error": "..."}
   stdin  <- {"ended": 1234}   stdout -> {"status": wait status or null}
@@ -17,13 +17,15 @@ kernel whose environment sets KIT_KERNEL_MEMORY_BYTES gets that address-space
 limit; with "guard", the kernel installs that guard (kernel_guard.py) before
 any cell runs; with "answer_server", it answers the grader's calls
 (answer_server.py), reading "request" and writing "reply" each time "bell" rings, and
-saying so through "answered".
+saying so through "answered"; with "compiles", this process imports what torch.compile needs
+first (COMPILE_STACK), once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import io
 import json
 import os
@@ -35,23 +37,17 @@ from typing import TYPE_CHECKING
 
 # Nearly everything the imports below make lives as long as this process: the collections they
 # would set off on the way only walk it again and again (about 15% of the imports' CPU, paid by
-# every warm parent). serve() freezes what they made, then collects as usual.
+# every warm parent). settle_imports() freezes what they made, then collects as usual.
 gc.disable()
 
 # What every notebook of the course imports: paid for once, shared by all forks.
 # (Not ipykernel.kernelapp: its defaults read the environment at import time,
 # so each kernel imports that small module itself, after its environment is set.)
 import ipykernel.ipkernel
-
-# What a first torch.compile(backend="aot_eager") imports: about 0.9 s per notebook that compiles.
-import networkx  # noqa: F401
 import numpy  # noqa: F401
 import numpy.testing  # noqa: F401  (the grading guard watches it)
 import torch  # noqa: F401
 import torch._dynamo  # noqa: F401  (torch.testing.assert_close pulls it in on first use: about 0.5 s)
-import torch._dynamo.backends.debugging  # noqa: F401
-import torch._functorch.aot_autograd  # noqa: F401
-import torch._inductor.fx_passes.joint_graph  # noqa: F401
 import torch._subclasses.schema_check_mode  # noqa: F401  (the answer server's first call: 3 ms a kernel)
 import torch.nn.functional  # noqa: F401
 import torch.testing  # noqa: F401
@@ -89,6 +85,17 @@ import zmq
 if TYPE_CHECKING:
     from types import FrameType
     from typing import Any, NoReturn
+
+# What a first torch.compile(backend="aot_eager") imports beyond the above: about 0.8 s of CPU. This
+# process imports it when the first kernel that will compile asks to be forked, and keeps it for
+# every kernel after that one; a run whose notebooks never compile (most runs of one notebook) goes
+# without. A kernel that compiles unannounced imports it itself, as any kernel imports what it needs.
+COMPILE_STACK = (
+    "networkx",
+    "torch._dynamo.backends.debugging",
+    "torch._functorch.aot_autograd",
+    "torch._inductor.fx_passes.joint_graph",
+)
 
 # A graded kernel keeps no history database: no SQLite file and no saving thread per notebook
 # (IPython still keeps the inputs in memory, so `In` and `_ih` work as ever).
@@ -182,6 +189,27 @@ def compact_module_names() -> None:
     for name in list(sys.modules):
         module = sys.modules.pop(name)
         sys.modules[name.encode().decode()] = module
+
+
+def settle_imports() -> None:
+    """Make what this process imported cheap to share with every kernel forked after this, and collect again."""
+    ipykernel.ipkernel.sys = SysWithListedModules(sys)  # type: ignore[assignment]
+    compact_module_names()
+    # What the imports made is never collected: each kernel's collector skips it, and so never
+    # touches (and copies) those pages of memory it shares with this process.
+    gc.freeze()
+    gc.enable()  # for this process and every kernel forked from it
+
+
+def import_compile_stack() -> None:
+    """COMPILE_STACK, imported once, before the first kernel that compiles is forked."""
+    if all(name in sys.modules for name in COMPILE_STACK):
+        return
+    gc.disable()  # as for the first imports
+    for name in COMPILE_STACK:
+        with contextlib.suppress(Exception):  # the kernel imports it itself, and fails as it would have without this
+            importlib.import_module(name)
+    settle_imports()
 
 
 def reap_children(signum: int, frame: FrameType | None) -> None:
@@ -282,12 +310,7 @@ def serve() -> None:
     # PID 1 of its box takes from inside the box only the signals it handles: not SIGINT, which
     # would end it (and every kernel of its worker) as a KeyboardInterrupt. SIGCHLD only reaps.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    ipykernel.ipkernel.sys = SysWithListedModules(sys)  # type: ignore[assignment]
-    compact_module_names()
-    # What the imports made is never collected: each kernel's collector skips it, and so never
-    # touches (and copies) those pages of memory it shares with this process.
-    gc.freeze()
-    gc.enable()  # for this process and every kernel forked from it
+    settle_imports()
     replies = sys.stdout
     print(json.dumps({"ready": True}), file=replies, flush=True)
     for line in sys.stdin:
@@ -298,6 +321,8 @@ def serve() -> None:
         if "clear" in request:
             print(json.dumps({"cleared": clear_leftovers()}), file=replies, flush=True)
             continue
+        if request.get("compiles"):
+            import_compile_stack()
         load_kernel_files(request)
         # Blocked until the child is known as live: a kernel that ends at once is still recorded.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
