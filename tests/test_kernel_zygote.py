@@ -151,10 +151,10 @@ FAILING_BOX = "def enter(*args):\n    raise OSError('no box here')\n"
 
 
 @contextlib.contextmanager
-def _warm_parent():
+def _warm_parent(program=(sys.executable, str(ZYGOTE)), cwd="/"):
     """The zygote as its own program, ready; yields how to ask it (one request, its one reply). Ends cleanly."""
     pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    parent = subprocess.Popen([sys.executable, str(ZYGOTE)], cwd="/", env=grading_environment(), **pipes)
+    parent = subprocess.Popen(list(program), cwd=cwd, env=grading_environment(), **pipes)
 
     def ask(request):
         parent.stdin.write(json.dumps(request) + "\n")
@@ -281,6 +281,28 @@ def test_the_parent_imports_the_compile_stack_for_the_first_kernel_that_compiles
         assert imported_in(ask, "first") == []  # a run that never compiles goes without
         assert imported_in(ask, "compiling", compiles=True) == list(COMPILE_STACK)
         assert imported_in(ask, "after") == list(COMPILE_STACK)  # kept for every kernel after it
+
+
+def test_a_module_left_in_the_parents_folder_is_never_run_by_it(tmp_path):
+    """The parent imports after kernels have run: never from its working folder (in production, its box's root)."""
+    from gradekit.sandbox.kernel_zygote import COMPILE_STACK
+
+    box = tmp_path / "box.py"
+    box.write_text(f"STACK = {COMPILE_STACK!r}\n{STACK_BOX}")
+    folder = tmp_path / "parent"
+    folder.mkdir()
+    started_as_the_grader_starts_it = (sys.executable, "-c", ZYGOTE.read_text())
+    with _warm_parent(started_as_the_grader_starts_it, cwd=folder) as ask:
+        first = tmp_path / "first"
+        first.mkdir()
+        _how_it_ended(ask, _kernel_request(first, box))
+        # What a kernel could leave where the parent works: a module named as one the parent imports later.
+        (folder / "networkx.py").write_text("open(__file__ + '.ran', 'w').close()\n")
+        compiling = tmp_path / "compiling"
+        compiling.mkdir()
+        _how_it_ended(ask, dict(_kernel_request(compiling, box), compiles=True))
+    assert json.loads((compiling / "seen").read_text()) == list(COMPILE_STACK)
+    assert not (folder / "networkx.py.ran").exists()
 
 
 MODULE_LISTING = """

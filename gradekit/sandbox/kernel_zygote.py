@@ -40,6 +40,12 @@ from typing import TYPE_CHECKING
 # every warm parent). settle_imports() freezes what they made, then collects as usual.
 gc.disable()
 
+# This process imports nothing from the folder Python put first on its path: for `python -c`, its
+# working folder, the root of its box, a file system its kernels' boxes share. It still imports after
+# kernels have run (COMPILE_STACK, a changed file's imports), so a module a kernel left there would
+# run here, in every later kernel's parent. Each kernel puts its own notebook's folder first instead.
+del sys.path[0]
+
 # What every notebook of the course imports: paid for once, shared by all forks.
 # (Not ipykernel.kernelapp: its defaults read the environment at import time,
 # so each kernel imports that small module itself, after its environment is set.)
@@ -250,7 +256,7 @@ def become_kernel(request: dict[str, Any]) -> NoReturn:
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.path[0] = os.getcwd()
+    sys.path.insert(0, os.getcwd())  # as `python -m` does: the notebook's folder first
     sys.argv = ["ipykernel_launcher", *request["argv"], *KERNEL_OPTIONS]
     if request.get("answer_server"):  # before the guard: its file lies where the guard forbids reading
         server = kernel_file(request, "answer_server")
