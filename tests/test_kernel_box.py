@@ -49,6 +49,8 @@ facts = {
     "kernel_folders": sorted(os.listdir(os.path.dirname(folder))),
     "course_visible": os.path.exists(os.environ["PROBE_COURSE"]),
     "write_tmp": attempt(lambda: open("/tmp/probe-note", "w").write("for the next kernel")),
+    "file_in_box_root": attempt(lambda: open("/probe-note", "w")),
+    "folder_in_etc": attempt(lambda: os.mkdir("/etc/probe-folder")),
     "create_in_mailbox": attempt(lambda: open(os.path.join(mailbox, "extra"), "w")),
     "rename_reply": attempt(lambda: os.rename(reply, reply + ".old")),
     "remove_reply": attempt(lambda: os.unlink(reply)),
@@ -155,6 +157,13 @@ def test_a_kernel_makes_nothing_in_its_socket_folder(tmp_path, listener):
     ):
         assert seen[action] == "EROFS", action
     assert seen["kernel_sockets"] == 5
+
+
+def test_a_kernel_leaves_nothing_on_its_boxs_root_for_the_kernels_after_it(tmp_path, listener):
+    # The root of the worker's box (and its /etc, where IPython reads every kernel's system-wide
+    # configuration) is one file system for the warm parent and all its kernels; mounts alone.
+    seen = _run_probe(tmp_path, _probe_env(tmp_path, listener))
+    assert seen["file_in_box_root"] == "EROFS" and seen["folder_in_etc"] == "EROFS"
 
 
 def test_the_handoff_folder_is_no_second_view_of_the_kernels_folder(tmp_path, listener):

@@ -305,6 +305,25 @@ def test_a_module_left_in_the_parents_folder_is_never_run_by_it(tmp_path):
     assert not (folder / "networkx.py.ran").exists()
 
 
+# A process that imports the warm parent's file for its names (as the tests do).
+IMPORTER_PROBE = """
+import gc, json, sys
+sys.path.insert(0, ".")
+before = list(sys.path)
+import gradekit.sandbox.kernel_zygote
+print(json.dumps({"collecting": gc.isenabled(), "same_path": sys.path == before}))
+"""
+
+
+def test_importing_the_parents_file_for_its_names_changes_nothing_in_the_importer():
+    """Its collector and path settings are the warm parent's own, made only where it runs as a program."""
+    said = subprocess.run(
+        [sys.executable, "-c", IMPORTER_PROBE], cwd=REPO_ROOT, capture_output=True, text=True, env=grading_environment()
+    )
+    assert said.returncode == 0, said.stderr
+    assert json.loads(said.stdout) == {"collecting": True, "same_path": True}
+
+
 MODULE_LISTING = """
 import json, sys, torch, ipykernel.ipkernel
 kernel = get_ipython().kernel

@@ -50,6 +50,10 @@ def test_a_notebook_calls_compile_when_a_code_cell_names_torch_compile():
     assert calls_compile(new_notebook(cells=[new_code_cell("fast = torch.compile(slow, backend='aot_eager')")]))
     assert not calls_compile(new_notebook(cells=[new_markdown_cell("`torch.compile` is for later")]))
     assert not calls_compile(new_notebook(cells=[new_code_cell("pattern = re.compile('x')")]))
+    for odd in (None, 7, ["torch.compile(f)"]):  # what a hand-edited file may hold: never an error here
+        notebook = new_notebook(cells=[new_code_cell()])
+        notebook.cells[0].source = odd
+        assert not calls_compile(notebook)
 
 
 @pytest.mark.notebook

@@ -461,7 +461,8 @@ def calls_compile(notebook: NotebookNode) -> bool:
     A notebook that compiles under another name only starts a little slower (its kernel imports
     what it needs); one that names it without compiling costs its warm parent one import.
     """
-    return any(cell.get("cell_type") == "code" and "torch.compile" in cell.get("source", "") for cell in notebook.cells)
+    sources = (cell.get("source") for cell in notebook.cells if cell.get("cell_type") == "code")
+    return any(isinstance(source, str) and "torch.compile" in source for source in sources)
 
 
 class WarmExecute(Execute):

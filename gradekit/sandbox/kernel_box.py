@@ -17,6 +17,8 @@ its own, so that nothing one kernel does reaches the next:
   folder is still writable, and handed to zmq by descriptor (`bound_sockets`).
   The handoff folder it was bound through is then covered by an empty read-only
   tmpfs, so no second, writable view of the folder stays;
+- the box's root file system read-only: the zygote and all its kernels share it, and IPython
+  reads every kernel's system-wide configuration from its /etc;
 - a hard limit on the size of any file it writes (`file_bytes`), with SIGXFSZ
   ignored so a write past it fails with EFBIG instead of killing the kernel:
   its reply and guard log, which lie on the grader's disk, stay that small;
@@ -117,6 +119,9 @@ def enter(
         _remount(path, read_only=False)
     workdir = _work_where_the_notebook_was(os.path.join(kernel_dir, WORK), notebook_dir)
     _close_the_handoff()
+    # The box's root (its /etc, where IPython reads every kernel's system-wide configuration, among
+    # it) is one file system for the warm parent and every kernel it forks: read-only from here.
+    _remount("/", read_only=True)
     _cap_file_sizes(int(file_bytes or tmp_bytes))
     _refuse_disk_reservations()
     _own_user_namespace(extra=0)  # gives up every power over the mounts above

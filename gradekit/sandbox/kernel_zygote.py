@@ -35,16 +35,19 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-# Nearly everything the imports below make lives as long as this process: the collections they
-# would set off on the way only walk it again and again (about 15% of the imports' CPU, paid by
-# every warm parent). settle_imports() freezes what they made, then collects as usual.
-gc.disable()
-
-# This process imports nothing from the folder Python put first on its path: for `python -c`, its
-# working folder, the root of its box, a file system its kernels' boxes share. It still imports after
-# kernels have run (COMPILE_STACK, a changed file's imports), so a module a kernel left there would
-# run here, in every later kernel's parent. Each kernel puts its own notebook's folder first instead.
-del sys.path[0]
+# Only in the warm parent itself (run as a program), never in a process importing this file for its names:
+if __name__ == "__main__":
+    # Nearly everything the imports below make lives as long as this process: the collections they
+    # would set off on the way only walk it again and again (about 15% of the imports' CPU, paid by
+    # every warm parent). settle_imports() freezes what they made, then collects as usual.
+    gc.disable()
+    # This process imports nothing from the folder Python put first on its path: for `python -c`,
+    # its working folder, the root of its box, a file system its kernels' boxes share. It still
+    # imports after kernels have run (COMPILE_STACK, a changed file's imports), so a module a kernel
+    # left there would run here, in every later kernel's parent. Each kernel puts its notebook's
+    # folder first instead (become_kernel), as Python would have.
+    if not sys.flags.safe_path:
+        del sys.path[0]
 
 # What every notebook of the course imports: paid for once, shared by all forks.
 # (Not ipykernel.kernelapp: its defaults read the environment at import time,
@@ -102,6 +105,7 @@ COMPILE_STACK = (
     "torch._functorch.aot_autograd",
     "torch._inductor.fx_passes.joint_graph",
 )
+COMPILE_STACK_TRIED = False
 
 # A graded kernel keeps no history database: no SQLite file and no saving thread per notebook
 # (IPython still keeps the inputs in memory, so `In` and `_ih` work as ever).
@@ -208,9 +212,12 @@ def settle_imports() -> None:
 
 
 def import_compile_stack() -> None:
-    """COMPILE_STACK, imported once, before the first kernel that compiles is forked."""
-    if all(name in sys.modules for name in COMPILE_STACK):
+    """COMPILE_STACK, imported once, before the first kernel that compiles is forked (tried once: a
+    module that fails to import here is the kernel's to import, and fail, itself)."""
+    global COMPILE_STACK_TRIED
+    if COMPILE_STACK_TRIED:
         return
+    COMPILE_STACK_TRIED = True
     gc.disable()  # as for the first imports
     for name in COMPILE_STACK:
         with contextlib.suppress(Exception):  # the kernel imports it itself, and fails as it would have without this
@@ -256,7 +263,8 @@ def become_kernel(request: dict[str, Any]) -> NoReturn:
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.path.insert(0, os.getcwd())  # as `python -m` does: the notebook's folder first
+    if not sys.flags.safe_path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: the notebook's folder first
     sys.argv = ["ipykernel_launcher", *request["argv"], *KERNEL_OPTIONS]
     if request.get("answer_server"):  # before the guard: its file lies where the guard forbids reading
         server = kernel_file(request, "answer_server")
