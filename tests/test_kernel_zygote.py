@@ -18,6 +18,7 @@ from gradekit.core.course import REPO_ROOT
 from gradekit.core.nbgrader_cli import grading_environment
 from gradekit.grading import warm_kernels
 from gradekit.grading.warm_kernels import WarmKernelManager
+from gradekit.sandbox.kernel_zygote import COMPILE_STACK
 
 pytestmark = pytest.mark.notebook
 
@@ -265,43 +266,40 @@ def enter(kernel_dir, *args):
 """
 
 
-def test_the_parent_imports_the_compile_stack_for_the_first_kernel_that_compiles_and_keeps_it(tmp_path):
-    from gradekit.sandbox.kernel_zygote import COMPILE_STACK
-
-    box = tmp_path / "box.py"
+def _stack_box(folder):
+    """STACK_BOX, told the compile stack's modules, written in `folder`."""
+    box = folder / "box.py"
     box.write_text(f"STACK = {COMPILE_STACK!r}\n{STACK_BOX}")
+    return box
 
-    def imported_in(ask, name, **compiles):
-        folder = tmp_path / name
-        folder.mkdir()
-        _how_it_ended(ask, dict(_kernel_request(folder, box), **compiles))
-        return json.loads((folder / "seen").read_text())
 
+def _stack_seen(ask, box, folder, **request):
+    """Fork a kernel in the new `folder`, boxed by `box` (_stack_box): the compile stack's modules it found imported."""
+    folder.mkdir()
+    _how_it_ended(ask, dict(_kernel_request(folder, box), **request))
+    return json.loads((folder / "seen").read_text())
+
+
+def test_the_parent_imports_the_compile_stack_for_the_first_kernel_that_compiles_and_keeps_it(tmp_path):
+    box = _stack_box(tmp_path)
     with _warm_parent() as ask:
-        assert imported_in(ask, "first") == []  # a run that never compiles goes without
-        assert imported_in(ask, "compiling", compiles=True) == list(COMPILE_STACK)
-        assert imported_in(ask, "after") == list(COMPILE_STACK)  # kept for every kernel after it
+        assert _stack_seen(ask, box, tmp_path / "first") == []  # a run that never compiles goes without
+        assert _stack_seen(ask, box, tmp_path / "compiling", compiles=True) == list(COMPILE_STACK)
+        assert _stack_seen(ask, box, tmp_path / "after") == list(COMPILE_STACK)  # kept for every kernel after it
 
 
 def test_a_module_left_in_the_parents_folder_is_never_run_by_it(tmp_path):
     """The parent imports after kernels have run: never from its working folder (in production, its box's root)."""
-    from gradekit.sandbox.kernel_zygote import COMPILE_STACK
-
-    box = tmp_path / "box.py"
-    box.write_text(f"STACK = {COMPILE_STACK!r}\n{STACK_BOX}")
+    box = _stack_box(tmp_path)
     folder = tmp_path / "parent"
     folder.mkdir()
     started_as_the_grader_starts_it = (sys.executable, "-c", ZYGOTE.read_text())
     with _warm_parent(started_as_the_grader_starts_it, cwd=folder) as ask:
-        first = tmp_path / "first"
-        first.mkdir()
-        _how_it_ended(ask, _kernel_request(first, box))
+        _stack_seen(ask, box, tmp_path / "first")
         # What a kernel could leave where the parent works: a module named as one the parent imports later.
         (folder / "networkx.py").write_text("open(__file__ + '.ran', 'w').close()\n")
-        compiling = tmp_path / "compiling"
-        compiling.mkdir()
-        _how_it_ended(ask, dict(_kernel_request(compiling, box), compiles=True))
-    assert json.loads((compiling / "seen").read_text()) == list(COMPILE_STACK)
+        seen = _stack_seen(ask, box, tmp_path / "compiling", compiles=True)
+    assert seen == list(COMPILE_STACK)
     assert not (folder / "networkx.py.ran").exists()
 
 
