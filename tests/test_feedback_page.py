@@ -2,13 +2,16 @@
 
 import os
 import re
+from collections import Counter
 
 import nbformat
 import nbgrader
 import pytest
 from bs4 import BeautifulSoup
+from nbconvert.filters.highlight import Highlight2HTML
 from traitlets.config import Config
 
+import gradekit.grading.feedback_page as feedback_page
 from gradekit.grading.feedback_mathjax import FOLDER
 from gradekit.grading.feedback_page import (
     INLINE_SCRIPT,
@@ -73,14 +76,18 @@ def test_a_cell_with_full_marks_has_nothing_to_report():
     assert diagnosis_line(_test_cell(_error("Diagnosis", "[misconception: x] y"), score=2.0)) == ""
 
 
-def _page(cells, **sections):
-    notebook = nbformat.v4.new_notebook(cells=cells)
-    resources = {"nbgrader": {"notebook": "010_history", "score": 0.0, "max_score": 4.0, "late_penalty": 0}}
-    exporter = FeedbackPage(
+def _exporter(**sections):
+    return FeedbackPage(
         config=Config(
             {"HTMLExporter": {"template_name": "feedback", "extra_template_paths": [BOOTSTRAP_CSS]}, **sections}
         )
     )
+
+
+def _page(cells, exporter=None, **sections):
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    resources = {"nbgrader": {"notebook": "010_history", "score": 0.0, "max_score": 4.0, "late_penalty": 0}}
+    exporter = exporter or _exporter(**sections)
     return exporter.from_notebook_node(notebook, resources=resources)[0]
 
 
@@ -340,3 +347,39 @@ def test_html_kept_apart_from_the_page_is_drawn_in_a_frame_with_a_title():
     (frame,) = BeautifulSoup(html, features="html.parser").select("iframe")
     assert frame["title"] and frame["src"].startswith("data:text/html;base64,")
     assert "<i>inline</i>" in html
+
+
+SHARED_CODE = "y = (x * 2).sum()\ny.backward()"
+SHARED_TEXT = "Compute $y$ from **x**, then its gradient."
+
+
+def _students_notebook(answer):
+    return [nbformat.v4.new_markdown_cell(SHARED_TEXT), nbformat.v4.new_code_cell(SHARED_CODE), _test_cell(), answer]
+
+
+def test_a_cell_the_class_shares_is_drawn_once_and_each_page_is_the_page_drawn_alone(monkeypatch):
+    drawn_code, drawn_text = Counter(), Counter()
+    highlight, markdown = Highlight2HTML.__call__, feedback_page.markdown_html
+    monkeypatch.setattr(
+        Highlight2HTML, "__call__", lambda self, code, *a: drawn_code.update([code]) or highlight(self, code, *a)
+    )
+    monkeypatch.setattr(
+        feedback_page, "markdown_html", lambda text, *a: drawn_text.update([text]) or markdown(text, *a)
+    )
+    ada = _students_notebook(nbformat.v4.new_code_cell("answer_of_ada = 1"))
+    ben = _students_notebook(nbformat.v4.new_markdown_cell("written by ben"))
+    exporter = _exporter()
+    pages = [_page(ada, exporter), _page(ben, exporter)]
+    assert drawn_code == {SHARED_CODE: 1, "check()": 1, "answer_of_ada = 1": 1}
+    assert drawn_text == {SHARED_TEXT: 1, "written by ben": 1}
+    assert pages == [_page(ada), _page(ben)]
+    assert "answer_of_ada" in pages[0] and "answer_of_ada" not in pages[1] and "written by ben" in pages[1]
+
+
+def test_the_same_markdown_showing_an_attachment_shows_each_cells_own():
+    exporter, source = _exporter(), "see ![plot](attachment:a.png)"
+    pages = [
+        _page([nbformat.v4.new_markdown_cell(source, attachments={"a.png": {"image/png": data}})], exporter)
+        for data in ("QUJD", "REVG")
+    ]
+    assert "base64,QUJD" in pages[0] and "base64,REVG" in pages[1]

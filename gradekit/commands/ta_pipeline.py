@@ -172,8 +172,9 @@ def generate_feedback(course: Course, processes: int) -> None:
     """nbgrader's generate_feedback for every student with graded notebooks, split among up to `processes` runs at once.
 
     Each run leaves out the other runs' students (CourseDirectory.student_id_exclude), so every
-    student's pages are written by exactly one run; converting a notebook takes about half a
-    second of one core, which a class of notebooks makes the longest step after grading. A
+    student's pages are written by exactly one run; a notebook's page takes a few hundredths of a
+    second of one core (the cells the class shares are drawn once per run: feedback_page.py),
+    which a class of notebooks still makes the longest step after grading. A
     run of its own is a new process, which spends seconds importing nbgrader (jsonschema's URI
     grammars above all) before its first page, so each gets at least FEEDBACK_STUDENTS_PER_RUN
     students; a single run is nbgrader's API in this process, which has nbgrader loaded already.

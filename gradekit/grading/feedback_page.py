@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import hashlib
 import os
 import re
@@ -69,6 +70,10 @@ POLICY = (
     "img-src 'self' file: data:; font-src 'self' file: data:; connect-src 'self' file:; "
     "object-src 'none'; base-uri 'none'; form-action 'none'"
 )
+# How many drawn cells one exporter keeps. A class's notebooks share most of their cells (the
+# instructions, the starter code, the tests), and drawing their code and markdown is most of a
+# page's cost; kept, a cell shared by the class is drawn once per run, not once per student.
+CELLS_REMEMBERED = 4096
 
 
 def diagnosis_line(cell: NotebookNode) -> str:
@@ -124,7 +129,11 @@ def notebook_markdown(context: Context, source: str) -> str:
     itself has no address (one on the reader's own server would be fetched with their cookies),
     and a link keeps its address only to another site, a mail address or a place on the page.
     """
-    attachments = context.get("cell", {}).get("attachments", {})
+    return markdown_html(source, context.get("cell", {}).get("attachments", {}))
+
+
+def markdown_html(source: str, attachments: dict) -> str:
+    """`notebook_markdown` of `source` in a cell carrying `attachments`."""
     renderer = IPythonRenderer(
         escape=False, allow_harmful_protocols=False, exclude_anchor_links=True, attachments=attachments
     )
@@ -132,6 +141,11 @@ def notebook_markdown(context: Context, source: str) -> str:
         return settled(MarkdownWithMath(renderer=renderer).render(source))
     except Exception:  # an image of an attachment the notebook lacks, say: the text as it was written
         return f"<pre>{html_text(source)}</pre>"
+
+
+def markdown_html_alone(source: str) -> str:
+    """`notebook_markdown` of `source` in a cell without attachments."""
+    return markdown_html(source, {})
 
 
 def html_text(text: str) -> str:
@@ -238,6 +252,8 @@ class FeedbackPage(HTMLExporter):
         # started, so it is worked out again.
         self.extra_template_paths = [*self.extra_template_paths, NBGRADER_TEMPLATES, SHARED_TEMPLATES]
         self.template_paths = self._template_paths()
+        self._code_drawn = functools.lru_cache(maxsize=CELLS_REMEMBERED)(self._code)
+        self._markdown_drawn = functools.lru_cache(maxsize=CELLS_REMEMBERED)(markdown_html_alone)
 
     def default_filters(self) -> Iterator[tuple[str, Callable[..., Any]]]:
         yield from super().default_filters()
@@ -269,12 +285,44 @@ class FeedbackPage(HTMLExporter):
         strong, ul), and `from_notebook_node` takes HTMLExporter's path whenever it finds one."""
         language = nb.metadata.get("language_info", {})
         lexer = language.get("pygments_lexer", language.get("name"))
-        highlight = self.filters.get("highlight_code") or Highlight2HTML(pygments_lexer=lexer, parent=self)
-        self.register_filter("highlight_code", highlight)
+        self.register_filter("highlight_code", self.filters.get("highlight_code") or self._code_filter(lexer))
+        if self.filters.get("markdown2html", notebook_markdown) is notebook_markdown:
+            self.register_filter("markdown2html", self._markdown_filter())
         resources = self._init_resources(resources)
         data_types = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
         self.register_filter("filter_data_type", data_types)
         return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+
+    def _code_filter(self, lexer: str | None) -> Callable[..., str]:
+        """HTMLExporter's `highlight_code` for a notebook in `lexer`'s language, each cell's code drawn once."""
+
+        def highlight_code(source: str, language: str | None = None, metadata: dict | None = None) -> str:
+            magics = metadata.get("magics_language") if isinstance(metadata, dict) else None
+            if all(isinstance(key, str) or key is None for key in (lexer, source, language, magics)):
+                return self._code_drawn(lexer, source, language, magics)
+            return self._code(lexer, source, language, magics, metadata)
+
+        return highlight_code
+
+    def _code(
+        self, lexer: str | None, source: str, language: str | None, magics: str | None, metadata: object = None
+    ) -> str:
+        """What Highlight2HTML draws: the cell's `magics_language` is all it reads of the cell's metadata."""
+        if magics is not None:
+            metadata = {"magics_language": magics}
+        return Highlight2HTML(pygments_lexer=lexer, parent=self)(source, language, metadata)
+
+    def _markdown_filter(self) -> Callable[..., str]:
+        """`notebook_markdown`, each markdown without attachments drawn once."""
+
+        @pass_context
+        def markdown2html(context: Context, source: str) -> str:
+            attachments = context.get("cell", {}).get("attachments", {})
+            if attachments or not isinstance(source, str):
+                return markdown_html(source, attachments)
+            return self._markdown_drawn(source)
+
+        return markdown2html
 
     def _preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
         """After nbgrader's steps, make the student's markup inert and add the page's own styles."""
