@@ -190,7 +190,7 @@ def test_a_worker_killed_while_grading_costs_the_student_nothing_the_retry_grade
     assert standing["notebooks"][f"{NOTEBOOK}.ipynb"]["left_today"] == QUOTA - 1  # the one check, counted once
 
 
-CHECK_SECONDS = 20.0  # CPU seconds per check, as the service's own processes are tested with
+CHECK_SECONDS = 10.0  # CPU seconds per check, as the service's own processes are tested with
 
 
 @pytest.mark.cluster
