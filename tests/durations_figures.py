@@ -17,7 +17,10 @@ recorded beside the figure and writes one figure for both.
 from __future__ import annotations
 
 import dataclasses
+import gc
+import hashlib
 import json
+import math
 import os
 import resource
 import time
@@ -30,6 +33,11 @@ from gradekit.core.process_readings import machine_busy_seconds, machine_stolen_
 
 SLOWEST = 30
 CPU_STAMP = "cpu-seconds"  # the user property each phase's CPU seconds travel in
+# A fixed piece of work is timed as each pass begins, best of these rounds: the CPU seconds it takes say
+# how fast the machine's cores ran then. A virtual machine's speed moves with its neighbours, by a fifth
+# from one hour to the next here, so two runs are compared for their machine before their suite.
+REFERENCE_ROUNDS = 3
+REFERENCE_STUDENTS = 60_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,18 +54,43 @@ class TimedTest:
 class SuiteRun:
     """One pass of the suite: on how many workers (0: in pytest's own process), its seconds from start to
     end, the seconds the machine's cores were busy meanwhile (whoever's work: servers included), and the
-    seconds the host of a virtual machine gave its cores to others meanwhile (the run was that much slowed)."""
+    seconds the host of a virtual machine gave its cores to others meanwhile (the run was that much slowed),
+    and how fast the machine was as it began (`reference_seconds`)."""
 
     workers: int
     elapsed: float
     busy: float = 0.0
     stolen: float = 0.0
+    reference: float = 0.0  # CPU seconds of the reference work as the pass began (0: not timed)
 
 
 def cpu_seconds() -> float:
     """User and system seconds of this process and of the processes it has waited for."""
     own, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
+
+
+def reference_seconds(rounds: int = REFERENCE_ROUNDS) -> float:
+    """The fewest CPU seconds this process took for the reference work, of `rounds` tries."""
+    best, collecting = math.inf, gc.isenabled()
+    gc.disable()  # a collection's cost depends on everything else this process holds
+    try:
+        for _ in range(rounds):
+            start = time.process_time()
+            _reference_work()
+            best = min(best, time.process_time() - start)
+    finally:
+        if collecting:
+            gc.enable()
+    return best
+
+
+def _reference_work() -> None:
+    """What the kit's own processes do most: make many small objects, write and read JSON, sort, hash."""
+    rows = [{"student": f"s{n:05d}", "scores": [n % 7, n % 11, n % 13]} for n in range(REFERENCE_STUDENTS)]
+    text = json.dumps(rows)
+    json.loads(text).sort(key=lambda row: (row["scores"][2], row["student"]))
+    hashlib.sha256(text.encode()).digest()
 
 
 class PhaseClock:
@@ -122,6 +155,7 @@ class DurationsFigure:
         self.path, self.tiers, self.workers = path, tiers, workers
         self.recorded = earlier or Recorded()
         self.walls: dict[str, float] = {}
+        self.reference = reference_seconds()
         self.started, self.busy_at_start = time.monotonic(), machine_busy_seconds()
         self.stolen_at_start = machine_stolen_seconds()
 
@@ -141,7 +175,7 @@ class DurationsFigure:
     def pytest_sessionfinish(self, session):
         elapsed, busy = time.monotonic() - self.started, machine_busy_seconds() - self.busy_at_start
         stolen = machine_stolen_seconds() - self.stolen_at_start
-        self.recorded.passes.append(SuiteRun(self.workers, elapsed, busy, stolen))
+        self.recorded.passes.append(SuiteRun(self.workers, elapsed, busy, stolen, self.reference))
         if self.times:
             recorded = self.recorded
             mean_load = sum(recorded.loads) / len(recorded.loads)
@@ -177,7 +211,8 @@ def render(
         f"<!-- written by: python -m pytest --durations-figures {path.as_posix()} -->",
         "",
         f"{len(times):,} tests in {seconds_text(wall)} of test wall time and {seconds_text(cpu)} of CPU; "
-        f"{cores} cores, load {mean_load:.1f} on average at the tests' ends. {_elapsed_text(passes, cores)}",
+        f"{cores} cores, load {mean_load:.1f} on average at the tests' ends. {_elapsed_text(passes, cores)}"
+        + _reference_text(passes),
         "",
         markdown_table(["tier", "tests", "wall", "CPU", "CPU / wall"], [*tier_rows, _tier_row("**all**", times)]),
         "",
@@ -213,6 +248,19 @@ def _elapsed_text(passes: list[SuiteRun], cores: int) -> str:
     return (
         f"{took}; the machine's cores were busy for {seconds_text(busy)} of the {seconds_text(elapsed * cores)} "
         f"they had ({busy / (elapsed * cores):.0%}, servers and all){taken}."
+    )
+
+
+def _reference_text(passes: list[SuiteRun]) -> str:
+    """How long the reference work took as each pass began; nothing for a record made before it was timed."""
+    timed = [run for run in passes if run.reference]
+    if not timed:
+        return ""
+    seconds = " and ".join(f"{run.reference:.3f} s" for run in timed)
+    when = "as the pass began" if len(timed) == 1 else "as each pass began"
+    return (
+        f" A fixed piece of Python work (`reference_seconds`, best of {REFERENCE_ROUNDS}) took {seconds} of CPU "
+        f"{when}: a machine slower by a fifth takes a fifth longer for it, whatever the suite."
     )
 
 

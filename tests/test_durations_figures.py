@@ -1,5 +1,6 @@
 """The suite's timing figure: tiers summed, the least wall time on the cores, the slowest tests first."""
 
+import gc
 import json
 import re
 from pathlib import Path
@@ -16,6 +17,7 @@ from durations_figures import (
     cpu_seconds,
     machine_busy_seconds,
     record_path,
+    reference_seconds,
     render,
 )
 
@@ -154,6 +156,30 @@ def test_the_run_says_how_long_it_took_and_on_how_many_workers():
     assert "busy for 15.7 min of the 22.0 min they had (71%, servers and all)." in busy
     slowed = render(_times(), TIERS, 2, 0.0, Path("f"), [SuiteRun(2, 600.0, 900.0, 66.0), SuiteRun(0, 60.0, 40.0)])
     assert "(71%, servers and all), and the host of this virtual machine gave 66 s of them to others (5%" in slowed
+
+
+def test_the_reference_work_counts_the_fewest_cpu_seconds_of_its_rounds_with_the_collector_put_back(monkeypatch):
+    import durations_figures
+
+    readings = iter([0.0, 5.0, 10.0, 12.0, 20.0, 27.0])  # rounds of 5, 2 and 7 s
+    monkeypatch.setattr(durations_figures, "_reference_work", lambda: None)
+    monkeypatch.setattr(durations_figures.time, "process_time", lambda: next(readings))
+    assert gc.isenabled()
+    assert reference_seconds(3) == 2.0
+    assert gc.isenabled()
+
+
+def test_the_figure_says_how_long_the_reference_work_took_as_each_pass_began():
+    passes = [SuiteRun(2, 600.0, 900.0, 0.0, 0.17), SuiteRun(0, 60.0, 40.0, 0.0, 0.2)]
+    figure = render(_times(), TIERS, 2, 0.0, Path("f"), passes)
+    assert "(`reference_seconds`, best of 3) took 0.170 s and 0.200 s of CPU as each pass began" in figure
+    assert "reference_seconds" not in render(_times(), TIERS, 2, 0.0, Path("f"), ALONE)
+
+
+def test_a_record_written_before_the_reference_was_timed_still_reads(tmp_path):
+    path = tmp_path / "figure.json"
+    path.write_text(json.dumps({"tests": [], "loads": [], "passes": [[3, 847.6, 1658.3, 1.9]]}))
+    assert Recorded.read(path).passes == [SuiteRun(3, 847.6, 1658.3, 1.9, 0.0)]
 
 
 def test_the_figure_names_pytest_as_the_command_that_wrote_it_where_the_docs_expect_it():
