@@ -162,11 +162,12 @@ def test_the_reference_work_counts_the_fewest_cpu_seconds_of_its_rounds_with_the
     import durations_figures
 
     readings = iter([0.0, 5.0, 10.0, 12.0, 20.0, 27.0])  # rounds of 5, 2 and 7 s
-    monkeypatch.setattr(durations_figures, "_reference_work", lambda: None)
+    done = []
+    monkeypatch.setattr(durations_figures, "_reference_work", lambda: done.append(gc.isenabled()))
     monkeypatch.setattr(durations_figures.time, "process_time", lambda: next(readings))
     assert gc.isenabled()
     assert reference_seconds(3) == 2.0
-    assert gc.isenabled()
+    assert done == [False] * 4 and gc.isenabled()  # an untimed first round, then three, none collecting
 
 
 def test_the_figure_says_how_long_the_reference_work_took_as_each_pass_began():
