@@ -96,14 +96,14 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     figure = config.getoption("--durations-figures")
     if figure:
-        from durations_figures import DurationsFigure, PhaseClock, Recorded, record_path
+        from durations_figures import DurationsFigure, PhaseClock, Recorded, record_path, reference_seconds
 
         # Tests run where the clock is (a worker under pytest-xdist); the figure is written where reports arrive.
         config.pluginmanager.register(PhaseClock(), "durations-phase-clock")
         if not hasattr(config, "workerinput"):
             workers = getattr(config.option, "numprocesses", None) or 0
             earlier = Recorded.read(record_path(Path(figure))) if config.getoption("--durations-after") else None
-            plugin = DurationsFigure(Path(figure), TIERS, workers, earlier)
+            plugin = DurationsFigure(Path(figure), TIERS, workers, earlier, reference_seconds())
             config.pluginmanager.register(plugin, "durations-figures")
 
 

@@ -2,6 +2,7 @@
 
 import gc
 import json
+import os
 import re
 from pathlib import Path
 
@@ -14,14 +15,13 @@ from durations_figures import (
     Recorded,
     SuiteRun,
     TimedTest,
+    best_round,
     cpu_seconds,
     machine_busy_seconds,
     record_path,
     reference_seconds,
     render,
 )
-
-pytestmark = pytest.mark.unit
 
 TIERS = ("unit", "nbgrader")
 ALONE = [SuiteRun(0, 330.0)]
@@ -35,6 +35,7 @@ def _times():
     ]
 
 
+@pytest.mark.unit
 def test_each_tier_sums_its_own_tests_and_the_total_sums_them_all():
     figure = render(_times(), TIERS, 2, 1.5, Path("figure.md"), ALONE)
     assert "| unit | 1 | 2 s | 2 s | 0.75 |" in figure
@@ -43,6 +44,7 @@ def test_each_tier_sums_its_own_tests_and_the_total_sums_them_all():
     assert figure.startswith("<!-- written by: python -m pytest --durations-figures figure.md -->")
 
 
+@pytest.mark.unit
 def test_the_least_wall_time_is_half_the_cpu_on_two_cores_unless_one_test_is_longer():
     assert "**4.3 min**" in render(_times(), TIERS, 2, 0.0, Path("f.md"), ALONE)  # 521.5 CPU s over 2 cores
     assert "**3.3 min**" in render(_times(), TIERS, 4, 0.0, Path("f.md"), ALONE)  # the 200 s test
@@ -51,6 +53,7 @@ def test_the_least_wall_time_is_half_the_cpu_on_two_cores_unless_one_test_is_lon
     )
 
 
+@pytest.mark.unit
 def test_the_slowest_tests_come_first_and_stop_at_the_limit():
     many = [TimedTest(f"t::{n}", "unit", float(n), 0.0) for n in range(SLOWEST + 5)]
     figure = render(many, TIERS, 2, 0.0, Path("f.md"), ALONE)
@@ -59,6 +62,7 @@ def test_the_slowest_tests_come_first_and_stop_at_the_limit():
     assert rows[0].endswith(f"`t::{SLOWEST + 4}` |") and rows[-1].endswith("`t::5` |")
 
 
+@pytest.mark.unit
 def test_cpu_seconds_count_work_done_in_this_process():
     before = cpu_seconds()
     sum(n * n for n in range(2_000_000))
@@ -86,6 +90,7 @@ def _phases(plugin, nodeid, tier, walls, cpus):
         plugin.pytest_runtest_logreport(_Report(nodeid, tier, when, wall, stamps))
 
 
+@pytest.mark.unit
 def test_the_phase_clock_stamps_each_phases_cpu_on_the_item_even_when_the_phase_fails():
     clock, item = PhaseClock(), _Item()
     for phase in (clock.pytest_runtest_setup(item), clock.pytest_runtest_call(item)):
@@ -100,6 +105,7 @@ def test_the_phase_clock_stamps_each_phases_cpu_on_the_item_even_when_the_phase_
     assert all(seconds >= 0 for _, seconds in item.user_properties)
 
 
+@pytest.mark.unit
 def test_the_figure_adds_each_tests_phases_under_its_tier_and_writes_at_the_end(tmp_path):
     figure = tmp_path / "figures" / "durations.md"
     plugin = DurationsFigure(figure, TIERS, workers=2)
@@ -118,6 +124,7 @@ def test_the_figure_adds_each_tests_phases_under_its_tier_and_writes_at_the_end(
     assert modules == {"tests/test_x.py": 123.0, "tests/test_y.py": 1.0}
 
 
+@pytest.mark.unit
 def test_a_second_pass_adds_its_tests_to_what_the_first_recorded_and_says_both_passes(tmp_path):
     figure = tmp_path / "durations.md"
     first = DurationsFigure(figure, TIERS, workers=2)
@@ -136,17 +143,20 @@ def test_a_second_pass_adds_its_tests_to_what_the_first_recorded_and_says_both_p
     ]
 
 
+@pytest.mark.unit
 def test_a_second_pass_without_a_first_ones_record_is_refused(tmp_path):
     with pytest.raises(pytest.UsageError, match="no earlier pass recorded"):
         Recorded.read(tmp_path / "durations.json")
 
 
+@pytest.mark.unit
 def test_the_machines_busy_seconds_grow_with_work_done():
     before = machine_busy_seconds()
     sum(n * n for n in range(3_000_000))
     assert machine_busy_seconds() > before > 0
 
 
+@pytest.mark.unit
 def test_the_run_says_how_long_it_took_and_on_how_many_workers():
     assert "took **5.5 min** from start to end, in one process" in render(_times(), TIERS, 2, 0.0, Path("f"), ALONE)
     parallel = render(_times(), TIERS, 2, 0.0, Path("f"), [SuiteRun(2, 90.0)])
@@ -158,6 +168,7 @@ def test_the_run_says_how_long_it_took_and_on_how_many_workers():
     assert "(71%, servers and all), and the host of this virtual machine gave 66 s of them to others (5%" in slowed
 
 
+@pytest.mark.unit
 def test_the_reference_work_counts_the_fewest_cpu_seconds_of_its_rounds_with_the_collector_put_back(monkeypatch):
     import durations_figures
 
@@ -166,10 +177,22 @@ def test_the_reference_work_counts_the_fewest_cpu_seconds_of_its_rounds_with_the
     monkeypatch.setattr(durations_figures, "_reference_work", lambda: done.append(gc.isenabled()))
     monkeypatch.setattr(durations_figures.time, "process_time", lambda: next(readings))
     assert gc.isenabled()
-    assert reference_seconds(3) == 2.0
+    assert best_round(3) == 2.0
     assert done == [False] * 4 and gc.isenabled()  # an untimed first round, then three, none collecting
 
 
+@pytest.mark.nbgrader  # it forks a process per core
+def test_the_reference_is_the_mean_of_every_core_doing_the_work_at_once(monkeypatch):
+    import durations_figures
+
+    parent = os.getpid()
+    monkeypatch.setattr(durations_figures, "best_round", lambda rounds: 1.0 + (os.getpid() % 2) + rounds / 100)
+    seconds = reference_seconds(3, cores=4)  # children of both parities, each answering once
+    assert os.getpid() == parent
+    assert 1.03 <= seconds <= 2.03
+
+
+@pytest.mark.unit
 def test_the_figure_says_how_long_the_reference_work_took_as_each_pass_began():
     passes = [SuiteRun(2, 600.0, 900.0, 0.0, 0.17), SuiteRun(0, 60.0, 40.0, 0.0, 0.2)]
     figure = render(_times(), TIERS, 2, 0.0, Path("f"), passes)
@@ -177,12 +200,14 @@ def test_the_figure_says_how_long_the_reference_work_took_as_each_pass_began():
     assert "reference_seconds" not in render(_times(), TIERS, 2, 0.0, Path("f"), ALONE)
 
 
+@pytest.mark.unit
 def test_a_record_written_before_the_reference_was_timed_still_reads(tmp_path):
     path = tmp_path / "figure.json"
     path.write_text(json.dumps({"tests": [], "loads": [], "passes": [[3, 847.6, 1658.3, 1.9]]}))
     assert Recorded.read(path).passes == [SuiteRun(3, 847.6, 1658.3, 1.9, 0.0)]
 
 
+@pytest.mark.unit
 def test_the_figure_names_pytest_as_the_command_that_wrote_it_where_the_docs_expect_it():
     from test_figures import HEADER
 
