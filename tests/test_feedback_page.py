@@ -201,6 +201,25 @@ def test_the_page_carries_a_policy_that_trusts_only_its_own_scripts():
     assert html.index("Content-Security-Policy") < html.index("<script")
 
 
+def _policy(html):
+    return re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)"/>', html).group(1)
+
+
+def test_the_policy_trusts_the_same_scripts_whatever_the_notebooks_metadata_says():
+    """The page's own scripts are read from the page drawn again without its cells, from the notebook as the
+    page's steps left it: a student's notebook metadata adds no script to trust, and none reaches the page."""
+    hostile = {
+        "title": "<script>window.__pwned = 6</script>",
+        "kernelspec": {"name": "python3", "display_name": "<script>window.__pwned = 7</script>", "language": "python"},
+        "language_info": {"name": "python", "pygments_lexer": "ipython3"},
+    }
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("an answer")], metadata=hostile)
+    resources = {"nbgrader": {"notebook": "010_history", "score": 0.0, "max_score": 4.0, "late_penalty": 0}}
+    html = _exporter().from_notebook_node(notebook, resources=resources)[0]
+    assert _policy(html) == _policy(_page([]))
+    assert "window.__pwned" not in html
+
+
 def test_a_page_without_a_head_is_refused_rather_than_left_without_its_policy():
     with pytest.raises(ValueError, match="Content-Security-Policy"):
         with_policy("<html><body></body></html>", "default-src 'none'")

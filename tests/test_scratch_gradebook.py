@@ -1,4 +1,5 @@
-"""The worker's scratch gradebook skips the disk's confirmation and keeps one engine; every other SQLite file is as before."""
+"""The worker's scratch gradebook skips the disk's confirmation and keeps one engine (as feedback's gradebook does while
+pages are drawn); every other SQLite file is as before."""
 
 import shutil
 
@@ -7,7 +8,13 @@ import pytest
 from nbgrader.api import Gradebook
 from sqlalchemy import create_engine, text
 
-from gradekit.grading.scratch_gradebook import UnsyncedGradebook, close_connections, share_engine, stop_sharing
+from gradekit.grading.scratch_gradebook import (
+    UnsyncedGradebook,
+    close_connections,
+    engine_shared_while,
+    share_engine,
+    stop_sharing,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -85,6 +92,23 @@ def test_once_no_longer_shared_each_gradebook_builds_its_engine_again(tmp_path):
     share_engine(url)
     assert nbgrader.api.create_engine(url) is nbgrader.api.create_engine(url)
     stop_sharing(url)
+    assert nbgrader.api.create_engine(url) is not nbgrader.api.create_engine(url)
+
+
+def test_a_block_shares_the_engine_until_it_ends_and_leaves_a_share_it_did_not_start(tmp_path):
+    url, other = f"sqlite:///{tmp_path / 'course.db'}", f"sqlite:///{tmp_path / 'scratch.db'}"
+    with engine_shared_while(url):
+        assert nbgrader.api.create_engine(url) is nbgrader.api.create_engine(url)
+    assert nbgrader.api.create_engine(url) is not nbgrader.api.create_engine(url)
+    share_engine(other)
+    try:
+        with engine_shared_while(other):
+            pass
+        assert nbgrader.api.create_engine(other) is nbgrader.api.create_engine(other)
+    finally:
+        stop_sharing(other)
+    with pytest.raises(RuntimeError), engine_shared_while(url):
+        raise RuntimeError("a page that failed")
     assert nbgrader.api.create_engine(url) is not nbgrader.api.create_engine(url)
 
 

@@ -5,6 +5,7 @@ import pytest
 from gradekit.commands.cli import main
 from gradekit.commands.ta_pipeline import NotACourseFolder, course_in_folder, feedback_in_process
 from gradekit.core.course import load_course, sqlite_url
+from gradekit.core.nbgrader_cli import run_nbgrader
 
 
 @pytest.mark.unit
@@ -28,17 +29,22 @@ def test_a_folder_without_a_course_is_refused_before_anything_runs(tmp_path, cap
 
 
 @pytest.mark.nbgrader
-def test_feedback_made_in_process_is_the_page_nbgrader_s_command_makes(course, manifest, tmp_path):
+def test_feedback_made_in_process_is_the_page_nbgrader_s_command_makes(course, manifest, tmp_path, monkeypatch):
+    """The class split between two runs of nbgrader's command (one student each), then drawn in this process."""
     from cohort_fixtures import cohort_course
 
-    from gradekit.core.nbgrader_cli import run_nbgrader
+    from gradekit.commands import ta_pipeline
     from gradekit.grading.cohort import grade_cohort
     from gradekit.grading.executors import LocalExecutor
 
     notebook = "010_history"
     scratch = cohort_course(course, manifest.only([notebook]), tmp_path / "course", controls=0)
     grade_cohort(scratch, LocalExecutor(1), (notebook,))
-    run_nbgrader(scratch, "generate_feedback", scratch.assignment_id, "--force")
+    monkeypatch.setattr(ta_pipeline, "FEEDBACK_STUDENTS_PER_RUN", 1)
+    commands = []
+    monkeypatch.setattr(ta_pipeline, "run_nbgrader", lambda *args: commands.append(args) or run_nbgrader(*args))
+    ta_pipeline.generate_feedback(scratch, processes=2)
+    assert [args[1] for args in commands] == ["generate_feedback", "generate_feedback"]
     by_command = scratch.feedback_dir.rename(tmp_path / "by-command")
     feedback_in_process(scratch)
     pages = sorted(path.relative_to(by_command) for path in by_command.rglob("*.html"))

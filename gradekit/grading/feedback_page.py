@@ -254,6 +254,7 @@ class FeedbackPage(HTMLExporter):
         self.template_paths = self._template_paths()
         self._code_drawn = functools.lru_cache(maxsize=CELLS_REMEMBERED)(self._code)
         self._markdown_drawn = functools.lru_cache(maxsize=CELLS_REMEMBERED)(markdown_html_alone)
+        self._preprocessed = NotebookNode()  # the notebook the last page was drawn from, as its steps left it
 
     def default_filters(self) -> Iterator[tuple[str, Callable[..., Any]]]:
         yield from super().default_filters()
@@ -265,15 +266,25 @@ class FeedbackPage(HTMLExporter):
     ) -> tuple[str, dict[str, Any]]:
         """The page, carrying a policy that trusts only the scripts of a page drawn without `nb`'s cells."""
         given = copy.deepcopy(resources)
-        draw = self._drawn
-        html, resources = draw(nb, resources, **kw)
+        html, resources = self._drawn(nb, resources, **kw)
         if left_for_htmlexporter(html):
-            draw = super().from_notebook_node
-            html, resources = draw(nb, given, **kw)
-        empty = nb.copy()
-        empty.cells = []
-        own_page, _ = draw(empty, dict(resources), **kw)
+            html, resources = super().from_notebook_node(nb, given, **kw)
+            empty = nb.copy()
+            empty.cells = []
+            own_page, _ = super().from_notebook_node(empty, dict(resources), **kw)
+        else:
+            own_page = self._without_cells(resources)
         return with_language(with_policy(html, security_policy(own_page)), self.language_code), resources
+
+    def _without_cells(self, resources: dict[str, Any]) -> str:
+        """The page just drawn, drawn again without its cells: what the template itself puts in a page.
+
+        It is drawn from what the page's steps made (the notebook's metadata as they left it, and their
+        resources), so the steps, gradebook queries among them, run once per page, not twice.
+        """
+        empty = self._preprocessed.copy()
+        empty.cells = []
+        return self.template.render(nb=empty, resources=dict(resources)).lstrip("\r\n")
 
     def _drawn(
         self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
@@ -331,4 +342,5 @@ class FeedbackPage(HTMLExporter):
             nb, resources = step(parent=self, enabled=True)(nb, resources)
         with open(PAGE_STYLE) as style:
             resources.setdefault("inlining", {}).setdefault("css", []).append(style.read())
+        self._preprocessed = nb
         return nb, resources

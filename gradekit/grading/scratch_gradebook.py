@@ -16,13 +16,17 @@ instead (`SharedEngine`): nbgrader's `Gradebook` still opens and closes it as
 before, and its connections are closed before each try rewrites the file. Each
 open also checks that every table exists (fourteen queries, about 1.7 ms, ten
 times a submission); on a shared engine that check runs once: the file is always
-the template's, whose tables nbgrader made, and a try only adds rows.
+the template's, whose tables nbgrader made, and a try only adds rows. Drawing the
+feedback pages opens the course's gradebook once per page and writes no table: that
+step shares its engine the same way while it runs (`engine_shared_while`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +127,23 @@ def stop_sharing(url: str) -> None:
     shared = SharedEngine.installed()
     shared.engines.pop(url, None)
     shared.tables_checked.discard(url)
+
+
+@contextlib.contextmanager
+def engine_shared_while(url: str) -> Iterator[None]:
+    """Every `Gradebook` of `url` in this process uses one engine until the block ends (unless it already did).
+
+    For a step that opens one gradebook many times and writes no table (feedback pages: nbgrader
+    opens it for every page): its statements are compiled once and its tables checked once.
+    """
+    if url in SharedEngine.installed().engines:
+        yield
+        return
+    share_engine(url)
+    try:
+        yield
+    finally:
+        stop_sharing(url)
 
 
 def _main_file(connection: sqlite3.Connection) -> Path | None:
