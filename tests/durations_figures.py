@@ -81,9 +81,11 @@ def reference_seconds(rounds: int = REFERENCE_ROUNDS, cores: int = 0) -> float:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover (the child's own side)
-            os.close(read)
-            os.write(write, repr(best_round(rounds)).encode())
-            os._exit(0)
+            try:  # whatever happens, the child never returns into the parent's pytest run
+                os.close(read)
+                os.write(write, repr(best_round(rounds)).encode())
+            finally:
+                os._exit(0)
         os.close(write)
         children.append((pid, read))
     seconds = []

@@ -192,6 +192,21 @@ def test_the_reference_is_the_mean_of_every_core_doing_the_work_at_once(monkeypa
     assert os.getpid() == parent
 
 
+@pytest.mark.nbgrader  # it forks a process per core
+def test_a_core_whose_work_fails_ends_its_process_and_the_parent_says_so(monkeypatch):
+    import durations_figures
+
+    parent = os.getpid()
+
+    def failing(rounds):
+        raise RuntimeError("the reference work failed")
+
+    monkeypatch.setattr(durations_figures, "best_round", failing)
+    with pytest.raises(ValueError):  # nothing answered
+        reference_seconds(3, cores=2)
+    assert os.getpid() == parent
+
+
 @pytest.mark.unit
 def test_the_figure_says_how_long_the_reference_work_took_as_each_pass_began():
     passes = [SuiteRun(2, 600.0, 900.0, 0.0, 0.17), SuiteRun(0, 60.0, 40.0, 0.0, 0.2)]
