@@ -269,9 +269,7 @@ class FeedbackPage(HTMLExporter):
         html, resources = self._drawn(nb, resources, **kw)
         if left_for_htmlexporter(html):
             html, resources = super().from_notebook_node(nb, given, **kw)
-            empty = nb.copy()
-            empty.cells = []
-            own_page, _ = super().from_notebook_node(empty, dict(resources), **kw)
+            own_page, _ = super().from_notebook_node(_cells_removed(nb), dict(resources), **kw)
         else:
             own_page = self._without_cells(resources)
         return with_language(with_policy(html, security_policy(own_page)), self.language_code), resources
@@ -282,9 +280,7 @@ class FeedbackPage(HTMLExporter):
         It is drawn from what the page's steps made (the notebook's metadata as they left it, and their
         resources), so the steps, gradebook queries among them, run once per page, not twice.
         """
-        empty = self._preprocessed.copy()
-        empty.cells = []
-        return self.template.render(nb=empty, resources=dict(resources)).lstrip("\r\n")
+        return self.template.render(nb=_cells_removed(self._preprocessed), resources=dict(resources)).lstrip("\r\n")
 
     def _drawn(
         self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
@@ -344,3 +340,10 @@ class FeedbackPage(HTMLExporter):
             resources.setdefault("inlining", {}).setdefault("css", []).append(style.read())
         self._preprocessed = nb
         return nb, resources
+
+
+def _cells_removed(nb: NotebookNode) -> NotebookNode:
+    """A shallow copy of `nb` with no cells: what a page shows of the notebook beyond them."""
+    empty = nb.copy()
+    empty.cells = []
+    return empty
