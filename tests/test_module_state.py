@@ -51,6 +51,10 @@ ALLOWED = {
     ("warm_kernels", "_zygote"),
     # Set by the pool's initializer, which can only call a module-level function, once per worker process.
     ("warm_kernels", "_run_tag"),
+    # The warm parents a process keeps between its runs (ended at exit, like its one zygote), and the lock
+    # of the runs that take and give them back: the process's, lent to one run at a time.
+    ("kept_parents", "_kept"),
+    ("kept_parents", "_keeping"),
     # The process's one kit cgroup (a fact of this machine, made at its first kernel and removed at
     # exit), and the counter naming its kernels' groups inside it: the process's, never a run's.
     ("kernel_cgroups", "unavailable_reason"),

@@ -34,6 +34,7 @@ from gradekit.core.course import Course
 from gradekit.core.manifest import Manifest
 from gradekit.core.outcome import Outcome
 from gradekit.core.status import Status
+from gradekit.grading import kept_parents
 from gradekit.grading.cohort import CohortResult, grade_cohort
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.gradebook_records import SubmissionRecord, read_record
@@ -213,6 +214,7 @@ def run_soak(course: Course, manifest: Manifest, settings: SoakSettings) -> Soak
                     with faults:
                         loaded_result = _grade(loaded, names, settings.jobs)
                 finally:  # whether grading ended or raised, nothing the faults cut loose may outlive the soak
+                    kept_parents.end_kept()  # the warm parents the runs kept are not left over: they are ended
                     leftovers = stop_leftovers(faults.seen)
         differences = differing_rows(outcomes(quiet, quiet_result), outcomes(loaded, loaded_result))
     return SoakResult(

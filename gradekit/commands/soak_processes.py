@@ -2,9 +2,9 @@
 
 The soak injects its faults from outside the grading code, as the operating
 system or an operator would: it finds the grading workers (children of this
-process, forked from it), their kernel zygotes (`python -c` with the zygote's
-source, below bubblewrap's process when boxed) and the kernels each zygote
-forked, by walking /proc.
+process, forked from it), the kernel zygotes (`python -c` with the zygote's
+source, below bubblewrap's process when boxed; the coordinator's own, lent to its
+workers, or a worker's) and the kernels each zygote forked, by walking /proc.
 """
 
 from __future__ import annotations
@@ -103,8 +103,11 @@ def grading_tree(coordinator: int, spare: frozenset[int] = frozenset()) -> Gradi
         for entry in children(coordinator, table)
         if entry.pid not in spare and command_line(entry.pid) == own_command
     )
-    # A boxed zygote runs below bubblewrap's own process, so it is looked for among all of a worker's descendants.
-    zygotes = tuple(entry for worker in workers for entry in descendants(worker.pid, table) if is_zygote(entry.pid))
+    # A boxed zygote runs below bubblewrap's own process, so it is looked for among all descendants: of the
+    # worker that started it, or of the coordinator, which lends its warm parents to its workers (kept_parents.py).
+    mine = [entry for entry in children(coordinator, table) if entry.pid not in spare]
+    below = [*mine, *(entry for child in mine for entry in descendants(child.pid, table))]
+    zygotes = tuple(entry for entry in below if is_zygote(entry.pid))
     kernels = tuple(entry for zygote in zygotes for entry in children(zygote.pid, table))
     return GradingTree(workers, zygotes, kernels)
 

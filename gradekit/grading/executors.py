@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
+from gradekit.grading import kept_parents
 from gradekit.grading.forked_grader import ForkedGrader, GradingProcessLost
 from gradekit.grading.forked_workers import worker_context
 from gradekit.grading.grader_failures import backoff_seconds
@@ -119,6 +120,13 @@ def _temporary_files_under(folder: str) -> None:
     """
     tempfile.tempdir = folder
     name_kernel_folders_after(Path(folder).name)
+
+
+def _pool_worker_start(folder: str, loan: kept_parents.Loan | None) -> None:
+    """A pool worker's start: temporary files under `folder`, and a warm parent of the loan, if one is left."""
+    _temporary_files_under(folder)
+    if loan is not None:
+        loan.take()
 
 
 def _remove_kernel_folders(run_root: str) -> None:
@@ -278,11 +286,15 @@ class LocalExecutor:
         jobs: int,
         task: Callable[[str, str, str], GradedSubmission] = grade_task,
         budget: TaskBudget | None = None,
+        lends_parents: bool | None = None,
     ):
         self.jobs = jobs
         self.workers = jobs
         self.task = task  # a module-level function (template, folder, student) -> GradedSubmission
         self.budget = budget  # None: derived from the run's cell limit (`submission_budget`)
+        # Whether its workers are lent this process's warm parents (kept_parents.py): by default when
+        # the task is the kit's own, the one that forks kernels.
+        self.lends_parents = task is grade_task if lends_parents is None else lends_parents
 
     def grade_all(self, template_root: Path, tasks: Iterable[Task]) -> Iterator[GradedSubmission]:
         budget = self.budget or submission_budget(template_root)
@@ -342,13 +354,15 @@ class LocalExecutor:
         # Forked workers start with what this process has imported (nbgrader above all), each
         # with an event loop of its own (forked_workers.py).
         context = worker_context()
+        loan = self._lend(template_root, min(jobs, len(tasks))) if self.lends_parents else None
+        broke = False
         # A pool's workers exit without running their exit handlers: every temporary file of
         # theirs (scratch courses with hidden tests, gradebook copies, kernel folders) goes
         # under one folder, removed here once the pool is shut down.
         with (
             tempfile.TemporaryDirectory(prefix="gradekit-run-", ignore_cleanup_errors=True) as run_root,
             concurrent.futures.ProcessPoolExecutor(
-                jobs, mp_context=context, initializer=_temporary_files_under, initargs=(run_root,)
+                jobs, mp_context=context, initializer=_pool_worker_start, initargs=(run_root, loan)
             ) as pool,
         ):
             verdicts = [Path(run_root) / f"over-budget-{n}.json" for n in range(len(tasks))]
@@ -367,13 +381,20 @@ class LocalExecutor:
                     try:
                         yield task, future.result()
                     except concurrent.futures.process.BrokenProcessPool as error:
+                        broke = True
                         started = _started_mark(verdict).exists()
                         yield task, over_budget(verdict) or (error if started else NOT_STARTED)
                     except Exception as error:
                         yield task, crashed_task(task[1], error)
             finally:
                 pool.shutdown(wait=True)
+                kept_parents.give_back(loan, broke)
                 _remove_kernel_folders(run_root)
+
+    @staticmethod
+    def _lend(template_root: Path, workers: int) -> kept_parents.Loan | None:
+        """This process's warm parents for a pool of `workers`, boxed as the run requires."""
+        return kept_parents.lend(workers, GradingRun.read(template_root).kit.allow_unconfined)
 
 
 class DaskExecutor:

@@ -58,6 +58,7 @@ KERNEL_FILE_BYTES = MAX_MESSAGE_BYTES + 2**20
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL", "KIT_EXCHANGE_ROOT")
 SHUTDOWN_POLL_SECONDS = 0.01
 MEMORY_LIMIT_VARIABLE = "KIT_KERNEL_MEMORY_BYTES"  # kernel_zygote.py's: the kernel's memory cap, in bytes
+STALE_LINES = 2  # what a lent zygote's pipe may hold unread when it comes back: its first line and one reply
 
 
 class Zygote:
@@ -67,8 +68,8 @@ class Zygote:
     folder of the machine a boxed zygote sees besides Python's own.
     """
 
-    def __init__(self, env: dict[str, str], kernels_root: Path, boxed: bool = True):
-        started = time.monotonic()
+    def __init__(self, env: dict[str, str], kernels_root: Path, boxed: bool = True, wait: bool = True):
+        self.started = time.monotonic()  # the machine's clock: a forked process that adopts it reads the same one
         self.lock = threading.Lock()
         self.kernels_root, self.boxed = kernels_root, boxed
         self.owner = os.getpid()  # a forked process inherits this object (and its exit handler): not its to close
@@ -83,8 +84,36 @@ class Zygote:
                 self.process, self.host_pid = worker_box.start(kernels_root, program, env, self.errors)
             except worker_box.BoxUnavailable as error:
                 raise OSError(str(error)) from None
-        self._reply()  # {"ready": true} once the imports are done
-        self._start_seconds = time.monotonic() - started  # told once, to the first kernel's step (`claim_start`)
+        self.ready = False
+        self._start_seconds = 0.0  # told once, to the first kernel's step (`claim_start`)
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Read the zygote's {"ready": true}, sent once its imports are done; at once when it was read before."""
+        if not self.ready:
+            self._reply()
+            self.ready = True
+            self._start_seconds = time.monotonic() - self.started
+
+    def running(self) -> bool:
+        """Whether the zygote's process still runs; only the process that started it may wait for it."""
+        if os.getpid() == self.owner:
+            return self.process.poll() is None
+        return _running(self.process.pid)
+
+    def kill(self) -> None:
+        """End the zygote now, with every kernel in its box; its folder of kernel folders goes too."""
+        # The zygote first (as PID 1 of its box, it takes every kernel there with it), then bubblewrap's
+        # process; not Popen.kill, which a process that adopted the zygote cannot use (it cannot poll it).
+        for pid in dict.fromkeys((self.host_pid, self.process.pid)):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if os.getpid() == self.owner:
+            self.process.wait()
+        shutil.rmtree(self.kernels_root, ignore_errors=True)
 
     def claim_start(self) -> float:
         """Seconds this zygote took to start, the first time it is asked; 0 after that."""
@@ -135,11 +164,39 @@ class Zygote:
         except (OSError, ValueError):
             pass
 
+    def back_in_step(self) -> bool:
+        """Whether the zygote, back from whoever used it last, answers in turn and runs no kernel; it kills what kernels left.
+
+        For its starter, once the process it was lent to is done. What that process left unread in
+        the pipe (the first line saying the zygote is ready, a reply it died before reading) is
+        passed over up to this request's own reply, known by its token.
+        """
+        if not self.running():
+            return False
+        token = uuid.uuid4().hex
+        try:
+            with self.lock:
+                self._send({"clear": True, "echo": token})
+                for _ in range(STALE_LINES + 1):
+                    reply = self._reply()
+                    if reply.get("echo") == token:
+                        break
+                else:
+                    return False
+        except (OSError, ValueError):
+            return False
+        self.ready, self._start_seconds = True, 0.0  # its start was told to the run that used it first
+        return reply.get("live") == 0
+
     def _ask(self, request: dict) -> dict:
+        self.wait_ready()
+        self._send(request)
+        return self._reply()
+
+    def _send(self, request: dict) -> None:
         assert self.process.stdin is not None  # opened as a pipe in __init__
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
-        return self._reply()
 
     def ended(self, pid: int) -> int | None:
         """The wait status of kernel `pid`, which this zygote forked and reaped; None when it does not know."""
@@ -154,13 +211,14 @@ class Zygote:
         line = self.process.stdout.readline()
         if not line:
             said = worker_box.last_words(self.errors) if self.boxed else ""
-            raise OSError(f"the kernel zygote exited (code {self.process.poll()}) {said}".strip())
+            code = self.process.poll() if os.getpid() == self.owner else "unknown here"
+            raise OSError(f"the kernel zygote exited (code {code}) {said}".strip())
         return json.loads(line)
 
     def close(self) -> None:
         if os.getpid() != self.owner:
             return
-        if self.process.poll() is None:
+        if self.running():
             assert self.process.stdin is not None  # opened as a pipe in __init__
             self.process.stdin.close()
             self.process.wait(timeout=10)
@@ -206,21 +264,43 @@ def without_secrets(environment: Mapping[str, str]) -> dict[str, str]:
 
 
 def zygote(allow_unconfined: bool = False) -> Zygote:
-    """This process's zygote, started on first use; one that cannot start is the grader's failure.
+    """This process's zygote (started on first use, or lent to it: `adopt`); one that cannot start is the grader's failure.
 
     `allow_unconfined` lets it start without its box where the machine cannot make one.
     """
     global _zygote
-    if _zygote is None or _zygote.process.poll() is not None:
+    if _zygote is None or not _zygote.running():
         boxed = worker_box.require(allow_unconfined)  # refuses, unless allowed, where there is no box
-        root = Path(tempfile.mkdtemp(prefix=kernels_prefix(_run_tag), dir=kernels_base()))
+        _zygote = start_zygote(boxed, os.environ)
+    elif not _zygote.ready:  # lent before its imports were done
         try:
-            _zygote = Zygote(without_secrets(os.environ), root, boxed)
-        except OSError as error:
-            shutil.rmtree(root, ignore_errors=True)
+            with _zygote.lock:
+                _zygote.wait_ready()
+        except (OSError, ValueError) as error:
+            discard_zygote()
             raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
-        atexit.register(_zygote.close)
     return _zygote
+
+
+def start_zygote(boxed: bool, environment: Mapping[str, str], wait: bool = True) -> Zygote:
+    """A new zygote started with `environment` less the grader's secrets; ended at this process's exit.
+
+    Without `wait` it is returned as soon as its process runs: whoever asks it first waits for its imports.
+    """
+    root = Path(tempfile.mkdtemp(prefix=kernels_prefix(_run_tag), dir=kernels_base()))
+    try:
+        parent = Zygote(without_secrets(environment), root, boxed, wait)
+    except OSError as error:
+        shutil.rmtree(root, ignore_errors=True)
+        raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
+    atexit.register(parent.close)
+    return parent
+
+
+def adopt(parent: Zygote) -> None:
+    """Make `parent`, which another process started and lends, this process's zygote (a pool worker's start)."""
+    global _zygote
+    _zygote = parent
 
 
 def _forget_in_child() -> None:
@@ -240,9 +320,7 @@ def discard_zygote() -> None:
     """End this process's zygote (if any), so that the next kernel is forked from a fresh one."""
     global _zygote
     if _zygote is not None:
-        _zygote.process.kill()
-        _zygote.process.wait()
-        shutil.rmtree(_zygote.kernels_root, ignore_errors=True)
+        _zygote.kill()
         _zygote = None
 
 
@@ -298,7 +376,7 @@ def kill_process_group(pgid: int | None) -> None:
 
 def _exit_code(pid: int) -> int:
     """How a forked kernel ended, as Popen says it (-signal when killed), asked of the zygote that reaped it."""
-    status = _zygote.ended(pid) if _zygote is not None and _zygote.process.poll() is None else None
+    status = _zygote.ended(pid) if _zygote is not None and _zygote.running() else None
     if status is None:
         return -signal.SIGKILL  # unknown: the zygote is gone or never saw it end
     return os.waitstatus_to_exitcode(status)

@@ -9,7 +9,8 @@ kernels it forks. Protocol, one JSON object per line:
                                                                    start `python -m ipykernel_launcher ...`
   stdout -> {"pid": 1234} or {"error": "..."}
   stdin  <- {"ended": 1234}   stdout -> {"status": wait status or null}
-  stdin  <- {"clear": true}   stdout -> {"cleared": n}    kill what finished kernels left running
+  stdin  <- {"clear": true, "echo": x}   stdout -> {"cleared": n, "live": k, "echo": x}
+                                         kill what finished kernels left running; k kernels still run
 It exits when its stdin closes. Children are reaped as soon as they end. With
 "box", the kernel first boxes itself around "kernel_dir" (kernel_box.py), keeping
 the read-only views "keep" that its fresh /tmp would hide; a
@@ -333,7 +334,8 @@ def serve() -> None:
             print(json.dumps({"status": ENDED.pop(request["ended"], None)}), file=replies, flush=True)
             continue
         if "clear" in request:
-            print(json.dumps({"cleared": clear_leftovers()}), file=replies, flush=True)
+            cleared = {"cleared": clear_leftovers(), "live": len(LIVE), "echo": request.get("echo")}
+            print(json.dumps(cleared), file=replies, flush=True)
             continue
         if request.get("compiles"):
             import_compile_stack()
