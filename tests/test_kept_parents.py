@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from nbclient import NotebookClient
-from nbformat.v4 import new_notebook
+from nbformat.v4 import new_code_cell, new_notebook
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
@@ -14,6 +14,7 @@ from gradekit.core.status import Status
 from gradekit.grading import kept_parents, warm_kernels, worker_box
 from gradekit.grading.executors import LocalExecutor
 from gradekit.grading.submission_grader import GradedSubmission
+from gradekit.grading.task_budget import TaskBudget
 
 
 def _row(student: str, parent: warm_kernels.Zygote) -> GradedSubmission:
@@ -57,6 +58,18 @@ def leave_a_kernel_running(template_root, folder, student):
 _LEFT: list = []
 
 
+# Three CPU seconds of work in the kernel, while its worker only waits for the reply.
+COMPUTES = "import time\nend = time.process_time() + 3\nwhile time.process_time() < end:\n    pass"
+
+
+def compute_in_a_kernel(template_root, folder, student):
+    """The worker runs a notebook whose kernel computes for longer than the task's idle allowance."""
+    path = {"metadata": {"path": str(template_root)}}
+    notebook = new_notebook(cells=[new_code_cell(COMPUTES)])
+    NotebookClient(notebook, kernel_manager_class=warm_kernels.WarmKernelManager, resources=path).execute()
+    return _row(student, warm_kernels.zygote())
+
+
 def _parents_of(tmp_path, task, students=("amy",), jobs=1):
     executor = LocalExecutor(jobs, task=task, lends_parents=True)
     rows = executor.grade_all(tmp_path, [(Path(tmp_path), student) for student in students])
@@ -95,14 +108,22 @@ def test_a_parent_that_comes_back_with_a_kernel_still_running_is_ended(tmp_path,
     assert _parents_of(tmp_path, name_the_parent) != {left_running}
 
 
+@pytest.mark.nbgrader
+def test_a_workers_budget_counts_the_work_of_its_kernels_in_the_parent_lent_to_it(tmp_path, no_kept_parents):
+    """The kernel is no longer the worker's descendant: its CPU must still count as the task's work, not as idling."""
+    executor = LocalExecutor(1, task=compute_in_a_kernel, budget=TaskBudget(60, idle_seconds=1), lends_parents=True)
+    (row,) = executor.grade_all(tmp_path, [(tmp_path, "amy")])
+    assert row.status is Status.GRADED, row.message  # not ended as idle, worker and parent with it
+
+
 @pytest.mark.notebook
 def test_a_parent_back_from_a_worker_is_in_step_whatever_that_worker_left_unread(tmp_path):
     boxed = worker_box.unavailable_reason() is None
     parent = warm_kernels.start_zygote(boxed, grading_environment(), wait=False)
     try:
-        assert parent.back_in_step()  # its first line ("ready") was never read: passed over
-        parent._send({"clear": True, "echo": "a reply its worker died before reading"})
-        assert parent.back_in_step()  # that reply is passed over too, up to this request's own
+        assert kept_parents.back_in_step(parent)  # its first line ("ready") was never read: passed over
+        parent.send({"clear": True, "echo": "a reply its worker died before reading"})
+        assert kept_parents.back_in_step(parent)  # that reply is passed over too, up to this request's own
         assert parent._ask({"ended": 1}) == {"status": None}  # and the next request reads its own reply
     finally:
         parent.kill()

@@ -32,6 +32,7 @@ def test_a_grader_error_scores_nothing_and_says_how_often_it_was_tried():
 def test_the_phases_of_a_graded_submission_are_all_there_and_add_up_to_its_wall_time(course, manifest, tmp_path):
     from cohort_fixtures import cohort_course
 
+    from gradekit.grading import kept_parents
     from gradekit.grading.cohort import build_template
     from gradekit.grading.executors import LocalExecutor
     from gradekit.grading.grading_run import GradingRun
@@ -44,6 +45,7 @@ def test_the_phases_of_a_graded_submission_are_all_there_and_add_up_to_its_wall_
     folder = scratch.submitted_dir / "reference" / scratch.assignment_id
     # In a pool worker of the local executor, which removes what its workers leave (they end without
     # running exit handlers): a bare pool left a scratch course and a kernels folder in /tmp.
+    kept_parents.end_kept()  # the run starts its warm parent: none an earlier test's run kept is lent to it
     (graded,) = LocalExecutor(1).grade_all(template.root, [(folder, "reference")])
     assert graded.status is Status.GRADED
     engine = set(Phase) - {Phase.FEEDBACK}  # feedback is the cohort's, made after grading
@@ -52,6 +54,10 @@ def test_the_phases_of_a_graded_submission_are_all_there_and_add_up_to_its_wall_
     assert all(graded.phases.of(phase) > 0 for phase in engine - {Phase.OTHER})
     within_the_submission = graded.phases.total - graded.phases.of(Phase.WORKER_START)
     assert within_the_submission == pytest.approx(graded.seconds, rel=0.02, abs=0.05)
+    # The next run is lent the warm parent this one kept: no time goes to its start.
+    (again,) = LocalExecutor(1).grade_all(template.root, [(folder, "reference")])
+    assert again.status is Status.GRADED and again.phases.of(Phase.BOX_START) == 0
+    assert again.phases.total - again.phases.of(Phase.WORKER_START) == pytest.approx(again.seconds, rel=0.02, abs=0.05)
 
 
 @pytest.mark.unit

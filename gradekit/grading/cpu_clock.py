@@ -71,11 +71,15 @@ class Verdict(enum.Enum):
     IDLE_SPENT = "sat sleeping or blocked after its submission's idle allowance was spent"
 
 
-def kernel_usage(leader: int) -> Usage:
-    """CPU and run-queue wait of every live process of the kernel led by `leader`, in seconds."""
+def kernel_usage(leader: int, also: Iterable[int] = ()) -> Usage:
+    """CPU and run-queue wait of every live process of the kernel led by `leader`, in seconds.
+
+    `also`: further processes whose trees count with it (a pool worker's warm parent, lent to it).
+    """
     processes = _processes()
-    members = {pid for pid, (_, group, session, _) in processes.items() if leader in (group, session)}
-    members.add(leader)
+    roots = {leader, *also}
+    members = {pid for pid, (_, group, session, _) in processes.items() if group in roots or session in roots}
+    members |= roots
     # A child that left the session (setsid) is still the kernel's while its parent is.
     grown = True
     while grown:

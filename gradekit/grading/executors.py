@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Generator, Iterable, Iterator
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.nbgrader_cli import grading_environment
@@ -351,10 +351,21 @@ class LocalExecutor:
         self, template_root: Path, tasks: list[Task], jobs: int, budget: TaskBudget
     ) -> Iterator[tuple[Task, Outcome]]:
         """(task, GradedSubmission, the OverBudget that ended its worker or the exception it died with), as they finish."""
+        workers = max(1, min(jobs, len(tasks)))
+        loan = self._lend(template_root, workers) if self.lends_parents else None
+        ended_whole = False
+        try:
+            ended_whole = yield from self._pooled(template_root, tasks, workers, budget, loan)
+        finally:  # a parent of a run that did not end whole may hold a lost worker's kernel: it is ended
+            kept_parents.give_back(loan, ended_whole)
+
+    def _pooled(
+        self, template_root: Path, tasks: list[Task], workers: int, budget: TaskBudget, loan: kept_parents.Loan | None
+    ) -> Generator[tuple[Task, Outcome], None, bool]:
+        """`_run`'s pool of `workers`, each lent a parent of `loan`; returns whether no worker of it was lost."""
         # Forked workers start with what this process has imported (nbgrader above all), each
         # with an event loop of its own (forked_workers.py).
         context = worker_context()
-        loan = self._lend(template_root, min(jobs, len(tasks))) if self.lends_parents else None
         broke = False
         # A pool's workers exit without running their exit handlers: every temporary file of
         # theirs (scratch courses with hidden tests, gradebook copies, kernel folders) goes
@@ -362,7 +373,7 @@ class LocalExecutor:
         with (
             tempfile.TemporaryDirectory(prefix="gradekit-run-", ignore_cleanup_errors=True) as run_root,
             concurrent.futures.ProcessPoolExecutor(
-                jobs, mp_context=context, initializer=_pool_worker_start, initargs=(run_root, loan)
+                workers, mp_context=context, initializer=_pool_worker_start, initargs=(run_root, loan)
             ) as pool,
         ):
             verdicts = [Path(run_root) / f"over-budget-{n}.json" for n in range(len(tasks))]
@@ -388,8 +399,8 @@ class LocalExecutor:
                         yield task, crashed_task(task[1], error)
             finally:
                 pool.shutdown(wait=True)
-                kept_parents.give_back(loan, broke)
                 _remove_kernel_folders(run_root)
+        return not broke
 
     @staticmethod
     def _lend(template_root: Path, workers: int) -> kept_parents.Loan | None:

@@ -32,9 +32,10 @@ from typing import TypeVar
 
 from gradekit.core.failures import GraderCause, GraderFailure
 from gradekit.core.status import Status
-from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, CellClock, Verdict
+from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, CellClock, Usage, Verdict, kernel_usage
 from gradekit.grading.idle_allowance import TASK_IDLE_FACTOR, IdleAllowance
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
+from gradekit.grading.warm_kernels import lent_parent
 
 Result = TypeVar("Result")
 
@@ -129,10 +130,16 @@ def ended_by_timer(seconds: float, budget: TaskBudget) -> OverBudget | None:
     return OverBudget(Verdict.SAT_IDLE, f"the watchdog could not run, and the timer ended it after {seconds:.0f} s")
 
 
+def _with_lent_parent(worker: int) -> Usage:
+    """The worker's processes and what they started, and the warm parent lent to it with its kernels (kept_parents.py)."""
+    lent = lent_parent()
+    return kernel_usage(worker, () if lent is None else (lent,))
+
+
 def within_budget(budget: TaskBudget, verdict_file: str, task: Callable[..., Result], *args: object) -> Result:
     """Run `task(*args)` in this worker; past `budget`, the worker is killed and the verdict left in `verdict_file`."""
     allowance = IdleAllowance(budget.idle_seconds) if budget.idle_seconds else None
-    clock = CellClock(os.getpid(), budget.cpu_seconds, allowance=allowance)
+    clock = CellClock(os.getpid(), budget.cpu_seconds, usage=_with_lent_parent, allowance=allowance)
     clock.resume()
     finished = threading.Event()
     watchdog = threading.Thread(target=_watch, args=(clock, finished, Path(verdict_file)), daemon=True)

@@ -58,7 +58,6 @@ KERNEL_FILE_BYTES = MAX_MESSAGE_BYTES + 2**20
 SECRET_VARIABLES = ("KIT_GRADEBOOK_URL", "KIT_EXCHANGE_ROOT")
 SHUTDOWN_POLL_SECONDS = 0.01
 MEMORY_LIMIT_VARIABLE = "KIT_KERNEL_MEMORY_BYTES"  # kernel_zygote.py's: the kernel's memory cap, in bytes
-STALE_LINES = 2  # what a lent zygote's pipe may hold unread when it comes back: its first line and one reply
 
 
 class Zygote:
@@ -69,7 +68,7 @@ class Zygote:
     """
 
     def __init__(self, env: dict[str, str], kernels_root: Path, boxed: bool = True, wait: bool = True):
-        self.started = time.monotonic()  # the machine's clock: a forked process that adopts it reads the same one
+        started = time.monotonic()
         self.lock = threading.Lock()
         self.kernels_root, self.boxed = kernels_root, boxed
         self.owner = os.getpid()  # a forked process inherits this object (and its exit handler): not its to close
@@ -87,14 +86,19 @@ class Zygote:
         self.ready = False
         self._start_seconds = 0.0  # told once, to the first kernel's step (`claim_start`)
         if wait:
-            self.wait_ready()
+            self.wait_ready(since=started)
 
-    def wait_ready(self) -> None:
-        """Read the zygote's {"ready": true}, sent once its imports are done; at once when it was read before."""
+    def wait_ready(self, since: float | None = None) -> None:
+        """Read the zygote's {"ready": true}, sent once its imports are done; at once when it was read before.
+
+        The wait (from `since`, else from now) is told to the first kernel's step (`claim_start`): a zygote
+        lent to a worker may have imported while the worker made its grader.
+        """
         if not self.ready:
+            waited_from = time.monotonic() if since is None else since
             self._reply()
             self.ready = True
-            self._start_seconds = time.monotonic() - self.started
+            self._start_seconds = time.monotonic() - waited_from
 
     def running(self) -> bool:
         """Whether the zygote's process still runs; only the process that started it may wait for it."""
@@ -103,16 +107,24 @@ class Zygote:
         return _running(self.process.pid)
 
     def kill(self) -> None:
-        """End the zygote now, with every kernel in its box; its folder of kernel folders goes too."""
-        # The zygote first (as PID 1 of its box, it takes every kernel there with it), then bubblewrap's
-        # process; not Popen.kill, which a process that adopted the zygote cannot use (it cannot poll it).
-        for pid in dict.fromkeys((self.host_pid, self.process.pid)):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if os.getpid() == self.owner:
+        """End the zygote now, with every kernel in its box; its folder of kernel folders goes too.
+
+        Not Popen.kill, which a process that was lent the zygote cannot use (it cannot poll it).
+        """
+        mine = os.getpid() == self.owner
+        if not mine or self.process.poll() is None:  # once its starter reaped it, its PIDs may be another's
+            # The zygote first (as PID 1 of its box, it takes every kernel there with it), then bubblewrap's.
+            for pid in dict.fromkeys((self.host_pid, self.process.pid)):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if mine:
             self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout, self.errors):
+                if stream is not None:
+                    stream.close()
+            atexit.unregister(self.close)
         shutil.rmtree(self.kernels_root, ignore_errors=True)
 
     def claim_start(self) -> float:
@@ -164,36 +176,13 @@ class Zygote:
         except (OSError, ValueError):
             pass
 
-    def back_in_step(self) -> bool:
-        """Whether the zygote, back from whoever used it last, answers in turn and runs no kernel; it kills what kernels left.
-
-        For its starter, once the process it was lent to is done. What that process left unread in
-        the pipe (the first line saying the zygote is ready, a reply it died before reading) is
-        passed over up to this request's own reply, known by its token.
-        """
-        if not self.running():
-            return False
-        token = uuid.uuid4().hex
-        try:
-            with self.lock:
-                self._send({"clear": True, "echo": token})
-                for _ in range(STALE_LINES + 1):
-                    reply = self._reply()
-                    if reply.get("echo") == token:
-                        break
-                else:
-                    return False
-        except (OSError, ValueError):
-            return False
-        self.ready, self._start_seconds = True, 0.0  # its start was told to the run that used it first
-        return reply.get("live") == 0
-
     def _ask(self, request: dict) -> dict:
         self.wait_ready()
-        self._send(request)
+        self.send(request)
         return self._reply()
 
-    def _send(self, request: dict) -> None:
+    def send(self, request: dict) -> None:
+        """Write one request; its reply is read by whoever sent it."""
         assert self.process.stdin is not None  # opened as a pipe in __init__
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
@@ -301,6 +290,15 @@ def adopt(parent: Zygote) -> None:
     """Make `parent`, which another process started and lends, this process's zygote (a pool worker's start)."""
     global _zygote
     _zygote = parent
+
+
+def lent_parent() -> int | None:
+    """The process (bubblewrap's, when boxed) of this process's zygote where another process lent it; else None.
+
+    Its kernels are not this process's descendants: whoever clocks this process's work counts that tree too.
+    """
+    parent = _zygote
+    return parent.process.pid if parent is not None and parent.owner != os.getpid() else None
 
 
 def _forget_in_child() -> None:

@@ -128,7 +128,8 @@ BOX_FAILED = 70  # the exit code of a kernel that could not box itself
 # run once here and kept: (path, run name) -> (the file's content, what running it defined). A kernel
 # forked after that starts with their code compiled and their definitions made, shared with this process.
 # A changed file among the three is run again; a file they load in turn (the wire, Landlock's and
-# seccomp's modules) is read when they are, so it changes with a new warm parent (one per run).
+# seccomp's modules) is read when they are, so it changes with a new warm parent: one per process that
+# grades (kept from one run to the next), whose own copies of those modules do not change either.
 LOADED: dict[tuple[str, str], tuple[bytes, dict[str, Any]]] = {}
 RUN_NAMES = {"box": "kit_kernel_box", "answer_server": "kit_answer_server", "guard": "kit_kernel_guard"}
 
