@@ -70,6 +70,18 @@ def compute_in_a_kernel(template_root, folder, student):
     return _row(student, warm_kernels.zygote())
 
 
+def spin_in_a_kernel(template_root, folder, student):
+    """The worker's kernel spins until the task's budget ends the worker; the kernel's PID is left beside the task."""
+    path = {"metadata": {"path": str(template_root)}}
+    client = NotebookClient(new_notebook(), kernel_manager_class=warm_kernels.WarmKernelManager, resources=path)
+    client.km = client.create_kernel_manager()
+    client.start_new_kernel(cwd=str(template_root))
+    client.start_new_kernel_client()
+    (Path(template_root) / "kernel.pid").write_text(str(client.km.provisioner.pid))
+    client.kc.execute("while True:\n    pass")
+    time.sleep(600)
+
+
 def _parents_of(tmp_path, task, students=("amy",), jobs=1):
     executor = LocalExecutor(jobs, task=task, lends_parents=True)
     rows = executor.grade_all(tmp_path, [(Path(tmp_path), student) for student in students])
@@ -114,6 +126,19 @@ def test_a_workers_budget_counts_the_work_of_its_kernels_in_the_parent_lent_to_i
     executor = LocalExecutor(1, task=compute_in_a_kernel, budget=TaskBudget(60, idle_seconds=1), lends_parents=True)
     (row,) = executor.grade_all(tmp_path, [(tmp_path, "amy")])
     assert row.status is Status.GRADED, row.message  # not ended as idle, worker and parent with it
+
+
+@pytest.mark.nbgrader
+def test_a_worker_ended_by_its_budget_leaves_no_kernel_running_in_the_parent_lent_to_it(tmp_path, no_kept_parents):
+    _parents_of(tmp_path, name_the_parent)  # a parent kept with its imports done: the budget is the kernel's
+    executor = LocalExecutor(1, task=spin_in_a_kernel, budget=TaskBudget(2), lends_parents=True)
+    rows = executor.grade_all(tmp_path, [(tmp_path, "amy")])
+    row = next(rows)  # the run is not over: its parents are not given back yet
+    try:
+        assert row.status is not Status.GRADED
+        assert _ended(int((tmp_path / "kernel.pid").read_text()))
+    finally:
+        assert list(rows) == []
 
 
 @pytest.mark.notebook

@@ -15,6 +15,7 @@ from gradekit.core.process_readings import (
     machine_stolen_seconds,
     memory_bytes,
     process_cpu_seconds,
+    process_own_ticks,
     process_stat,
     proportional_bytes,
 )
@@ -34,6 +35,17 @@ def test_a_process_cpu_time_and_the_machines_busy_time_grow_by_the_work_done():
     _spin(0.5)
     assert process_cpu_seconds(os.getpid()) - mine >= 0.4
     assert machine_busy_seconds() - machine >= 0.4  # this process's half second, and whatever else ran
+
+
+@pytest.mark.nbgrader  # it starts a process
+def test_a_process_own_ticks_leave_out_its_reaped_childrens():
+    before = process_own_ticks(os.getpid()), process_stat(os.getpid())[3]
+    subprocess.run(
+        [sys.executable, "-c", "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass"]
+    )
+    own, with_children = process_own_ticks(os.getpid()) - before[0], process_stat(os.getpid())[3] - before[1]
+    assert with_children - own >= 0.4 * CLOCK_TICKS  # the child's half second counts only with the reaped children
+    assert process_own_ticks(NEVER_A_PID) == 0
 
 
 @pytest.mark.unit

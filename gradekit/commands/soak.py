@@ -203,7 +203,7 @@ def run_soak(course: Course, manifest: Manifest, settings: SoakSettings) -> Soak
         loaded = clone_workspace(quiet, scratch / "loaded")
         shutil.copytree(quiet.submitted_dir, loaded.submitted_dir)
         logger.info("soak cohort: %d students, %d notebooks, %d workers", len(students), notebooks, settings.jobs)
-        with own_temp_dir(scratch / "tmp") as temp_dir:
+        with own_temp_dir(scratch / "tmp") as temp_dir, _ending_kept_parents():
             quiet_result = _grade(quiet, names, settings.jobs)
             logger.info("quiet run: %.1f s; now %d hogs and the faults", quiet_result.seconds, settings.hogs)
             with Load(settings.hogs, settings.memory_bytes) as load:
@@ -233,6 +233,15 @@ def run_soak(course: Course, manifest: Manifest, settings: SoakSettings) -> Soak
         load_pids=tuple(sorted(load.pids)),
         leftovers=leftovers,
     )
+
+
+@contextlib.contextmanager
+def _ending_kept_parents() -> Iterator[None]:
+    """The warm parents the soak's runs kept end with it, however it ends: their folders are its scratch's."""
+    try:
+        yield
+    finally:
+        kept_parents.end_kept()
 
 
 def graded_share(course: Course, students: int) -> float:

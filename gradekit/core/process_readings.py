@@ -55,6 +55,15 @@ def process_stat(pid: int) -> tuple[int, int, int, int] | None:
     return int(fields[1]), int(fields[2]), int(fields[3]), ticks
 
 
+def process_own_ticks(pid: int) -> int:
+    """CPU ticks of `pid`'s own threads, without its reaped children's; 0 once it is gone."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime, stime
+
+
 def process_cpu_seconds(pid: int) -> float:
     """CPU seconds of process `pid` (every thread), its reaped children's included; 0 once it is gone."""
     found = process_stat(pid)

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from gradekit.core.process_readings import CLOCK_TICKS, process_stat
+from gradekit.core.process_readings import CLOCK_TICKS, process_own_ticks, process_stat
 from gradekit.grading.idle_allowance import IdleAllowance
 
 # Three times the limit: a cell that needs its whole limit in CPU still gets it
@@ -74,19 +74,30 @@ class Verdict(enum.Enum):
 def kernel_usage(leader: int, also: Iterable[int] = ()) -> Usage:
     """CPU and run-queue wait of every live process of the kernel led by `leader`, in seconds.
 
-    `also`: further processes whose trees count with it (a pool worker's warm parent, lent to it).
+    `also`: further processes whose trees count with it (the warm parent lent to a pool worker). A
+    parent kept from run to run holds every kernel it ever reaped in its reaped-children ticks: a
+    scan that met a reap half done would count them all at once. So its tree counts each process's
+    own ticks only, which loses at most one reading's worth of a kernel that ended.
     """
     processes = _processes()
-    roots = {leader, *also}
-    members = {pid for pid, (_, group, session, _) in processes.items() if group in roots or session in roots}
-    members |= roots
+    members = _tree(processes, {leader}, by_session=True)
+    ticks = {pid: processes[pid][3] for pid in members}
+    ticks.update({pid: process_own_ticks(pid) for pid in _tree(processes, set(also), by_session=False) - members})
+    return _summed(ticks)
+
+
+def _tree(processes: dict[int, tuple[int, int, int, int]], roots: set[int], by_session: bool) -> set[int]:
+    """The live processes among `roots`, their descendants and (`by_session`) their groups' and sessions' members."""
+    members = {pid for pid in roots if pid in processes}
+    if by_session:
+        members |= {pid for pid, (_, group, session, _) in processes.items() if group in roots or session in roots}
     # A child that left the session (setsid) is still the kernel's while its parent is.
     grown = True
     while grown:
         joined = {pid for pid, (parent, *_) in processes.items() if parent in members} - members
         members |= joined
         grown = bool(joined)
-    return _summed({pid: processes[pid][3] for pid in members if pid in processes})
+    return members
 
 
 def group_usage(processes: Callable[[], Iterable[int]]) -> Callable[[int], Usage]:

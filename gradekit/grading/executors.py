@@ -392,6 +392,8 @@ class LocalExecutor:
                     try:
                         yield task, future.result()
                     except concurrent.futures.process.BrokenProcessPool as error:
+                        if not broke:  # a lost worker's kernel may still run in the parent lent to it: ended now
+                            kept_parents.end_loan(loan)
                         broke = True
                         started = _started_mark(verdict).exists()
                         yield task, over_budget(verdict) or (error if started else NOT_STARTED)

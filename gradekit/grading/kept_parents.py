@@ -25,6 +25,7 @@ import dataclasses
 import json
 import os
 import select
+import shutil
 import threading
 import time
 import uuid
@@ -88,13 +89,18 @@ def lend(count: int, allow_unconfined: bool) -> Loan | None:
         return None
     count = min(count, MOST_LENT)
     parents = _taken(count)
-    environment = grading_environment()  # what a worker grades in: it makes the parent's own environment
-    while len(parents) < count:
-        try:
-            parents.append(start_zygote(True, environment, wait=False))
-        except GraderFailure:
-            break  # a worker without one starts its own, and meets the failure there
-    read_end, write_end = os.pipe()
+    try:
+        environment = grading_environment()  # what a worker grades in: it makes the parent's own environment
+        while len(parents) < count:
+            try:
+                parents.append(start_zygote(True, environment, wait=False))
+            except GraderFailure:
+                break  # a worker without one starts its own, and meets the failure there
+        read_end, write_end = os.pipe()
+    except BaseException:  # nothing taken or started here may be left without its ending
+        for parent in parents:
+            parent.kill()
+        raise
     os.write(write_end, bytes(range(len(parents))))
     os.close(write_end)
     os.set_blocking(read_end, False)
@@ -125,13 +131,24 @@ def give_back(loan: Loan | None, ended_whole: bool) -> None:
     try:
         while waiting:
             parent = waiting[0]
-            if ended_whole and back_in_step(parent) and _keep(parent):
+            if ended_whole and _room() and back_in_step(parent) and _keep(parent):
                 waiting.pop(0)
                 continue
             waiting.pop(0).kill()
     finally:  # interrupted: what is left is ended, never kept unchecked
         for parent in waiting:
             parent.kill()
+
+
+def end_loan(loan: Loan | None) -> None:
+    """End every parent of `loan` now (a worker of its pool was lost); `give_back` then finds them ended."""
+    for parent in loan.parents if loan is not None else ():
+        parent.kill()
+
+
+def _room() -> bool:
+    with _keeping:
+        return len(_kept) < MOST_KEPT
 
 
 def _keep(parent: Zygote) -> bool:
@@ -166,23 +183,27 @@ def back_in_step(parent: Zygote) -> bool:
             reply = _reply_to(parent, token)
     except (OSError, ValueError):
         return False
-    if reply is None:
+    if reply is None or reply.get("live") != 0 or not parent.kernels_root.is_dir():
         return False
     parent.ready = True  # its first line, if still unread, was passed over above
-    parent.claim_start()  # told to the run that used it first
-    return reply.get("live") == 0
+    # What its kernels left in their folders (a guarded kernel's is removed once its log is read) is not the next run's.
+    for folder in parent.kernels_root.iterdir():
+        shutil.rmtree(folder, ignore_errors=True)
+    return True
 
 
 def _reply_to(parent: Zygote, token: str) -> dict | None:
     """The reply carrying `token`, read straight from the pipe (never past it), or None when it does not come in time."""
     assert parent.process.stdout is not None  # opened as a pipe
     pipe = parent.process.stdout.fileno()
+    waiting = select.poll()  # not select.select, which refuses a descriptor past 1023
+    waiting.register(pipe, select.POLLIN)
     deadline = time.monotonic() + IN_STEP_SECONDS
     unread = b""
     for _ in range(STALE_LINES + 1):
         while b"\n" not in unread:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([pipe], [], [], left)[0]:
+            if left <= 0 or not waiting.poll(left * 1000):
                 return None
             chunk = os.read(pipe, 65536)
             if not chunk:

@@ -35,7 +35,7 @@ from gradekit.core.status import Status
 from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, CellClock, Usage, Verdict, kernel_usage
 from gradekit.grading.idle_allowance import TASK_IDLE_FACTOR, IdleAllowance
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
-from gradekit.grading.warm_kernels import lent_parent
+from gradekit.grading.warm_kernels import discard_zygote, lent_parent
 
 Result = TypeVar("Result")
 
@@ -160,4 +160,6 @@ def _watch(clock: CellClock, finished: threading.Event, verdict_file: Path) -> N
         verdict = clock.verdict()
         if verdict is not Verdict.RUNNING:
             verdict_file.write_text(json.dumps({"verdict": verdict.name, "description": clock.describe()}))
+            if lent_parent() is not None:  # not this worker's child: it would outlive it, its kernel running
+                discard_zygote()
             os.kill(os.getpid(), signal.SIGKILL)

@@ -13,6 +13,7 @@ whatever is left in that group is killed when the kernel is cleaned up.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -112,20 +113,20 @@ class Zygote:
         Not Popen.kill, which a process that was lent the zygote cannot use (it cannot poll it).
         """
         mine = os.getpid() == self.owner
-        if not mine or self.process.poll() is None:  # once its starter reaped it, its PIDs may be another's
-            # The zygote first (as PID 1 of its box, it takes every kernel there with it), then bubblewrap's.
-            for pid in dict.fromkeys((self.host_pid, self.process.pid)):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        if mine:
-            self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout, self.errors):
-                if stream is not None:
-                    stream.close()
-            atexit.unregister(self.close)
-        shutil.rmtree(self.kernels_root, ignore_errors=True)
+        try:
+            # Boxed, bubblewrap's process: the zygote, PID 1 of the box, dies with it, and every kernel there.
+            if not mine or self.process.poll() is None:  # once its starter reaped it, its PID may be another's
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.process.pid, signal.SIGKILL)
+            if mine:
+                self.process.wait()
+                for stream in (self.process.stdin, self.process.stdout, self.errors):
+                    with contextlib.suppress(OSError):  # a request still buffered for a dead zygote
+                        if stream is not None:
+                            stream.close()
+                atexit.unregister(self.close)
+        finally:
+            shutil.rmtree(self.kernels_root, ignore_errors=True)
 
     def claim_start(self) -> float:
         """Seconds this zygote took to start, the first time it is asked; 0 after that."""
