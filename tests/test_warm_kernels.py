@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -41,6 +42,21 @@ def test_a_forked_process_that_ends_its_zygote_leaves_its_parents_running_with_i
     os.waitpid(child, 0)
     try:
         assert zygote() is parent and parent.process.poll() is None and parent.kernels_root.is_dir()
+    finally:
+        discard_zygote()
+
+
+@pytest.mark.notebook
+def test_a_zygote_that_died_is_replaced_and_leaves_neither_its_pipes_nor_its_folder():
+    discard_zygote()
+    dead = zygote()
+    os.kill(dead.process.pid, signal.SIGKILL)
+    dead.process.wait()
+    try:
+        fresh = zygote()
+        assert fresh is not dead and fresh.running()
+        assert dead.process.stdin.closed and dead.process.stdout.closed and dead.errors.closed
+        assert not dead.kernels_root.exists()
     finally:
         discard_zygote()
 

@@ -260,6 +260,8 @@ def zygote(allow_unconfined: bool = False) -> Zygote:
     """
     global _zygote
     if _zygote is None or not _zygote.running():
+        if _zygote is not None:
+            _zygote.kill()  # a dead one's pipes, exit handler and folder go with it
         boxed = worker_box.require(allow_unconfined)  # refuses, unless allowed, where there is no box
         _zygote = start_zygote(boxed, os.environ)
     elif not _zygote.ready:  # lent before its imports were done
