@@ -24,6 +24,14 @@ from gradekit.grading.cpu_clock import (
 from gradekit.grading.idle_allowance import IdleAllowance
 
 SPIN = "while True:\n    pass"
+# A warm parent's stand-in: it spins on its own (its imports), and a kernel it forked spins too.
+SPINNING_PARENT_AND_KERNEL = f"""
+import os
+if os.fork() == 0:
+    os.setsid()
+    {SPIN.replace(chr(10), chr(10) + "    ")}
+{SPIN}
+"""
 # A leader that sleeps while two children spin: one in its session, one that left it (setsid).
 SLEEPING_LEADER = f"""
 import os, time
@@ -122,6 +130,24 @@ def test_children_of_the_group_count_even_after_leaving_its_session():
 
 
 @pytest.mark.nbgrader
+def test_the_graders_own_processes_count_apart_and_the_kernels_they_fork_still_count():
+    worker = _start("import time\ntime.sleep(600)")
+    parent = _start(SPINNING_PARENT_AND_KERNEL)  # lent to the worker: not its descendant
+    try:
+        give_up = time.monotonic() + 120
+        while (usage := kernel_usage(worker.pid, (parent.pid,), {parent.pid})).grader < 1.0 or usage.cpu < 1.0:
+            assert time.monotonic() < give_up, f"the parent and its kernel used only {usage}"
+            time.sleep(0.05)
+        whole = kernel_usage(worker.pid, (parent.pid,))
+    finally:
+        _stop(parent)
+        _stop(worker)
+    assert whole.grader == 0.0 and whole.cpu >= usage.cpu + usage.grader - 0.5  # counted as the kernel's without it
+    assert usage.cpu < whole.cpu - 0.5  # the parent's own spinning left out of the kernel's CPU...
+    assert usage.grader >= 1.0  # ...and told apart
+
+
+@pytest.mark.nbgrader
 def test_a_reading_by_the_kernels_group_counts_every_process_the_group_holds():
     leader, spinner = _start("import time\ntime.sleep(600)"), _start(SPIN)  # the spinner: in no session of the leader's
     try:
@@ -153,9 +179,10 @@ class FakeKernel:
 
     def __init__(self):
         self.cpu, self.waiting, self.time = 0.0, 0.0, 100.0
+        self.grader = 0.0
 
     def usage(self, pid: int) -> Usage:
-        return Usage(self.cpu, self.waiting)
+        return Usage(self.cpu, self.waiting, self.grader)
 
     def now(self) -> float:
         return self.time
@@ -186,6 +213,26 @@ def test_verdicts_of_a_cell_against_its_limit():
     starved.cpu, starved.waiting, starved.time = 4.0, 24.0, 100.0 + BACKSTOP_FACTOR * 10
     assert clock.verdict() is Verdict.OVERLOADED
     assert "4.0 s of its 10 s limit" in clock.describe() and "waited 24.0 s" in clock.describe()
+
+
+@pytest.mark.unit
+def test_the_graders_own_cpu_is_neither_the_kernels_nor_idle():
+    kernel = FakeKernel()
+    clock = CellClock(1, 10.0, kernel.usage, kernel.now, allowance=IdleAllowance(1.0))
+    clock.resume()
+    for _ in range(6):  # a warm parent importing for 6 s while the task waits for it
+        kernel.grader += 1.0
+        kernel.time += 1.0
+        assert clock.verdict() is Verdict.RUNNING
+    assert clock.cpu == 0.0 and clock.grader == pytest.approx(6.0) and not clock.allowance.spent_out
+    kernel.time += 2.0  # then two seconds with nothing running: the submission's idle
+    assert clock.verdict() is Verdict.IDLE_SPENT
+
+    starved = FakeKernel()
+    clock = _clock(starved)
+    starved.cpu, starved.grader, starved.waiting = 4.0, 14.0, 4.0
+    starved.time += BACKSTOP_FACTOR * 10
+    assert clock.verdict() is Verdict.OVERLOADED  # the grader's work and the machine's wait, not the kernel's sleep
 
 
 @pytest.mark.unit

@@ -80,6 +80,27 @@ def test_a_task_that_computes_is_not_charged_idle_time(tmp_path):
     assert over_budget(tmp_path / "verdict.json") is None
 
 
+def start_a_warm_parent():
+    """The grading work a fresh process does first: start its warm parent (boxed), whose imports take seconds of CPU."""
+    from gradekit.core.process_readings import CLOCK_TICKS, process_own_ticks
+    from gradekit.grading.warm_kernels import parent_processes, zygote
+
+    zygote()
+    return sum(process_own_ticks(pid) for pid in parent_processes()) / CLOCK_TICKS
+
+
+@pytest.mark.nbgrader
+def test_a_warm_parent_started_by_a_task_is_the_graders_work_neither_the_students_cpu_nor_idle(tmp_path, monkeypatch):
+    from gradekit.grading import cpu_clock, task_budget
+
+    for module in (cpu_clock, task_budget):  # a wall-clock backstop no loaded machine reaches: CPU and idle decide
+        monkeypatch.setattr(module, "BACKSTOP_FACTOR", 100)
+    budget = TaskBudget(0.5, idle_seconds=0.5)
+    parent_seconds = _in_a_worker(budget, tmp_path / "verdict.json", start_a_warm_parent)
+    assert over_budget(tmp_path / "verdict.json") is None
+    assert parent_seconds > 2 * budget.cpu_seconds  # its imports alone would have spent the student's budget
+
+
 def spin_for_two_seconds():
     end = time.process_time() + 2
     while time.process_time() < end:

@@ -55,10 +55,15 @@ PROC = Path("/proc")
 
 @dataclasses.dataclass(frozen=True)
 class Usage:
-    """A kernel's totals so far: CPU seconds, and the seconds its longest-waiting thread waited for a CPU (None where unknown)."""
+    """A kernel's totals so far: CPU seconds, and the seconds its longest-waiting thread waited for a CPU (None where unknown).
+
+    `grader`: CPU seconds the grader's own processes among them used (a warm parent's imports), counted apart:
+    neither the kernel's CPU nor idle time.
+    """
 
     cpu: float
     waiting: float | None
+    grader: float = 0.0
 
 
 class Verdict(enum.Enum):
@@ -71,19 +76,25 @@ class Verdict(enum.Enum):
     IDLE_SPENT = "sat sleeping or blocked after its submission's idle allowance was spent"
 
 
-def kernel_usage(leader: int, also: Iterable[int] = ()) -> Usage:
+def kernel_usage(leader: int, also: Iterable[int] = (), grader: Iterable[int] = ()) -> Usage:
     """CPU and run-queue wait of every live process of the kernel led by `leader`, in seconds.
 
     `also`: further processes whose trees count with it (the warm parent lent to a pool worker). A
     parent kept from run to run holds every kernel it ever reaped in its reaped-children ticks: a
     scan that met a reap half done would count them all at once. So its tree counts each process's
     own ticks only, which loses at most one reading's worth of a kernel that ended.
+
+    `grader`: processes of the tree whose own CPU is the grader's (a warm parent and its box): it
+    goes to `Usage.grader`, while the kernels they fork and reap still count as the kernel's.
     """
     processes = _processes()
     members = _tree(processes, {leader}, by_session=True)
     ticks = {pid: processes[pid][3] for pid in members}
     ticks.update({pid: process_own_ticks(pid) for pid in _tree(processes, set(also), by_session=False) - members})
-    return _summed(ticks)
+    graders = {pid: min(process_own_ticks(pid), ticks[pid]) for pid in set(grader) & ticks.keys()}
+    for pid, own in graders.items():
+        ticks[pid] -= own
+    return _summed(ticks, sum(graders.values()))
 
 
 def _tree(processes: dict[int, tuple[int, int, int, int]], roots: set[int], by_session: bool) -> set[int]:
@@ -115,11 +126,11 @@ def group_usage(processes: Callable[[], Iterable[int]]) -> Callable[[int], Usage
     return usage
 
 
-def _summed(ticks: dict[int, int]) -> Usage:
+def _summed(ticks: dict[int, int], grader_ticks: int = 0) -> Usage:
     """The CPU seconds of processes by their ticks, and the longest run-queue wait of any one of their threads."""
     waits = [_waiting(pid) for pid in ticks]
     known = [wait for wait in waits if wait is not None]
-    return Usage(sum(ticks.values()) / CLOCK_TICKS, max(known) if known else None)
+    return Usage(sum(ticks.values()) / CLOCK_TICKS, max(known) if known else None, grader_ticks / CLOCK_TICKS)
 
 
 class ReadingSchedule:
@@ -162,6 +173,7 @@ class CellClock:
         self.leader, self.limit, self.allowance = leader, limit, allowance
         self._usage, self._now = usage, now
         self.cpu = self.waiting = self.wall = 0.0
+        self.grader = 0.0  # the grader's own CPU among the clocked processes: neither the limit's nor idle
         self._waiting_known = True
         self._idle_past_allowance = 0.0  # idle seconds this clock added after its allowance was spent
         self._last = usage(leader)
@@ -191,8 +203,9 @@ class CellClock:
             return Verdict.RUNNING
         if not self._waiting_known:
             return Verdict.SAT_IDLE  # no way to tell; judged as before CPU time was measured
-        slept = self._wall() - self.cpu - self.waiting
-        return Verdict.OVERLOADED if self.waiting > slept else Verdict.SAT_IDLE
+        # The wall time the kernel neither ran nor waited for, nor the grader used for its own work.
+        slept = self._wall() - self.cpu - self.grader - self.waiting
+        return Verdict.OVERLOADED if self.waiting + self.grader > slept else Verdict.SAT_IDLE
 
     def describe(self) -> str:
         waited = "an unknown time" if not self._waiting_known else f"{self.waiting:.1f} s"
@@ -206,12 +219,14 @@ class CellClock:
         current, wall = self._usage(self.leader), self._wall()
         ran = max(current.cpu - self._last.cpu, 0.0)
         self.cpu += ran
+        busy = max(current.grader - self._last.grader, 0.0)
+        self.grader += busy
         if current.waiting is None or self._last.waiting is None:
             self._waiting_known = self._waiting_known and current.waiting is not None
         else:
             waited = max(current.waiting - self._last.waiting, 0.0)
             self.waiting += waited
-            self._charge_idle(wall - self._last_wall, ran, waited)
+            self._charge_idle(wall - self._last_wall, ran + busy, waited)
         self._last, self._last_wall = current, wall
 
     def _charge_idle(self, elapsed: float, ran: float, waited: float) -> None:

@@ -4,7 +4,8 @@ Every cell has its own time limit, but the grader's own work between cells
 (decoding a kernel's reply, waiting on a kernel) has none; a hostile
 submission can make that work last for ever. A worker grading under a budget
 runs a watchdog thread that reads the worker's clock (its own CPU time and
-that of every process it started, as a cell's clock does) and, past the
+that of every process it started, as a cell's clock does, but for its warm
+parent's own work, which is the grader's) and, past the
 budget, leaves a verdict beside the task and kills the worker with SIGKILL,
 so its coordinator replaces it. A wall-clock timer with the default SIGALRM
 action kills the worker as well if the watchdog itself never gets to run.
@@ -35,7 +36,7 @@ from gradekit.core.status import Status
 from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, CellClock, Usage, Verdict, kernel_usage
 from gradekit.grading.idle_allowance import TASK_IDLE_FACTOR, IdleAllowance
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
-from gradekit.grading.warm_kernels import discard_zygote, lent_parent
+from gradekit.grading.warm_kernels import discard_zygote, lent_parent, parent_processes
 
 Result = TypeVar("Result")
 
@@ -131,9 +132,13 @@ def ended_by_timer(seconds: float, budget: TaskBudget) -> OverBudget | None:
 
 
 def _with_lent_parent(worker: int) -> Usage:
-    """The worker's processes and what they started, and the warm parent lent to it with its kernels (kept_parents.py)."""
+    """The worker's processes and what they started, and the warm parent lent to it with its kernels (kept_parents.py).
+
+    The warm parent's own CPU (its imports above all, seconds on a loaded machine, paid by whichever
+    task met a fresh one) is the grader's: the student's budget counts the kernels it forks, not it.
+    """
     lent = lent_parent()
-    return kernel_usage(worker, () if lent is None else (lent,))
+    return kernel_usage(worker, () if lent is None else (lent,), parent_processes())
 
 
 def within_budget(budget: TaskBudget, verdict_file: str, task: Callable[..., Result], *args: object) -> Result:

@@ -259,15 +259,18 @@ def zygote(allow_unconfined: bool = False) -> Zygote:
     `allow_unconfined` lets it start without its box where the machine cannot make one.
     """
     global _zygote
+    since = None  # a lent one's wait counts from now
     if _zygote is None or not _zygote.running():
         if _zygote is not None:
             _zygote.kill()  # a dead one's pipes, exit handler and folder go with it
         boxed = worker_box.require(allow_unconfined)  # refuses, unless allowed, where there is no box
-        _zygote = start_zygote(boxed, os.environ)
-    elif not _zygote.ready:  # lent before its imports were done
+        since = time.monotonic()
+        # Known as this process's before its imports are done, so a task's clock counts them as the grader's.
+        _zygote = start_zygote(boxed, os.environ, wait=False)
+    if not _zygote.ready:  # just started, or lent before its imports were done
         try:
             with _zygote.lock:
-                _zygote.wait_ready()
+                _zygote.wait_ready(since)
         except (OSError, ValueError) as error:
             discard_zygote()
             raise GraderFailure(GraderCause.ZYGOTE_START, str(error)) from error
@@ -302,6 +305,15 @@ def lent_parent() -> int | None:
     """
     parent = _zygote
     return parent.process.pid if parent is not None and parent.owner != os.getpid() else None
+
+
+def parent_processes() -> frozenset[int]:
+    """The processes of this process's zygote (bubblewrap's and the zygote's own), started here or lent; else none.
+
+    What they run is the grader's own work (imports, forks, reaps): a task's clock leaves it out of the student's CPU.
+    """
+    parent = _zygote
+    return frozenset() if parent is None else frozenset({parent.process.pid, parent.host_pid})
 
 
 def _forget_in_child() -> None:
