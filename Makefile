@@ -1,6 +1,7 @@
 # The two commands of the README: `make demo` and `make test`; `make check` is the fast tier.
 # Each creates .venv from requirements.lock first when it is missing or stale.
 
+# The interpreter .venv is made with. CI gives Debian's own python3, the hub's (.ci/run).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
