@@ -148,6 +148,25 @@ def test_the_graders_own_processes_count_apart_and_the_kernels_they_fork_still_c
 
 
 @pytest.mark.nbgrader
+def test_a_graders_process_that_ends_between_the_scan_and_its_reading_is_not_counted_as_the_kernels(monkeypatch):
+    import gradekit.grading.cpu_clock as cpu_clock
+
+    # The worker's own warm parent: its child, spinning (its imports).
+    worker = _start(
+        f"import os, time\nif os.fork() == 0:\n    {SPIN.replace(chr(10), chr(10) + '    ')}\ntime.sleep(600)"
+    )
+    try:
+        _until_cpu(worker.pid, 1.0)
+        (parent,) = [pid for pid, (ppid, *_) in _processes().items() if ppid == worker.pid]
+        real = cpu_clock.process_ticks
+        monkeypatch.setattr(cpu_clock, "process_ticks", lambda pid: None if pid == parent else real(pid))
+        usage = kernel_usage(worker.pid, (), {parent})  # as if it ended after the scan read it
+    finally:
+        _stop(worker)
+    assert usage.cpu < 0.5 and usage.grader == 0.0
+
+
+@pytest.mark.nbgrader
 def test_a_reading_by_the_kernels_group_counts_every_process_the_group_holds():
     leader, spinner = _start("import time\ntime.sleep(600)"), _start(SPIN)  # the spinner: in no session of the leader's
     try:

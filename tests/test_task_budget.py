@@ -83,10 +83,10 @@ def test_a_task_that_computes_is_not_charged_idle_time(tmp_path):
 def start_a_warm_parent():
     """The grading work a fresh process does first: start its warm parent (boxed), whose imports take seconds of CPU."""
     from gradekit.core.process_readings import CLOCK_TICKS, process_own_ticks
-    from gradekit.grading.warm_kernels import discard_zygote, parent_processes, zygote
+    from gradekit.grading.warm_kernels import clocked_parent, discard_zygote, zygote
 
     zygote()
-    seconds = sum(process_own_ticks(pid) for pid in parent_processes()) / CLOCK_TICKS
+    seconds = sum(process_own_ticks(pid) for pid in clocked_parent()[1]) / CLOCK_TICKS
     discard_zygote()  # a pool's worker ends without its exit handlers: its parent's folder goes now
     return seconds
 

@@ -84,3 +84,19 @@ def test_a_notebook_that_compiles_finds_the_compile_stack_imported_in_its_kernel
         discard_zygote()
     assert json.loads(executed.cells[0].outputs[0]["text"]) == list(COMPILE_STACK)
     assert "outputs" in executed.cells[1] and not executed.cells[1].outputs
+
+
+@pytest.mark.unit
+def test_a_tasks_clock_reads_the_lent_parent_and_the_graders_processes_from_one_look(monkeypatch):
+    from types import SimpleNamespace
+
+    from gradekit.grading import warm_kernels
+
+    monkeypatch.setattr(warm_kernels, "_zygote", None)
+    assert warm_kernels.clocked_parent() == ((), frozenset())
+    own = SimpleNamespace(process=SimpleNamespace(pid=101), host_pid=102, owner=os.getpid())
+    monkeypatch.setattr(warm_kernels, "_zygote", own)
+    assert warm_kernels.clocked_parent() == ((), frozenset({101, 102}))  # its tree is this process's already
+    lent = SimpleNamespace(process=SimpleNamespace(pid=201), host_pid=202, owner=os.getpid() + 1)
+    monkeypatch.setattr(warm_kernels, "_zygote", lent)
+    assert warm_kernels.clocked_parent() == ((201,), frozenset({201, 202}))

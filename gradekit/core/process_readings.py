@@ -55,13 +55,20 @@ def process_stat(pid: int) -> tuple[int, int, int, int] | None:
     return int(fields[1]), int(fields[2]), int(fields[3]), ticks
 
 
-def process_own_ticks(pid: int) -> int:
-    """CPU ticks of `pid`'s own threads, without its reaped children's; 0 once it is gone."""
+def process_ticks(pid: int) -> tuple[int, int] | None:
+    """(CPU ticks with reaped children, CPU ticks of its own threads) of `pid` from one reading; None once gone."""
     try:
         fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0
-    return int(fields[11]) + int(fields[12])  # utime, stime
+        return None
+    own = int(fields[11]) + int(fields[12])  # utime, stime
+    return own + int(fields[13]) + int(fields[14]), own  # cutime, cstime
+
+
+def process_own_ticks(pid: int) -> int:
+    """CPU ticks of `pid`'s own threads, without its reaped children's; 0 once it is gone."""
+    found = process_ticks(pid)
+    return found[1] if found is not None else 0
 
 
 def process_cpu_seconds(pid: int) -> float:

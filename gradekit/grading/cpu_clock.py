@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from gradekit.core.process_readings import CLOCK_TICKS, process_own_ticks, process_stat
+from gradekit.core.process_readings import CLOCK_TICKS, process_own_ticks, process_stat, process_ticks
 from gradekit.grading.idle_allowance import IdleAllowance
 
 # Three times the limit: a cell that needs its whole limit in CPU still gets it
@@ -91,10 +91,16 @@ def kernel_usage(leader: int, also: Iterable[int] = (), grader: Iterable[int] = 
     members = _tree(processes, {leader}, by_session=True)
     ticks = {pid: processes[pid][3] for pid in members}
     ticks.update({pid: process_own_ticks(pid) for pid in _tree(processes, set(also), by_session=False) - members})
-    graders = {pid: min(process_own_ticks(pid), ticks[pid]) for pid in set(grader) & ticks.keys()}
-    for pid, own in graders.items():
-        ticks[pid] -= own
-    return _summed(ticks, sum(graders.values()))
+    grader_ticks = 0
+    for pid in set(grader) & ticks.keys():
+        read = process_ticks(pid)  # both from one reading: a process that ends between two is never half counted
+        if read is None:  # it ended since the scan: what it used is its reaper's to show
+            del ticks[pid]
+            continue
+        with_reaped, own = read
+        ticks[pid] = with_reaped - own if pid in members else 0  # the lent tree counts own ticks only
+        grader_ticks += own
+    return _summed(ticks, grader_ticks)
 
 
 def _tree(processes: dict[int, tuple[int, int, int, int]], roots: set[int], by_session: bool) -> set[int]:

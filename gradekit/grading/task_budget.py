@@ -36,7 +36,7 @@ from gradekit.core.status import Status
 from gradekit.grading.cpu_clock import BACKSTOP_FACTOR, CellClock, Usage, Verdict, kernel_usage
 from gradekit.grading.idle_allowance import TASK_IDLE_FACTOR, IdleAllowance
 from gradekit.grading.submission_grader import GradedSubmission, grader_error
-from gradekit.grading.warm_kernels import discard_zygote, lent_parent, parent_processes
+from gradekit.grading.warm_kernels import clocked_parent, discard_zygote, lent_parent
 
 Result = TypeVar("Result")
 
@@ -137,8 +137,8 @@ def _with_lent_parent(worker: int) -> Usage:
     The warm parent's own CPU (its imports above all, seconds on a loaded machine, paid by whichever
     task met a fresh one) is the grader's: the student's budget counts the kernels it forks, not it.
     """
-    lent = lent_parent()
-    return kernel_usage(worker, () if lent is None else (lent,), parent_processes())
+    lent, grader = clocked_parent()
+    return kernel_usage(worker, lent, grader)
 
 
 def within_budget(budget: TaskBudget, verdict_file: str, task: Callable[..., Result], *args: object) -> Result:

@@ -307,13 +307,18 @@ def lent_parent() -> int | None:
     return parent.process.pid if parent is not None and parent.owner != os.getpid() else None
 
 
-def parent_processes() -> frozenset[int]:
-    """The processes of this process's zygote (bubblewrap's and the zygote's own), started here or lent; else none.
+def clocked_parent() -> tuple[tuple[int, ...], frozenset[int]]:
+    """What a task's clock needs of this process's zygote, from one look at it (another thread may replace it).
 
-    What they run is the grader's own work (imports, forks, reaps): a task's clock leaves it out of the student's CPU.
+    The lent parent's process, whose tree the clock adds (none when this process started it, or has none);
+    and the zygote's own processes (bubblewrap's and its own), whose work is the grader's (imports, forks,
+    reaps): the clock leaves it out of the student's CPU.
     """
     parent = _zygote
-    return frozenset() if parent is None else frozenset({parent.process.pid, parent.host_pid})
+    if parent is None:
+        return (), frozenset()
+    lent = (parent.process.pid,) if parent.owner != os.getpid() else ()
+    return lent, frozenset({parent.process.pid, parent.host_pid})
 
 
 def _forget_in_child() -> None:
