@@ -93,12 +93,16 @@ def kernel_usage(leader: int, also: Iterable[int] = (), grader: Iterable[int] = 
     ticks.update({pid: process_own_ticks(pid) for pid in _tree(processes, set(also), by_session=False) - members})
     grader_ticks = 0
     for pid in set(grader) & ticks.keys():
+        if pid not in members:  # the lent tree's ticks are its own already: all of them the grader's
+            grader_ticks += ticks[pid]
+            ticks[pid] = 0
+            continue
         read = process_ticks(pid)  # both from one reading: a process that ends between two is never half counted
         if read is None:  # it ended since the scan: what it used is its reaper's to show
             del ticks[pid]
             continue
         with_reaped, own = read
-        ticks[pid] = with_reaped - own if pid in members else 0  # the lent tree counts own ticks only
+        ticks[pid] = with_reaped - own
         grader_ticks += own
     return _summed(ticks, grader_ticks)
 

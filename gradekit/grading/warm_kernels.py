@@ -303,8 +303,8 @@ def lent_parent() -> int | None:
 
     Its kernels are not this process's descendants: whoever clocks this process's work counts that tree too.
     """
-    parent = _zygote
-    return parent.process.pid if parent is not None and parent.owner != os.getpid() else None
+    lent, _ = clocked_parent()
+    return lent[0] if lent else None
 
 
 def clocked_parent() -> tuple[tuple[int, ...], frozenset[int]]:
